@@ -1,0 +1,108 @@
+# Cairn build. `make` builds the library and the command; `make check` runs every
+# test under AddressSanitizer and UndefinedBehaviorSanitizer; `make run` builds
+# a demo store and shows it. SAN=1 selects the sanitizer build for any target.
+
+CC ?= cc
+PREFIX ?= /usr/local
+SAN ?= 0
+VERSION := 0.1.0
+
+ifeq ($(SAN),1)
+B := build/san
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B := build/rel
+OPT := -O2 -g
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror
+CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP
+LDLIBS := -llmdb -ljansson -lcrypto -lxxhash -lpthread -lm
+LDFLAGS += $(filter -fsanitize=%,$(OPT))
+
+LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
+	src/index/*.c src/query/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c bench/*.c))
+TEST_SRC := $(sort $(wildcard tests/*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
+FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
+
+.PHONY: all setup check run fuzz bench install clean format
+all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
+
+setup:
+	@sh scripts/setup.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/libcairn.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libcairn.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libcairn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS)
+
+$(B)/cairn.pc: Makefile
+	@mkdir -p $(B)
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb jansson libcrypto libxxhash\nLibs: -L$${libdir} -lcairn\nLibs.private: -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+
+# Tests: unit and integration tests in C (one file per module, one list in
+# tests/tests.h), CLI tests in shell, and the fuzz corpora replayed.
+$(B)/test_cairn: $(TEST_OBJ) $(B)/libcairn.a
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(B)/libcairn.a $(LDLIBS)
+
+$(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(B)/libcairn.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/$*.c fuzz/replay.c $(B)/libcairn.a $(LDLIBS)
+
+check: setup
+	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn \
+		$(FUZZ_NAMES:%=build/san/fuzz/replay_%)
+	@sh tests/run.sh build/san
+
+# libFuzzer targets (clang), each run briefly; findings land in fuzz/.
+FUZZ_TIME ?= 20
+FZ := build/fuzz
+fuzz: setup
+	@mkdir -p $(FZ)
+	@for f in $(FUZZ_NAMES); do \
+		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(LDLIBS) || exit 1; \
+		mkdir -p fuzz/corpus/$$f; \
+		$(FZ)/$$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=fuzz/ fuzz/corpus/$$f || exit 1; \
+	done
+
+run: setup all
+	@sh scripts/demo.sh $(B)/cairn
+
+bench: setup all
+	$(B)/cairn bench --size $${SIZE:-100000} --out docs/performance.md $${BENCH_FLAGS:-}
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/cairn.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(B)/libcairn.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libcairn.so $(DESTDIR)$(PREFIX)/lib/libcairn.so.0
+	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
+	install -m 755 $(B)/cairn $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/cairn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+format:
+	clang-format -i include/*.h src/*/*.[ch] tests/*.[ch] fuzz/*.c bench/*.[ch]
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

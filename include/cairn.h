@@ -1,0 +1,500 @@
+/*
+ * cairn.h - the public interface of Cairn, a knowledge store for AI agents.
+ *
+ * Agents keep what they learn as a typed graph: Records of Kinds and Links of
+ * Relations between them. Every change is a Commit with provenance (actor,
+ * source, confidence, message, trace id) that produces a numbered, hash-chained
+ * Revision of a Domain (a tenant). Nothing crosses Domains: every call names
+ * one.
+ *
+ * Design in brief
+ * ---------------
+ * A store is a directory holding one LMDB environment. One process may write
+ * at a time (LMDB serializes writers); any number of threads and processes may
+ * read, and readers never wait for the writer: a read transaction is a
+ * consistent snapshot that stays valid while commits go on.
+ *
+ * Everything written is an immutable Version with a version id (vid). Indexes
+ * only ever gain entries; a read decides which entries it sees from the branch
+ * and revision it reads (see docs/storage.md). A commit is validated in full
+ * before anything is written: a change set with one bad change writes nothing,
+ * and the error names the change and the reason.
+ *
+ * Conventions
+ * -----------
+ * - Every fallible call returns an int: 0 (CAIRN_OK) on success, a negative
+ *   CAIRN_E* code on failure. cairn_strerror() and cairn_errname() describe a
+ *   code; cairn_errmsg() gives the calling thread's last detailed message and
+ *   cairn_errchange() the index of the change it concerns (or -1).
+ * - Results come back through the last parameters.
+ * - Byte strings are (pointer, length) pairs; names (Domains, Kinds, branches,
+ *   Relations) are NUL-terminated UTF-8.
+ * - Read results are zero-copy views into the store's memory map: they stay
+ *   valid until the read transaction that produced them ends, and must not be
+ *   modified.
+ * - cairn_*_close(NULL), cairn_*_free(NULL) and cairn_txn_end(NULL) are no-ops.
+ *
+ * Thread safety
+ * -------------
+ * A cairn_store may be shared by all threads of a process. A cairn_txn and a
+ * cairn_changeset belong to one thread at a time. The calling thread's error
+ * detail (cairn_errmsg) is thread-local.
+ */
+#ifndef CAIRN_H
+#define CAIRN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CAIRN_API __attribute__((visibility("default")))
+#else
+#define CAIRN_API
+#endif
+
+#define CAIRN_VERSION_MAJOR 0
+#define CAIRN_VERSION_MINOR 1
+#define CAIRN_VERSION_PATCH 0
+#define CAIRN_VERSION_STRING "0.1.0"
+
+/* Limits, documented in docs/api.md. */
+#define CAIRN_MAX_KEY 256	     /* bytes of a Record key (UTF-8, no NUL) */
+#define CAIRN_MAX_NAME 64	     /* bytes of a Domain, Kind, Attribute or Relation name */
+#define CAIRN_MAX_BRANCH 128	     /* bytes of a branch name */
+#define CAIRN_MAX_TITLE 4096	     /* bytes of a Record title */
+#define CAIRN_MAX_VALUES (1u << 20)  /* bytes of a Record's or Link's values */
+#define CAIRN_MAX_PAGE 1000	     /* Records or Links in one page */
+#define CAIRN_MAX_VECTOR_DIM 4096    /* dimensions of a vector */
+
+/*
+ * Error codes: one table gives the code, its stable name (used by the CLI, the
+ * HTTP API and tests) and a short description.
+ */
+#define CAIRN_ERRNO_MAP(X)                                                                        \
+	X(EINVAL, -1, "invalid_argument", "invalid argument")                                     \
+	X(ENOMEM, -2, "out_of_memory", "out of memory")                                           \
+	X(EIO, -3, "io_error", "input/output error")                                              \
+	X(ECORRUPT, -4, "corrupt", "stored data is corrupt")                                      \
+	X(EFORMAT, -5, "unsupported_format", "store format not supported by this version")        \
+	X(ENOTFOUND, -6, "not_found", "not found")                                                \
+	X(EEXIST, -7, "already_exists", "already exists")                                         \
+	X(ENODOMAIN, -8, "domain_not_found", "no such Domain")                                    \
+	X(ENOBRANCH, -9, "branch_not_found", "no such branch")                                    \
+	X(ECONFLICT, -10, "revision_conflict", "the branch head is not the expected revision")    \
+	X(EJSON, -11, "invalid_json", "malformed JSON")                                           \
+	X(ESCHEMA, -12, "invalid_schema", "invalid schema")                                       \
+	X(ESCHEMADATA, -13, "schema_violated_by_data", "existing data violates the schema change") \
+	X(EUNKNOWNKIND, -14, "unknown_kind", "unknown Kind")                                      \
+	X(EUNKNOWNATTR, -15, "unknown_attribute", "unknown Attribute")                            \
+	X(EUNKNOWNREL, -16, "unknown_relation", "unknown Relation")                               \
+	X(ETYPE, -17, "type_mismatch", "value has the wrong type")                                \
+	X(EENUM, -18, "enum_value", "value not allowed by the enum")                              \
+	X(EREQUIRED, -19, "required_missing", "required value missing")                           \
+	X(EUNIQUE, -20, "unique_violation", "unique value already used")                          \
+	X(EREF, -21, "ref_missing", "referenced Record does not exist")                           \
+	X(ELINKEND, -22, "link_end_missing", "Link end does not exist")                           \
+	X(ELINKKIND, -23, "link_kind_mismatch", "Link between the wrong Kinds")                   \
+	X(ECARDINALITY, -24, "cardinality_exceeded", "Relation cardinality one exceeded")         \
+	X(EKEYEMPTY, -25, "key_empty", "key is empty")                                            \
+	X(EKEYLONG, -26, "key_too_long", "key is longer than 256 bytes")                          \
+	X(EUTF8, -27, "invalid_utf8", "text is not valid UTF-8")                                  \
+	X(EHASLINKS, -28, "has_links", "Record still has Links")                                  \
+	X(ELIMIT, -29, "limit_exceeded", "a size limit was exceeded")                             \
+	X(EMAPFULL, -30, "store_full", "the store cannot grow further")                           \
+	X(EREADONLY, -31, "read_only", "store opened read-only")                                  \
+	X(ELOCKED, -32, "locked", "store is in use by an incompatible process")                   \
+	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")
+
+enum cairn_error {
+	CAIRN_OK = 0,
+#define CAIRN_ERRNO_ENUM(name, val, str, msg) CAIRN_##name = val,
+	CAIRN_ERRNO_MAP(CAIRN_ERRNO_ENUM)
+#undef CAIRN_ERRNO_ENUM
+};
+
+/* Short description of an error code; never NULL. Thread-safe. */
+CAIRN_API const char *cairn_strerror(int rc);
+/* Stable snake_case name of an error code ("unique_violation"); never NULL. */
+CAIRN_API const char *cairn_errname(int rc);
+/*
+ * The calling thread's last error message, more precise than cairn_strerror
+ * (it names the change, Kind, key, value or position). Valid until the next
+ * failing call on this thread. Never NULL ("" when there is none).
+ */
+CAIRN_API const char *cairn_errmsg(void);
+/* Index (from 0) of the change the calling thread's last error concerns, or -1. */
+CAIRN_API long cairn_errchange(void);
+
+/* Free memory that a call documented as "freed with cairn_free" returned. */
+CAIRN_API void cairn_free(void *p);
+
+/* ---------------------------------------------------------------- store -- */
+
+typedef struct cairn_store cairn_store;
+
+enum cairn_open_flags {
+	CAIRN_OPEN_CREATE = 1 << 0,   /* create the directory and store if absent */
+	CAIRN_OPEN_RDONLY = 1 << 1,   /* reads only: commits return CAIRN_EREADONLY */
+	CAIRN_OPEN_NOSYNC = 1 << 2,   /* commits are not fsynced: for tests and scratch stores */
+};
+
+typedef struct cairn_open_options {
+	unsigned flags;		/* cairn_open_flags */
+	uint64_t map_size;	/* initial map size in bytes; 0 for the default (grown when full) */
+	unsigned max_readers;	/* concurrent read transactions; 0 for the default (512) */
+} cairn_open_options;
+
+/*
+ * Open the store in directory `path` (opts may be NULL: open an existing
+ * store read-write). Opening never rebuilds an index.
+ * Returns 0, CAIRN_ENOTFOUND (no store and no CAIRN_OPEN_CREATE), CAIRN_EFORMAT,
+ * CAIRN_EIO, CAIRN_ENOMEM. On failure *out is NULL.
+ */
+CAIRN_API int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out);
+/* Close the store. All read transactions must have ended. */
+CAIRN_API void cairn_close(cairn_store *st);
+
+/* -------------------------------------------------------------- domains -- */
+
+/* Create a Domain (name: 1 to 64 bytes of [A-Za-z0-9_.-]). CAIRN_EEXIST if present. */
+CAIRN_API int cairn_domain_create(cairn_store *st, const char *name);
+/*
+ * Drop a Domain and all its data. The drop is durable and recorded in the
+ * store's Domain log; the name may later be created again, as a new Domain.
+ */
+CAIRN_API int cairn_domain_drop(cairn_store *st, const char *name);
+
+typedef struct cairn_domain_info {
+	const char *name;
+	uint64_t id;
+	uint64_t revision;	/* latest revision of the Domain (0 when empty) */
+	int64_t created_ms;	/* creation time, milliseconds since the Unix epoch */
+} cairn_domain_info;
+
+/* Call cb once per live Domain in name order; a non-zero return from cb stops and is returned. */
+CAIRN_API int cairn_domain_list(cairn_store *st,
+				int (*cb)(void *ctx, const cairn_domain_info *d), void *ctx);
+
+/* -------------------------------------------------------------- commits -- */
+
+/* Who made a change, from what, how sure. Strings may be NULL. */
+typedef struct cairn_provenance {
+	const char *actor;	/* who committed (an agent, a user, a program) */
+	const char *source;	/* where the knowledge came from (a URL, a document, a tool) */
+	const char *message;	/* why */
+	const char *trace_id;	/* the caller's trace or request id */
+	double confidence;	/* in [0, 1]; ignored unless has_confidence */
+	int has_confidence;	/* 0: confidence 1.0 is recorded */
+	int64_t client_time_ms; /* the client's clock, ms since the epoch; 0 if unknown */
+} cairn_provenance;
+
+typedef struct cairn_commit_options {
+	const char *domain;	    /* required */
+	const char *branch;	    /* NULL for "main" */
+	cairn_provenance prov;
+	uint64_t expect_revision;   /* with has_expect: refuse unless the branch head is this */
+	int has_expect;
+} cairn_commit_options;
+
+typedef struct cairn_commit_result {
+	uint64_t revision;	/* the new revision number */
+	uint8_t hash[32];	/* SHA-256 of the revision, chained to its parent's */
+	uint64_t changes;	/* number of Versions written */
+} cairn_commit_result;
+
+typedef struct cairn_changeset cairn_changeset;
+
+/* A new, empty change set, freed with cairn_changeset_free. */
+CAIRN_API int cairn_changeset_new(cairn_changeset **out);
+CAIRN_API void cairn_changeset_free(cairn_changeset *cs);
+/* Remove every change, keeping allocated memory for reuse. Cannot fail. */
+CAIRN_API void cairn_changeset_clear(cairn_changeset *cs);
+CAIRN_API size_t cairn_changeset_count(const cairn_changeset *cs);
+
+/*
+ * Adding a change checks what can be checked without the store (key length
+ * and encoding, JSON syntax) and copies every argument. On failure nothing is
+ * added and cairn_errchange() is the index the change would have had.
+ */
+
+/* Put a Record: create it, or replace its title and values. values: a JSON object (NULL = {}). */
+CAIRN_API int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+			   const char *title, size_t title_len, const char *values, size_t values_len);
+/* Patch a Record's values: a JSON merge patch (RFC 7386): null removes a value. */
+CAIRN_API int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key,
+			     size_t key_len, const char *patch, size_t patch_len);
+
+enum cairn_delete_flags {
+	CAIRN_CASCADE = 1 << 0, /* also delete the Links that touch the Record */
+};
+/* Delete a Record; refused (CAIRN_EHASLINKS) while Links touch it, unless CAIRN_CASCADE. */
+CAIRN_API int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key,
+			      size_t key_len, unsigned flags);
+/* Create or replace the Link (from, rel, to). values: a JSON object or NULL. */
+CAIRN_API int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind,
+			    const char *from_key, size_t from_len, const char *to_kind,
+			    const char *to_key, size_t to_len, const char *values, size_t values_len);
+/* Remove the Link (from, rel, to). */
+CAIRN_API int cairn_cs_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
+			      const char *from_key, size_t from_len, const char *to_kind,
+			      const char *to_key, size_t to_len);
+/* Attach a vector to the Record put or patched by the last change (dim <= CAIRN_MAX_VECTOR_DIM). */
+CAIRN_API int cairn_cs_vector(cairn_changeset *cs, const float *v, size_t dim);
+/*
+ * Add one import line (JSON Lines format, see docs/import.md):
+ *   {"kind":K,"key":k,"title":t,"values":{...},"vector":[...]}   a Record
+ *   {"rel":R,"from":"Kind:key","to":"Kind:key","values":{...}}   a Link
+ * with an optional "op": "put" (default), "patch", "delete" or "unlink".
+ */
+CAIRN_API int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len);
+
+/*
+ * Validate the change set against the branch head, then write it in one
+ * durable transaction. Returns 0 with *out filled, or an error that names the
+ * failing change (cairn_errchange) and leaves the store unchanged:
+ * CAIRN_ENODOMAIN, CAIRN_ENOBRANCH, CAIRN_ECONFLICT, CAIRN_EUNKNOWNKIND, ...
+ * An empty change set is CAIRN_EINVAL. out may be NULL.
+ */
+CAIRN_API int cairn_commit(cairn_store *st, const cairn_commit_options *opts,
+			   const cairn_changeset *cs, cairn_commit_result *out);
+
+/* --------------------------------------------------------------- schema -- */
+
+/*
+ * Apply a schema (docs/schema.md) to a Domain as a commit: Kinds, Attributes
+ * and Relations are added or changed; what the schema does not name is kept.
+ * A change that existing Records would violate is refused (CAIRN_ESCHEMADATA)
+ * and the message names them. Adding an index builds it for existing Records.
+ */
+CAIRN_API int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts,
+				 const char *json, size_t len, cairn_commit_result *out);
+
+/* ---------------------------------------------------------------- reads -- */
+
+typedef struct cairn_txn cairn_txn;
+
+typedef struct cairn_read_options {
+	const char *domain;	/* required */
+	const char *branch;	/* NULL for "main" */
+	uint64_t at_revision;	/* 0: the branch head; else read as of this revision */
+	int64_t at_time_ms;	/* 0: unused; else read as of the last revision at or before it */
+} cairn_read_options;
+
+/*
+ * Begin a read transaction: a consistent snapshot of one branch of one Domain.
+ * Returns 0, CAIRN_ENODOMAIN, CAIRN_ENOBRANCH, CAIRN_ENOTFOUND (a revision that
+ * does not exist), CAIRN_ENOMEM, CAIRN_EIO. End it with cairn_txn_end.
+ * Keep read transactions short: a long one holds old pages from reuse.
+ */
+CAIRN_API int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out);
+CAIRN_API void cairn_txn_end(cairn_txn *txn);
+/* The revision the transaction reads (the branch head, or the one asked for). */
+CAIRN_API uint64_t cairn_txn_revision(const cairn_txn *txn);
+
+typedef struct cairn_record {
+	const char *kind;	/* NUL-terminated */
+	const char *key;
+	size_t key_len;
+	const char *title;
+	size_t title_len;
+	const char *values;	/* a JSON object */
+	size_t values_len;
+	size_t vector_dim;	/* dimensions of its vector, 0 when none (see cairn_vector_get) */
+	uint64_t vid;		/* the Version read */
+	uint64_t revision;	/* the revision that wrote it */
+} cairn_record;
+
+/* Get a Record by Kind and key. CAIRN_ENOTFOUND if it does not exist on the branch. */
+CAIRN_API int cairn_get(cairn_txn *txn, const char *kind, const char *key, size_t key_len,
+			cairn_record *out);
+
+/*
+ * Copy the vector of Version vid into out[0..cap-1]; *dim is its dimension
+ * (0 when the Version has none). CAIRN_ELIMIT if cap < *dim (nothing copied).
+ */
+CAIRN_API int cairn_vector_get(cairn_txn *txn, uint64_t vid, float *out, size_t cap, size_t *dim);
+
+/*
+ * A page of Records of a Kind in key order (bytes), starting after key `after`
+ * (NULL: from the first). Fills out[0..*n-1], *n <= cap <= CAIRN_MAX_PAGE.
+ * The next page starts after out[*n-1].key; *n < cap means there is no more.
+ */
+CAIRN_API int cairn_page(cairn_txn *txn, const char *kind, const char *after, size_t after_len,
+			 cairn_record *out, size_t cap, size_t *n);
+
+/*
+ * The names of the Domain's Kinds in schema order (NUL-terminated, valid
+ * until the transaction ends). Fills names[0..*n-1]; *n <= cap.
+ */
+CAIRN_API int cairn_kind_list(cairn_txn *txn, const char **names, size_t cap, size_t *n);
+
+/* Number of Records of a Kind on the branch at the transaction's revision. */
+CAIRN_API int cairn_count(cairn_txn *txn, const char *kind, uint64_t *n);
+
+enum cairn_direction {
+	CAIRN_OUT = 1,	/* Links from the Record */
+	CAIRN_IN = 2,	/* Links to the Record */
+	CAIRN_BOTH = 3,
+};
+
+typedef struct cairn_link {
+	const char *rel;	/* NUL-terminated */
+	const char *from_kind;
+	const char *from_key;
+	size_t from_key_len;
+	const char *to_kind;
+	const char *to_key;
+	size_t to_key_len;
+	const char *values;	/* a JSON object ("{}" when none) */
+	size_t values_len;
+	uint64_t vid;
+	uint64_t revision;
+} cairn_link;
+
+/* Where a page of Links stopped; zero-initialize for the first page. */
+typedef struct cairn_link_cursor {
+	uint8_t state[32];
+} cairn_link_cursor;
+
+/*
+ * A page of the Links of a Record: dir selects out, in or both (out first),
+ * rel (NULL: all) one Relation. cur is read and then advanced. Fills
+ * out[0..*n-1], *n <= cap <= CAIRN_MAX_PAGE; *n < cap means no more.
+ * CAIRN_ENOTFOUND if the Record does not exist.
+ */
+CAIRN_API int cairn_links(cairn_txn *txn, const char *kind, const char *key, size_t key_len,
+			  int dir, const char *rel, cairn_link_cursor *cur, cairn_link *out,
+			  size_t cap, size_t *n);
+
+enum cairn_revision_type {
+	CAIRN_REV_DATA = 1,	/* Records and Links */
+	CAIRN_REV_SCHEMA = 2,	/* a schema change */
+};
+
+typedef struct cairn_revision {
+	uint64_t revision;
+	uint64_t parent;	/* previous revision of the branch (0 for the first) */
+	int type;		/* cairn_revision_type */
+	int64_t time_ms;	/* commit time, ms since the epoch */
+	int64_t client_time_ms;
+	const char *branch;	/* NUL-terminated */
+	const char *actor;
+	size_t actor_len;
+	const char *source;
+	size_t source_len;
+	const char *message;
+	size_t message_len;
+	const char *trace_id;
+	size_t trace_id_len;
+	double confidence;
+	uint64_t changes;	/* Versions written */
+	uint8_t hash[32];
+	uint8_t parent_hash[32];
+} cairn_revision;
+
+/* One revision of the Domain (on any branch). CAIRN_ENOTFOUND if there is none. */
+CAIRN_API int cairn_revision_get(cairn_txn *txn, uint64_t revision, cairn_revision *out);
+/*
+ * The revision log of the transaction's branch, newest first, starting below
+ * `before` (0: from the transaction's revision). Fills out[0..*n-1], *n <= cap.
+ */
+CAIRN_API int cairn_log(cairn_txn *txn, uint64_t before, cairn_revision *out, size_t cap,
+			size_t *n);
+
+/* The Domain's schema as JSON (docs/schema.md), as of the transaction. Zero-copy. */
+CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
+
+/* ------------------------------------------------------ import / export -- */
+
+enum cairn_on_error {
+	CAIRN_ON_ERROR_STOP = 0,	/* the first bad line stops the import */
+	CAIRN_ON_ERROR_SKIP = 1,	/* bad lines are reported and skipped */
+};
+
+typedef struct cairn_import_stats {
+	uint64_t lines;		/* lines read so far */
+	uint64_t bytes;		/* bytes read so far */
+	uint64_t records;	/* Record changes committed */
+	uint64_t links;		/* Link changes committed */
+	uint64_t skipped;	/* bad lines skipped */
+	uint64_t commits;
+	uint64_t deferred;	/* changes waiting for a Record named later in the import */
+} cairn_import_stats;
+
+typedef struct cairn_import_options {
+	cairn_commit_options commit;	/* Domain, branch and provenance of every batch */
+	size_t batch;			/* changes per commit; 0 for the default (10,000) */
+	int on_error;			/* cairn_on_error */
+	/* Called for every bad line (file name, 1-based line, error code, message). */
+	void (*on_bad_line)(void *ctx, const char *file, uint64_t line, int rc, const char *msg);
+	/* Called after each commit. */
+	void (*progress)(void *ctx, const cairn_import_stats *s);
+	void *ctx;
+} cairn_import_options;
+
+typedef struct cairn_import cairn_import;
+
+/*
+ * Import JSON Lines from one or more inputs, in batches of `batch` changes,
+ * each batch one commit. A line may name Records that come later in the same
+ * import: its change waits until they are committed; at the end of the import
+ * whatever still waits fails with the line that named the missing Record.
+ * Usage: cairn_import_begin, then cairn_import_feed for each input (in order),
+ * then cairn_import_end, which commits the rest and frees the import.
+ * On a stopping error, the batches committed so far stay committed (each is a
+ * durable commit) and the error names the file and line.
+ */
+CAIRN_API int cairn_import_begin(cairn_store *st, const cairn_import_options *opts,
+				 cairn_import **out);
+CAIRN_API int cairn_import_feed(cairn_import *im, const char *name, FILE *in);
+CAIRN_API int cairn_import_end(cairn_import *im, cairn_import_stats *stats);
+/* Abandon an import: the batches committed so far stay. */
+CAIRN_API void cairn_import_abort(cairn_import *im);
+
+/*
+ * Write every Record and then every Link of the transaction's branch as import
+ * lines, Kinds in schema order and keys in byte order, so that import of the
+ * output reproduces the data.
+ */
+CAIRN_API int cairn_export(cairn_txn *txn, FILE *out);
+
+/* ---------------------------------------------------------------- check -- */
+
+typedef struct cairn_check_report {
+	uint64_t revisions;	/* revisions verified */
+	uint64_t versions;	/* Versions verified */
+	uint64_t index_entries; /* index entries verified */
+	uint64_t problems;	/* problems found (each reported to cb) */
+} cairn_check_report;
+
+/*
+ * Verify a Domain: the hash chain of its revisions, every index entry against
+ * the Version it names, and the live sets and counts against the history.
+ * Each problem is passed to cb (may be NULL). Returns 0 when nothing is wrong,
+ * CAIRN_ECORRUPT when a problem was found.
+ */
+CAIRN_API int cairn_check(cairn_store *st, const char *domain,
+			  void (*cb)(void *ctx, const char *problem), void *ctx,
+			  cairn_check_report *out);
+
+/* ---------------------------------------------------------------- stats -- */
+
+typedef struct cairn_db_stats {
+	const char *name;	/* sub-database name */
+	uint64_t entries;
+	uint64_t pages;		/* branch + leaf + overflow pages */
+	uint64_t bytes;		/* pages * page size */
+} cairn_db_stats;
+
+/* Size of each sub-database; fills out[0..*n-1] (cap >= 16 gets them all). */
+CAIRN_API int cairn_store_stats(cairn_store *st, cairn_db_stats *out, size_t cap, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CAIRN_H */

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install the Debian packages Cairn needs to build, test and benchmark.
+# Run as root it installs what is missing; otherwise it prints the apt command.
+set -eu
+
+PKGS="gcc make clang pkg-config liblmdb-dev libjansson-dev libssl-dev libxxhash-dev \
+libsqlite3-dev wamerican"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	echo "setup: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null 2>&1 || true
+	apt-get install -y -qq $missing >/dev/null
+else
+	echo "setup: missing Debian packages:$missing" >&2
+	echo "setup: run as root:  apt-get install -y$missing" >&2
+	exit 1
+fi

@@ -1,0 +1,67 @@
+/* The cairn command: shared options, output and error helpers. Uses only cairn.h. */
+#ifndef CAIRN_CLI_H
+#define CAIRN_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cairn.h"
+
+/* Exit codes, documented in docs/cli.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,	   /* I/O, memory, internal */
+	EXIT_USAGE = 2,	   /* bad command line */
+	EXIT_NOTFOUND = 3, /* no such Record, Domain, branch, revision, store */
+	EXIT_INVALID = 4,  /* the input was refused: validation, JSON, schema */
+	EXIT_CONFLICT = 5, /* the branch head moved (expected revision) */
+	EXIT_CORRUPT = 6,  /* cairn check found problems, or the store is damaged */
+};
+
+typedef struct cli {
+	const char *store;
+	const char *domain;
+	const char *branch;
+	const char *at;		/* --at REV or RFC 3339 time */
+	cairn_provenance prov;
+	int json;		/* 1: JSON output (stdout is not a terminal, or --json) */
+	int tty_err;		/* stderr is a terminal */
+	long limit;		/* --limit, -1 when not given */
+	const char *after;	/* --after KEY */
+	const char *dir;	/* --dir out|in|both */
+	const char *rel;	/* --rel NAME */
+	const char *on_error;	/* --on-error stop|skip */
+	long batch;
+	const char *title;	/* --title */
+	const char *values;	/* --values JSON */
+	int cascade;
+	long long expect;	/* --expect REV, -1 when not given */
+	const char *out;	/* --out FILE */
+	int nosync;		/* --no-sync */
+	char **args;		/* positional arguments */
+	int nargs;
+} cli;
+
+/* Print an error for rc and return its exit code. */
+int cli_fail(cli *c, int rc, const char *what);
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_exit_code(int rc);
+/* Open the store (create: for init). */
+int cli_open(cli *c, int create, cairn_store **st);
+/* Fill read options from the command line (branch, --at). Returns 0 or an exit code. */
+int cli_read_options(cli *c, cairn_read_options *ro);
+void cli_commit_options(cli *c, cairn_commit_options *co);
+/* Create the Domain when a write finds it missing. */
+int cli_ensure_domain(cli *c, cairn_store *st);
+
+/* JSON output helpers (stdout). */
+void out_str(FILE *f, const char *s, size_t n);
+void out_hash(FILE *f, const uint8_t h[32]);
+/* "Kind:key" as a JSON string. */
+void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len);
+void out_time(FILE *f, int64_t ms);
+
+int cmd_gen(cli *c);
+int cmd_bench(cli *c);
+
+#endif

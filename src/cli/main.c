@@ -1,0 +1,1206 @@
+/*
+ * The cairn command. Every subcommand takes --store DIR (default
+ * $CAIRN_STORE, else ./data), --domain NAME (default $CAIRN_DOMAIN, else
+ * "default") and --branch NAME (default $CAIRN_BRANCH, else main). Output is
+ * JSON (one object per line) when stdout is not a terminal, readable text
+ * when it is. See docs/cli.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char usage_text[] =
+	"usage: cairn COMMAND [options] [arguments]\n"
+	"\n"
+	"Store and Domains\n"
+	"  init [DIR]                      create a store (default: --store)\n"
+	"  domain create|list|drop [NAME]  manage Domains (tenants)\n"
+	"  stats                           size of the store by sub-database\n"
+	"  check                           verify hash chain, indexes and live sets\n"
+	"Schema\n"
+	"  schema apply FILE               add or change Kinds, Attributes, Relations\n"
+	"  schema show                     print the Domain's schema\n"
+	"Writes (each is one durable commit)\n"
+	"  import FILE...                  import JSON Lines ('-' reads stdin)\n"
+	"  put KIND KEY [--title T] [--values JSON]\n"
+	"  patch KIND KEY --values JSON    merge patch of the values\n"
+	"  delete KIND KEY [--cascade]\n"
+	"  link REL FROM_KIND:KEY TO_KIND:KEY [--values JSON]\n"
+	"  unlink REL FROM_KIND:KEY TO_KIND:KEY\n"
+	"Reads\n"
+	"  get KIND KEY                    a Record, with the revision and provenance of its last change\n"
+	"  page KIND [--after KEY] [--limit N]   Records of a Kind in key order\n"
+	"  links KIND KEY [--dir out|in|both] [--rel REL] [--limit N]\n"
+	"  count [KIND]                    Records per Kind\n"
+	"  log [--limit N]                 the revision log of the branch\n"
+	"  export [--out FILE]             every Record and Link as import lines\n"
+	"Workload\n"
+	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
+	"  bench [--size N] [--out FILE]   run the benchmark (docs/performance.md)\n"
+	"\n"
+	"Options\n"
+	"  --store DIR        store directory ($CAIRN_STORE, else ./data)\n"
+	"  --domain NAME      Domain ($CAIRN_DOMAIN, else default; created by the first write)\n"
+	"  --branch NAME      branch ($CAIRN_BRANCH, else main)\n"
+	"  --at REV|TIME      read as of a revision number or an RFC 3339 time\n"
+	"  --actor, --source, --message, --trace ID, --confidence X   provenance of a write\n"
+	"  --expect REV       refuse the write unless the branch head is REV\n"
+	"  --batch N          changes per commit when importing (default 10000)\n"
+	"  --on-error stop|skip   what a bad import line does (default stop)\n"
+	"  --json | --text    force the output format\n"
+	"  --no-sync          do not fsync commits (scratch stores only)\n"
+	"\n"
+	"Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid input, 5 conflict,\n"
+	"6 check found problems.\n";
+
+int cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cairn: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(cairn --help for usage)\n");
+	return EXIT_USAGE;
+}
+
+int cli_exit_code(int rc)
+{
+	switch (rc) {
+	case CAIRN_OK:
+		return EXIT_OK;
+	case CAIRN_EINVAL:
+		return EXIT_USAGE;
+	case CAIRN_ENOTFOUND:
+	case CAIRN_ENODOMAIN:
+	case CAIRN_ENOBRANCH:
+		return EXIT_NOTFOUND;
+	case CAIRN_ECONFLICT:
+		return EXIT_CONFLICT;
+	case CAIRN_ECORRUPT:
+		return EXIT_CORRUPT;
+	case CAIRN_ENOMEM:
+	case CAIRN_EIO:
+	case CAIRN_EFORMAT:
+	case CAIRN_EMAPFULL:
+	case CAIRN_EREADONLY:
+	case CAIRN_ELOCKED:
+		return EXIT_FAIL;
+	default:
+		return EXIT_INVALID;
+	}
+}
+
+void out_str(FILE *f, const char *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '"' || ch == '\\') {
+			fputc('\\', f);
+			fputc(ch, f);
+		} else if (ch == '\n') {
+			fputs("\\n", f);
+		} else if (ch == '\t') {
+			fputs("\\t", f);
+		} else if (ch == '\r') {
+			fputs("\\r", f);
+		} else if (ch < 0x20) {
+			fprintf(f, "\\u00%c%c", hx[ch >> 4], hx[ch & 15]);
+		} else {
+			fputc(ch, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len)
+{
+	size_t kn = strlen(kind);
+	char *b = malloc(kn + 1 + key_len);
+
+	if (!b) {
+		fputs("null", f);
+		return;
+	}
+	memcpy(b, kind, kn);
+	b[kn] = ':';
+	memcpy(b + kn + 1, key, key_len);
+	out_str(f, b, kn + 1 + key_len);
+	free(b);
+}
+
+void out_hash(FILE *f, const uint8_t h[32])
+{
+	for (int i = 0; i < 32; i++)
+		fprintf(f, "%02x", h[i]);
+}
+
+void out_time(FILE *f, int64_t ms)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+	char b[32];
+
+	gmtime_r(&s, &tm);
+	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "%s.%03dZ", b, (int)(ms % 1000));
+}
+
+int cli_fail(cli *c, int rc, const char *what)
+{
+	const char *msg = cairn_errmsg();
+
+	if (!*msg)
+		msg = cairn_strerror(rc);
+	if (c->json && !c->tty_err) {
+		fprintf(stderr, "{\"error\":{\"code\":\"%s\",\"message\":", cairn_errname(rc));
+		out_str(stderr, msg, strlen(msg));
+		if (cairn_errchange() >= 0)
+			fprintf(stderr, ",\"change\":%ld", cairn_errchange());
+		fprintf(stderr, "}}\n");
+	} else {
+		fprintf(stderr, "cairn: %s%s%s (%s)\n", what ? what : "", what ? ": " : "", msg,
+			cairn_errname(rc));
+	}
+	return cli_exit_code(rc);
+}
+
+int cli_open(cli *c, int create, cairn_store **st)
+{
+	cairn_open_options o = {0};
+	int rc;
+
+	o.flags = (create ? CAIRN_OPEN_CREATE : 0) | (c->nosync ? CAIRN_OPEN_NOSYNC : 0);
+	rc = cairn_open(c->store, &o, st);
+	if (rc)
+		return cli_fail(c, rc, c->store);
+	return 0;
+}
+
+int cli_ensure_domain(cli *c, cairn_store *st)
+{
+	int rc = cairn_domain_create(st, c->domain);
+
+	if (rc == 0 || rc == CAIRN_EEXIST)
+		return 0;
+	return cli_fail(c, rc, "domain");
+}
+
+/* Parse an RFC 3339 time with the C library (UTC offsets included). */
+static int parse_time(const char *s, int64_t *ms)
+{
+	struct tm tm;
+	const char *p;
+	int64_t frac = 0, off = 0;
+	int scale = 100;
+
+	memset(&tm, 0, sizeof(tm));
+	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return -1;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int hh, mm;
+
+		if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+			return -1;
+		off = (hh * 60 + mm) * (*p == '+' ? 1 : -1);
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	*ms = ((int64_t)timegm(&tm) - off * 60) * 1000 + frac;
+	return 0;
+}
+
+int cli_read_options(cli *c, cairn_read_options *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->domain = c->domain;
+	ro->branch = c->branch;
+	if (c->at) {
+		char *end;
+		unsigned long long rev;
+
+		errno = 0;
+		rev = strtoull(c->at, &end, 10);
+		if (*c->at && !*end && !errno && rev > 0)
+			ro->at_revision = rev;
+		else if (parse_time(c->at, &ro->at_time_ms))
+			return cli_usage("--at takes a revision number or an RFC 3339 time, not %s",
+					 c->at);
+	}
+	return 0;
+}
+
+void cli_commit_options(cli *c, cairn_commit_options *co)
+{
+	memset(co, 0, sizeof(*co));
+	co->domain = c->domain;
+	co->branch = c->branch;
+	co->prov = c->prov;
+	if (!co->prov.actor)
+		co->prov.actor = getenv("USER") ? getenv("USER") : "cli";
+	co->prov.client_time_ms = (int64_t)time(NULL) * 1000;
+	if (c->expect >= 0) {
+		co->has_expect = 1;
+		co->expect_revision = (uint64_t)c->expect;
+	}
+}
+
+/* ---------------------------------------------------------- commands -- */
+
+static int cmd_init(cli *c)
+{
+	cairn_store *st;
+	int rc;
+
+	if (c->nargs > 1)
+		return cli_usage("init takes at most one directory");
+	if (c->nargs == 1)
+		c->store = c->args[0];
+	if ((rc = cli_open(c, 1, &st)))
+		return rc;
+	cairn_close(st);
+	if (c->json)
+		printf("{\"store\":"), out_str(stdout, c->store, strlen(c->store)), printf("}\n");
+	else
+		printf("initialized store %s\n", c->store);
+	return 0;
+}
+
+static int print_domain(void *ctx, const cairn_domain_info *d)
+{
+	cli *c = ctx;
+
+	if (c->json) {
+		printf("{\"name\":");
+		out_str(stdout, d->name, strlen(d->name));
+		printf(",\"revision\":%llu,\"created\":\"", (unsigned long long)d->revision);
+		out_time(stdout, d->created_ms);
+		printf("\"}\n");
+	} else {
+		printf("%-24s revision %llu\n", d->name, (unsigned long long)d->revision);
+	}
+	return 0;
+}
+
+static int cmd_domain(cli *c)
+{
+	cairn_store *st;
+	const char *sub = c->nargs ? c->args[0] : "list";
+	int rc, ex = 0;
+
+	if (strcmp(sub, "list") != 0 && strcmp(sub, "create") != 0 && strcmp(sub, "drop") != 0)
+		return cli_usage("domain create|list|drop NAME");
+	if (strcmp(sub, "list") != 0 && c->nargs != 2)
+		return cli_usage("domain %s NAME", sub);
+	if ((rc = cli_open(c, 0, &st)))
+		return rc;
+	if (strcmp(sub, "list") == 0)
+		rc = cairn_domain_list(st, print_domain, c);
+	else if (strcmp(sub, "create") == 0)
+		rc = cairn_domain_create(st, c->args[1]);
+	else
+		rc = cairn_domain_drop(st, c->args[1]);
+	if (rc)
+		ex = cli_fail(c, rc, sub);
+	else if (strcmp(sub, "list") != 0) {
+		if (c->json)
+			printf("{\"domain\":"), out_str(stdout, c->args[1], strlen(c->args[1])),
+				printf(",\"%s\":true}\n", strcmp(sub, "create") == 0 ? "created" : "dropped");
+		else
+			printf("%s Domain %s\n", strcmp(sub, "create") == 0 ? "created" : "dropped",
+			       c->args[1]);
+	}
+	cairn_close(st);
+	return ex;
+}
+
+static int read_file(const char *path, char **data, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 65536, n = 0;
+	char *b;
+
+	if (!f)
+		return -1;
+	b = malloc(cap);
+	while (b) {
+		size_t r = fread(b + n, 1, cap - n, f);
+
+		n += r;
+		if (n < cap)
+			break;
+		cap *= 2;
+		b = realloc(b, cap);
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!b)
+		return -1;
+	*data = b;
+	*len = n;
+	return 0;
+}
+
+static void print_commit(cli *c, const cairn_commit_result *r)
+{
+	if (c->json) {
+		printf("{\"revision\":%llu,\"hash\":\"", (unsigned long long)r->revision);
+		out_hash(stdout, r->hash);
+		printf("\",\"changes\":%llu}\n", (unsigned long long)r->changes);
+	} else {
+		printf("committed revision %llu (%llu change%s)\n", (unsigned long long)r->revision,
+		       (unsigned long long)r->changes, r->changes == 1 ? "" : "s");
+	}
+}
+
+static int cmd_schema(cli *c)
+{
+	cairn_store *st;
+	int rc, ex = 0;
+
+	if (c->nargs < 1 || (strcmp(c->args[0], "apply") == 0 && c->nargs != 2) ||
+	    (strcmp(c->args[0], "show") == 0 && c->nargs != 1) ||
+	    (strcmp(c->args[0], "apply") != 0 && strcmp(c->args[0], "show") != 0))
+		return cli_usage("schema apply FILE | schema show");
+	if ((rc = cli_open(c, 0, &st)))
+		return rc;
+	if (strcmp(c->args[0], "apply") == 0) {
+		cairn_commit_options co;
+		cairn_commit_result res;
+		char *json;
+		size_t len;
+
+		if (read_file(c->args[1], &json, &len)) {
+			fprintf(stderr, "cairn: %s: %s\n", c->args[1], strerror(errno));
+			cairn_close(st);
+			return EXIT_NOTFOUND;
+		}
+		if ((ex = cli_ensure_domain(c, st)) == 0) {
+			cli_commit_options(c, &co);
+			rc = cairn_schema_apply(st, &co, json, len, &res);
+			if (rc)
+				ex = cli_fail(c, rc, "schema");
+			else
+				print_commit(c, &res);
+		}
+		free(json);
+	} else {
+		cairn_read_options ro;
+		cairn_txn *t;
+		const char *json;
+		size_t len;
+
+		if ((ex = cli_read_options(c, &ro)) == 0) {
+			rc = cairn_read_begin(st, &ro, &t);
+			if (!rc)
+				rc = cairn_schema_get(t, &json, &len);
+			if (rc)
+				ex = cli_fail(c, rc, "schema");
+			else
+				printf("%.*s\n", (int)len, json);
+			cairn_txn_end(t);
+		}
+	}
+	cairn_close(st);
+	return ex;
+}
+
+struct progress {
+	cli *c;
+	uint64_t total;
+	struct timespec t0;
+	uint64_t last_ns;
+};
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *ctx, const cairn_import_stats *s)
+{
+	struct progress *p = ctx;
+	double t = elapsed(&p->t0), rate = t > 0 ? (double)(s->records + s->links) / t : 0;
+
+	if (!p->c->tty_err)
+		return;
+	fprintf(stderr, "\r  %llu lines, %llu Records, %llu Links, %.0f/s",
+		(unsigned long long)s->lines, (unsigned long long)s->records,
+		(unsigned long long)s->links, rate);
+	if (p->total && s->bytes && t > 0.5) {
+		double frac = (double)s->bytes / (double)p->total, eta = t / frac - t;
+		int w = 24, fill = (int)(frac * w);
+
+		fprintf(stderr, "  [%.*s%*s] %3.0f%% ETA %dm%02ds", fill,
+			"########################", w - fill, "", frac * 100, (int)eta / 60,
+			(int)eta % 60);
+	}
+	fprintf(stderr, "   ");
+}
+
+static void on_bad_line(void *ctx, const char *file, uint64_t line, int rc, const char *msg)
+{
+	cli *c = ctx ? ((struct progress *)ctx)->c : NULL;
+
+	if (c && c->json && !c->tty_err) {
+		fprintf(stderr, "{\"error\":{\"code\":\"%s\",\"file\":", cairn_errname(rc));
+		out_str(stderr, file, strlen(file));
+		fprintf(stderr, ",\"line\":%llu,\"message\":", (unsigned long long)line);
+		out_str(stderr, msg, strlen(msg));
+		fprintf(stderr, "}}\n");
+	} else {
+		fprintf(stderr, "%s%s:%llu: %s (%s)\n", c && c->tty_err ? "\n" : "", file,
+			(unsigned long long)line, msg, cairn_errname(rc));
+	}
+}
+
+static int cmd_import(cli *c)
+{
+	cairn_import_options io;
+	cairn_import_stats stats;
+	cairn_import *im;
+	cairn_store *st;
+	struct progress pr = {0};
+	int rc, ex;
+
+	if (c->nargs < 1)
+		return cli_usage("import FILE... ('-' for stdin)");
+	memset(&io, 0, sizeof(io));
+	if (c->on_error && strcmp(c->on_error, "stop") != 0 && strcmp(c->on_error, "skip") != 0)
+		return cli_usage("--on-error stop|skip");
+	io.on_error = c->on_error && strcmp(c->on_error, "skip") == 0 ? CAIRN_ON_ERROR_SKIP
+								       : CAIRN_ON_ERROR_STOP;
+	io.batch = c->batch > 0 ? (size_t)c->batch : 0;
+	pr.c = c;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	for (int i = 0; i < c->nargs; i++) {
+		struct stat sb;
+
+		if (strcmp(c->args[i], "-") != 0 && stat(c->args[i], &sb) == 0)
+			pr.total += (uint64_t)sb.st_size;
+	}
+	io.progress = on_progress;
+	io.on_bad_line = on_bad_line;
+	io.ctx = &pr;
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	if ((ex = cli_ensure_domain(c, st))) {
+		cairn_close(st);
+		return ex;
+	}
+	cli_commit_options(c, &io.commit);
+	if (!io.commit.prov.source)
+		io.commit.prov.source = c->args[0];
+	rc = cairn_import_begin(st, &io, &im);
+	for (int i = 0; !rc && i < c->nargs; i++) {
+		FILE *f = strcmp(c->args[i], "-") == 0 ? stdin : fopen(c->args[i], "r");
+
+		if (!f) {
+			fprintf(stderr, "cairn: %s: %s\n", c->args[i], strerror(errno));
+			cairn_import_abort(im);
+			cairn_close(st);
+			return EXIT_NOTFOUND;
+		}
+		rc = cairn_import_feed(im, c->args[i], f);
+		if (f != stdin)
+			fclose(f);
+	}
+	if (im) {
+		int erc = cairn_import_end(im, &stats);
+
+		if (!rc)
+			rc = erc;
+	}
+	if (c->tty_err)
+		fprintf(stderr, "\n");
+	if (rc) {
+		ex = cli_fail(c, rc, "import");
+	} else {
+		double t = elapsed(&pr.t0);
+
+		if (c->json)
+			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"skipped\":%llu,"
+			       "\"commits\":%llu,\"seconds\":%.3f}\n",
+			       (unsigned long long)stats.lines, (unsigned long long)stats.records,
+			       (unsigned long long)stats.links, (unsigned long long)stats.skipped,
+			       (unsigned long long)stats.commits, t);
+		else
+			printf("imported %llu Records and %llu Links in %llu commits (%.1f s, %.0f "
+			       "per second)%s\n",
+			       (unsigned long long)stats.records, (unsigned long long)stats.links,
+			       (unsigned long long)stats.commits, t,
+			       t > 0 ? (double)(stats.records + stats.links) / t : 0.0,
+			       stats.skipped ? ", some lines skipped" : "");
+		if (stats.skipped && !c->json)
+			printf("skipped %llu bad lines\n", (unsigned long long)stats.skipped);
+	}
+	cairn_close(st);
+	return ex;
+}
+
+/* Split "Kind:key". */
+static int endpoint(const char *s, char *kind, size_t kcap, const char **key)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon || colon == s || (size_t)(colon - s) >= kcap)
+		return -1;
+	memcpy(kind, s, (size_t)(colon - s));
+	kind[colon - s] = '\0';
+	*key = colon + 1;
+	return 0;
+}
+
+static int cmd_write(cli *c, const char *cmd)
+{
+	cairn_changeset *cs;
+	cairn_commit_options co;
+	cairn_commit_result res;
+	cairn_store *st;
+	int rc, ex;
+
+	if ((rc = cairn_changeset_new(&cs)))
+		return cli_fail(c, rc, cmd);
+	if (strcmp(cmd, "put") == 0 || strcmp(cmd, "patch") == 0 || strcmp(cmd, "delete") == 0) {
+		if (c->nargs != 2) {
+			cairn_changeset_free(cs);
+			return cli_usage("%s KIND KEY", cmd);
+		}
+		if (strcmp(cmd, "put") == 0)
+			rc = cairn_cs_put(cs, c->args[0], c->args[1], strlen(c->args[1]),
+					  c->title ? c->title : "", c->title ? strlen(c->title) : 0,
+					  c->values, c->values ? strlen(c->values) : 0);
+		else if (strcmp(cmd, "patch") == 0)
+			rc = c->values ? cairn_cs_patch(cs, c->args[0], c->args[1], strlen(c->args[1]),
+							c->values, strlen(c->values))
+				       : CAIRN_EINVAL;
+		else
+			rc = cairn_cs_delete(cs, c->args[0], c->args[1], strlen(c->args[1]),
+					     c->cascade ? CAIRN_CASCADE : 0);
+	} else {
+		char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
+		const char *fkey, *tkey;
+
+		if (c->nargs != 3 || endpoint(c->args[1], fk, sizeof(fk), &fkey) ||
+		    endpoint(c->args[2], tk, sizeof(tk), &tkey)) {
+			cairn_changeset_free(cs);
+			return cli_usage("%s REL FROM_KIND:KEY TO_KIND:KEY", cmd);
+		}
+		if (strcmp(cmd, "link") == 0)
+			rc = cairn_cs_link(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
+					   strlen(tkey), c->values, c->values ? strlen(c->values) : 0);
+		else
+			rc = cairn_cs_unlink(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
+					     strlen(tkey));
+	}
+	if (rc) {
+		cairn_changeset_free(cs);
+		if (rc == CAIRN_EINVAL && strcmp(cmd, "patch") == 0 && !c->values)
+			return cli_usage("patch KIND KEY --values JSON");
+		return cli_fail(c, rc, cmd);
+	}
+	if ((ex = cli_open(c, 0, &st))) {
+		cairn_changeset_free(cs);
+		return ex;
+	}
+	ex = cli_ensure_domain(c, st);
+	if (!ex) {
+		cli_commit_options(c, &co);
+		rc = cairn_commit(st, &co, cs, &res);
+		if (rc)
+			ex = cli_fail(c, rc, cmd);
+		else
+			print_commit(c, &res);
+	}
+	cairn_changeset_free(cs);
+	cairn_close(st);
+	return ex;
+}
+
+/* Begin a read; prints the error and returns its exit code. */
+static int begin_read(cli *c, cairn_store **st, cairn_txn **t)
+{
+	cairn_read_options ro;
+	int rc, ex;
+
+	*st = NULL;
+	*t = NULL;
+	if ((ex = cli_read_options(c, &ro)))
+		return ex;
+	if ((ex = cli_open(c, 0, st)))
+		return ex;
+	rc = cairn_read_begin(*st, &ro, t);
+	if (rc) {
+		ex = cli_fail(c, rc, "read");
+		cairn_close(*st);
+		*st = NULL;
+	}
+	return ex;
+}
+
+static void end_read(cairn_store *st, cairn_txn *t)
+{
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+static void print_values_text(const char *v, size_t n)
+{
+	printf("  values  %.*s\n", (int)n, v);
+}
+
+static void print_record(cli *c, cairn_txn *t, const cairn_record *r, int with_prov)
+{
+	cairn_revision rev;
+	int have = with_prov && cairn_revision_get(t, r->revision, &rev) == 0;
+
+	if (c->json) {
+		printf("{\"kind\":");
+		out_str(stdout, r->kind, strlen(r->kind));
+		printf(",\"key\":");
+		out_str(stdout, r->key, r->key_len);
+		printf(",\"title\":");
+		out_str(stdout, r->title, r->title_len);
+		printf(",\"values\":%.*s,\"revision\":%llu", (int)r->values_len, r->values,
+		       (unsigned long long)r->revision);
+		if (with_prov)
+			printf(",\"read_revision\":%llu", (unsigned long long)cairn_txn_revision(t));
+		if (have) {
+			printf(",\"provenance\":{\"actor\":");
+			out_str(stdout, rev.actor, rev.actor_len);
+			printf(",\"source\":");
+			out_str(stdout, rev.source, rev.source_len);
+			printf(",\"confidence\":%g,\"message\":", rev.confidence);
+			out_str(stdout, rev.message, rev.message_len);
+			printf(",\"trace_id\":");
+			out_str(stdout, rev.trace_id, rev.trace_id_len);
+			printf(",\"time\":\"");
+			out_time(stdout, rev.time_ms);
+			printf("\"}");
+		}
+		printf("}\n");
+		return;
+	}
+	printf("%s:%.*s  %.*s\n", r->kind, (int)r->key_len, r->key, (int)r->title_len, r->title);
+	if (!with_prov)
+		return;
+	print_values_text(r->values, r->values_len);
+	printf("  revision %llu (read at revision %llu)\n", (unsigned long long)r->revision,
+	       (unsigned long long)cairn_txn_revision(t));
+	if (have) {
+		printf("  by %.*s", (int)rev.actor_len, rev.actor);
+		if (rev.source_len)
+			printf(" from %.*s", (int)rev.source_len, rev.source);
+		printf(", confidence %g, at ", rev.confidence);
+		out_time(stdout, rev.time_ms);
+		printf("\n");
+		if (rev.message_len)
+			printf("  \"%.*s\"\n", (int)rev.message_len, rev.message);
+	}
+}
+
+static int cmd_get(cli *c)
+{
+	cairn_store *st;
+	cairn_txn *t;
+	cairn_record r;
+	int rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("get KIND KEY");
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	rc = cairn_get(t, c->args[0], c->args[1], strlen(c->args[1]), &r);
+	if (rc)
+		ex = cli_fail(c, rc, "get");
+	else
+		print_record(c, t, &r, 1);
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_page(cli *c)
+{
+	cairn_record *recs;
+	cairn_store *st;
+	cairn_txn *t;
+	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 50;
+	int rc, ex;
+
+	if (c->nargs != 1)
+		return cli_usage("page KIND [--after KEY] [--limit N]");
+	if (limit > CAIRN_MAX_PAGE)
+		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	recs = calloc(limit, sizeof(*recs));
+	rc = recs ? cairn_page(t, c->args[0], c->after, c->after ? strlen(c->after) : 0, recs,
+			       limit, &n)
+		  : CAIRN_ENOMEM;
+	if (rc) {
+		ex = cli_fail(c, rc, "page");
+	} else {
+		for (size_t i = 0; i < n; i++)
+			print_record(c, t, &recs[i], 0);
+		if (!c->json && n == limit)
+			printf("(more: --after %.*s)\n", (int)recs[n - 1].key_len, recs[n - 1].key);
+	}
+	free(recs);
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_links(cli *c)
+{
+	cairn_link *links;
+	cairn_link_cursor cur;
+	cairn_store *st;
+	cairn_txn *t;
+	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 100;
+	int dir = CAIRN_BOTH, rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("links KIND KEY [--dir out|in|both] [--rel REL]");
+	if (c->dir) {
+		if (strcmp(c->dir, "out") == 0)
+			dir = CAIRN_OUT;
+		else if (strcmp(c->dir, "in") == 0)
+			dir = CAIRN_IN;
+		else if (strcmp(c->dir, "both") != 0)
+			return cli_usage("--dir out|in|both");
+	}
+	if (limit > CAIRN_MAX_PAGE)
+		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	memset(&cur, 0, sizeof(cur));
+	links = calloc(limit, sizeof(*links));
+	rc = links ? cairn_links(t, c->args[0], c->args[1], strlen(c->args[1]), dir, c->rel, &cur,
+				 links, limit, &n)
+		   : CAIRN_ENOMEM;
+	if (rc) {
+		ex = cli_fail(c, rc, "links");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			cairn_link *l = &links[i];
+
+			if (c->json) {
+				printf("{\"rel\":");
+				out_str(stdout, l->rel, strlen(l->rel));
+				printf(",\"from\":");
+				out_endpoint(stdout, l->from_kind, l->from_key, l->from_key_len);
+				printf(",\"to\":");
+				out_endpoint(stdout, l->to_kind, l->to_key, l->to_key_len);
+				printf(",\"values\":%.*s,\"revision\":%llu}\n", (int)l->values_len,
+				       l->values, (unsigned long long)l->revision);
+			} else {
+				printf("%s:%.*s -%s-> %s:%.*s", l->from_kind, (int)l->from_key_len,
+				       l->from_key, l->rel, l->to_kind, (int)l->to_key_len,
+				       l->to_key);
+				if (l->values_len > 2)
+					printf("  %.*s", (int)l->values_len, l->values);
+				printf("\n");
+			}
+		}
+		if (!c->json && n == limit)
+			printf("(more Links: raise --limit)\n");
+	}
+	free(links);
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_count(cli *c)
+{
+	cairn_store *st;
+	cairn_txn *t;
+	int rc = 0, ex;
+
+	if (c->nargs > 1)
+		return cli_usage("count [KIND]");
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	if (c->nargs == 1) {
+		uint64_t n;
+
+		rc = cairn_count(t, c->args[0], &n);
+		if (!rc) {
+			if (c->json)
+				printf("{\"kind\":\"%s\",\"count\":%llu}\n", c->args[0],
+				       (unsigned long long)n);
+			else
+				printf("%s %llu\n", c->args[0], (unsigned long long)n);
+		}
+	} else {
+		const char *kinds[256];
+		size_t nk;
+
+		rc = cairn_kind_list(t, kinds, 256, &nk);
+		for (size_t i = 0; !rc && i < nk; i++) {
+			uint64_t n;
+
+			rc = cairn_count(t, kinds[i], &n);
+			if (rc)
+				break;
+			if (c->json)
+				printf("{\"kind\":\"%s\",\"count\":%llu}\n", kinds[i],
+				       (unsigned long long)n);
+			else
+				printf("%-24s %llu\n", kinds[i], (unsigned long long)n);
+		}
+	}
+	if (rc)
+		ex = cli_fail(c, rc, "count");
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_log(cli *c)
+{
+	cairn_revision *revs;
+	cairn_store *st;
+	cairn_txn *t;
+	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 20;
+	int rc, ex;
+
+	if (c->nargs)
+		return cli_usage("log [--limit N]");
+	if (limit > CAIRN_MAX_PAGE)
+		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	revs = calloc(limit, sizeof(*revs));
+	rc = revs ? cairn_log(t, 0, revs, limit, &n) : CAIRN_ENOMEM;
+	if (rc) {
+		ex = cli_fail(c, rc, "log");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			cairn_revision *r = &revs[i];
+
+			if (c->json) {
+				printf("{\"revision\":%llu,\"parent\":%llu,\"type\":\"%s\",\"branch\":",
+				       (unsigned long long)r->revision, (unsigned long long)r->parent,
+				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data");
+				out_str(stdout, r->branch, strlen(r->branch));
+				printf(",\"time\":\"");
+				out_time(stdout, r->time_ms);
+				printf("\",\"actor\":");
+				out_str(stdout, r->actor, r->actor_len);
+				printf(",\"source\":");
+				out_str(stdout, r->source, r->source_len);
+				printf(",\"confidence\":%g,\"message\":", r->confidence);
+				out_str(stdout, r->message, r->message_len);
+				printf(",\"trace_id\":");
+				out_str(stdout, r->trace_id, r->trace_id_len);
+				printf(",\"changes\":%llu,\"hash\":\"", (unsigned long long)r->changes);
+				out_hash(stdout, r->hash);
+				printf("\"}\n");
+			} else {
+				printf("revision %llu  ", (unsigned long long)r->revision);
+				out_time(stdout, r->time_ms);
+				printf("  %.*s  %s, %llu change%s\n", (int)r->actor_len, r->actor,
+				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data",
+				       (unsigned long long)r->changes, r->changes == 1 ? "" : "s");
+				if (r->message_len)
+					printf("    %.*s\n", (int)r->message_len, r->message);
+			}
+		}
+	}
+	free(revs);
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_export(cli *c)
+{
+	cairn_store *st;
+	cairn_txn *t;
+	FILE *out = stdout;
+	int rc, ex;
+
+	if (c->nargs)
+		return cli_usage("export [--out FILE]");
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	if (c->out && !(out = fopen(c->out, "w"))) {
+		fprintf(stderr, "cairn: %s: %s\n", c->out, strerror(errno));
+		end_read(st, t);
+		return EXIT_FAIL;
+	}
+	rc = cairn_export(t, out);
+	if (out != stdout && fclose(out) != 0 && !rc)
+		rc = CAIRN_EIO;
+	if (rc)
+		ex = cli_fail(c, rc, "export");
+	end_read(st, t);
+	return ex;
+}
+
+static void on_problem(void *ctx, const char *p)
+{
+	cli *c = ctx;
+
+	if (c->json) {
+		printf("{\"problem\":");
+		out_str(stdout, p, strlen(p));
+		printf("}\n");
+	} else {
+		printf("problem: %s\n", p);
+	}
+}
+
+static int cmd_check(cli *c)
+{
+	cairn_check_report rep;
+	cairn_store *st;
+	int rc, ex;
+
+	if (c->nargs)
+		return cli_usage("check");
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	rc = cairn_check(st, c->domain, on_problem, c, &rep);
+	if (rc && rc != CAIRN_ECORRUPT) {
+		ex = cli_fail(c, rc, "check");
+	} else {
+		if (c->json)
+			printf("{\"ok\":%s,\"revisions\":%llu,\"versions\":%llu,\"index_entries\":"
+			       "%llu,\"problems\":%llu}\n",
+			       rc ? "false" : "true", (unsigned long long)rep.revisions,
+			       (unsigned long long)rep.versions,
+			       (unsigned long long)rep.index_entries,
+			       (unsigned long long)rep.problems);
+		else
+			printf("%s: %llu revisions, %llu Versions, %llu index entries verified, %llu "
+			       "problem%s\n",
+			       rc ? "FAILED" : "ok", (unsigned long long)rep.revisions,
+			       (unsigned long long)rep.versions,
+			       (unsigned long long)rep.index_entries,
+			       (unsigned long long)rep.problems, rep.problems == 1 ? "" : "s");
+		ex = rc ? EXIT_CORRUPT : 0;
+	}
+	cairn_close(st);
+	return ex;
+}
+
+static int cmd_stats(cli *c)
+{
+	cairn_db_stats s[32];
+	cairn_store *st;
+	size_t n;
+	int rc, ex;
+
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	rc = cairn_store_stats(st, s, 32, &n);
+	if (rc) {
+		ex = cli_fail(c, rc, "stats");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (c->json)
+				printf("{\"db\":\"%s\",\"entries\":%llu,\"pages\":%llu,\"bytes\":%llu}\n",
+				       s[i].name, (unsigned long long)s[i].entries,
+				       (unsigned long long)s[i].pages, (unsigned long long)s[i].bytes);
+			else
+				printf("%-10s %12llu entries %10llu pages %14llu bytes\n", s[i].name,
+				       (unsigned long long)s[i].entries,
+				       (unsigned long long)s[i].pages, (unsigned long long)s[i].bytes);
+		}
+	}
+	cairn_close(st);
+	return ex;
+}
+
+/* ------------------------------------------------------------- main -- */
+
+enum {
+	OPT_STORE = 256, OPT_DOMAIN, OPT_BRANCH, OPT_AT, OPT_ACTOR, OPT_SOURCE, OPT_MESSAGE,
+	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
+	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
+	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP,
+};
+
+/* Options of gen and bench, parsed by their own commands. */
+char *cli_size, *cli_seed, *cli_work;
+int cli_vectors, cli_peers, cli_keep;
+
+static long parse_long(const char *s, const char *opt, int *bad)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0) {
+		*bad = cli_usage("%s takes a non-negative integer, not %s", opt, s);
+		return -1;
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"store", required_argument, 0, OPT_STORE},
+		{"domain", required_argument, 0, OPT_DOMAIN},
+		{"branch", required_argument, 0, OPT_BRANCH},
+		{"at", required_argument, 0, OPT_AT},
+		{"actor", required_argument, 0, OPT_ACTOR},
+		{"source", required_argument, 0, OPT_SOURCE},
+		{"message", required_argument, 0, OPT_MESSAGE},
+		{"trace", required_argument, 0, OPT_TRACE},
+		{"confidence", required_argument, 0, OPT_CONFIDENCE},
+		{"json", no_argument, 0, OPT_JSON},
+		{"text", no_argument, 0, OPT_TEXT},
+		{"limit", required_argument, 0, OPT_LIMIT},
+		{"after", required_argument, 0, OPT_AFTER},
+		{"dir", required_argument, 0, OPT_DIR},
+		{"rel", required_argument, 0, OPT_REL},
+		{"on-error", required_argument, 0, OPT_ONERROR},
+		{"batch", required_argument, 0, OPT_BATCH},
+		{"title", required_argument, 0, OPT_TITLE},
+		{"values", required_argument, 0, OPT_VALUES},
+		{"cascade", no_argument, 0, OPT_CASCADE},
+		{"expect", required_argument, 0, OPT_EXPECT},
+		{"out", required_argument, 0, OPT_OUT},
+		{"no-sync", no_argument, 0, OPT_NOSYNC},
+		{"size", required_argument, 0, OPT_SIZE},
+		{"seed", required_argument, 0, OPT_SEED},
+		{"vectors", no_argument, 0, OPT_VECTORS},
+		{"peers", no_argument, 0, OPT_PEERS},
+		{"keep", required_argument, 0, OPT_KEEP},
+		{"help", no_argument, 0, OPT_HELP},
+		{0, 0, 0, 0},
+	};
+	cli c;
+	const char *cmd;
+	int o, bad = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.store = getenv("CAIRN_STORE") && *getenv("CAIRN_STORE") ? getenv("CAIRN_STORE") : "./data";
+	c.domain = getenv("CAIRN_DOMAIN") && *getenv("CAIRN_DOMAIN") ? getenv("CAIRN_DOMAIN")
+								     : "default";
+	c.branch = getenv("CAIRN_BRANCH") && *getenv("CAIRN_BRANCH") ? getenv("CAIRN_BRANCH") : NULL;
+	c.json = !isatty(STDOUT_FILENO);
+	c.tty_err = isatty(STDERR_FILENO);
+	c.limit = -1;
+	c.expect = -1;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("cairn %s\n", CAIRN_VERSION_STRING);
+		return 0;
+	}
+	cmd = argv[1];
+	argv++;
+	argc--;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1 && !bad) {
+		switch (o) {
+		case OPT_STORE: c.store = optarg; break;
+		case OPT_DOMAIN: c.domain = optarg; break;
+		case OPT_BRANCH: c.branch = optarg; break;
+		case OPT_AT: c.at = optarg; break;
+		case OPT_ACTOR: c.prov.actor = optarg; break;
+		case OPT_SOURCE: c.prov.source = optarg; break;
+		case OPT_MESSAGE: c.prov.message = optarg; break;
+		case OPT_TRACE: c.prov.trace_id = optarg; break;
+		case OPT_CONFIDENCE: {
+			char *end;
+
+			c.prov.confidence = strtod(optarg, &end);
+			c.prov.has_confidence = 1;
+			if (*end || !*optarg || !(c.prov.confidence >= 0 && c.prov.confidence <= 1))
+				bad = cli_usage("--confidence takes a number from 0 to 1");
+			break;
+		}
+		case OPT_JSON: c.json = 1; break;
+		case OPT_TEXT: c.json = 0; break;
+		case OPT_LIMIT: c.limit = parse_long(optarg, "--limit", &bad); break;
+		case OPT_AFTER: c.after = optarg; break;
+		case OPT_DIR: c.dir = optarg; break;
+		case OPT_REL: c.rel = optarg; break;
+		case OPT_ONERROR: c.on_error = optarg; break;
+		case OPT_BATCH: c.batch = parse_long(optarg, "--batch", &bad); break;
+		case OPT_TITLE: c.title = optarg; break;
+		case OPT_VALUES: c.values = optarg; break;
+		case OPT_CASCADE: c.cascade = 1; break;
+		case OPT_EXPECT: c.expect = parse_long(optarg, "--expect", &bad); break;
+		case OPT_OUT: c.out = optarg; break;
+		case OPT_NOSYNC: c.nosync = 1; break;
+		case OPT_SIZE: cli_size = optarg; break;
+		case OPT_SEED: cli_seed = optarg; break;
+		case OPT_VECTORS: cli_vectors = 1; break;
+		case OPT_PEERS: cli_peers = 1; break;
+		case OPT_KEEP: cli_work = optarg; cli_keep = 1; break;
+		case OPT_HELP:
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (bad)
+		return bad;
+	c.args = argv + optind;
+	c.nargs = argc - optind;
+
+	if (strcmp(cmd, "init") == 0)
+		return cmd_init(&c);
+	if (strcmp(cmd, "domain") == 0)
+		return cmd_domain(&c);
+	if (strcmp(cmd, "schema") == 0)
+		return cmd_schema(&c);
+	if (strcmp(cmd, "import") == 0)
+		return cmd_import(&c);
+	if (strcmp(cmd, "put") == 0 || strcmp(cmd, "patch") == 0 || strcmp(cmd, "delete") == 0 ||
+	    strcmp(cmd, "link") == 0 || strcmp(cmd, "unlink") == 0)
+		return cmd_write(&c, cmd);
+	if (strcmp(cmd, "get") == 0)
+		return cmd_get(&c);
+	if (strcmp(cmd, "page") == 0)
+		return cmd_page(&c);
+	if (strcmp(cmd, "links") == 0)
+		return cmd_links(&c);
+	if (strcmp(cmd, "count") == 0)
+		return cmd_count(&c);
+	if (strcmp(cmd, "log") == 0)
+		return cmd_log(&c);
+	if (strcmp(cmd, "export") == 0)
+		return cmd_export(&c);
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(&c);
+	if (strcmp(cmd, "stats") == 0)
+		return cmd_stats(&c);
+	if (strcmp(cmd, "gen") == 0)
+		return cmd_gen(&c);
+	if (strcmp(cmd, "bench") == 0)
+		return cmd_bench(&c);
+	return cli_usage("unknown command \"%s\"", cmd);
+}

@@ -1,0 +1,52 @@
+/* Change sets: the changes of one commit as the caller gave them, checked for form but not yet against a store. */
+#ifndef CAIRN_MODEL_CHANGESET_H
+#define CAIRN_MODEL_CHANGESET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cairn.h"
+
+enum change_op {
+	OP_PUT = 1,
+	OP_PATCH,
+	OP_DELETE,
+	OP_LINK,
+	OP_UNLINK,
+};
+
+typedef struct cs_change {
+	int op;
+	char *kind;	/* Record Kind, or NULL for Links */
+	char *key;
+	size_t key_len;
+	char *title;	/* OP_PUT; NULL means "" */
+	size_t title_len;
+	json_t *values; /* OP_PUT values / OP_PATCH merge patch / OP_LINK values (object or NULL) */
+	unsigned flags; /* cairn_delete_flags */
+	char *rel;	/* Links */
+	char *from_kind, *from_key, *to_kind, *to_key;
+	size_t from_len, to_len;
+	float *vec;
+	size_t dim;
+	uint64_t tag;	/* caller's tag (the importer's line number) */
+} cs_change;
+
+struct cairn_changeset {
+	cs_change *v;
+	size_t n, cap;
+};
+
+/* Parse "Kind:key" into its parts (pointers into s). Returns 0 or -1. */
+int endpoint_split(const char *s, size_t n, const char **kind, size_t *kind_len,
+		   const char **key, size_t *key_len);
+/* Check a Record key: CAIRN_EKEYEMPTY, CAIRN_EKEYLONG, CAIRN_EUTF8 (records the message). */
+int key_check(const char *key, size_t len, long idx);
+/* Remove change i (shifting the rest down). */
+void changeset_remove(cairn_changeset *cs, size_t i);
+/* Move change i of src to the end of dst (src keeps an empty slot removed). */
+int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i);
+
+#endif

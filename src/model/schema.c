@@ -1,0 +1,869 @@
+/*
+ * Schema parsing, merging and canonical serialization.
+ *
+ * A Domain's schema only grows: a schema document names Kinds, Attributes
+ * and Relations to add or change, and whatever it does not name is kept.
+ * Ids are therefore positions (Kind 3 is the third Kind ever defined) and
+ * never change, so stored Versions and index keys can carry small integers.
+ */
+#include <string.h>
+
+#include "cairn.h"
+#include <stdio.h>
+#include "model/json.h"
+#include "model/schema.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+
+static const char *const type_names[] = {
+	[AT_STRING] = "string", [AT_INT] = "int",	   [AT_FLOAT] = "float",
+	[AT_BOOL] = "bool",	[AT_DATE] = "date",	   [AT_DATETIME] = "datetime",
+	[AT_ENUM] = "enum",	[AT_REF] = "ref",	   [AT_STRINGS] = "strings",
+};
+
+const char *attr_type_name(int type)
+{
+	if (type < AT_STRING || type > AT_STRINGS)
+		return "?";
+	return type_names[type];
+}
+
+static int type_from_name(const char *s)
+{
+	for (int t = AT_STRING; t <= AT_STRINGS; t++)
+		if (strcmp(type_names[t], s) == 0)
+			return t;
+	return 0;
+}
+
+schema *schema_new(void)
+{
+	return cr_calloc(1, sizeof(schema));
+}
+
+static void attr_release(attr_def *a)
+{
+	cr_free(a->name);
+	for (size_t i = 0; i < a->n_values; i++)
+		cr_free(a->values[i]);
+	cr_free(a->values);
+	cr_free(a->ref);
+	cr_free(a->description);
+}
+
+static void kind_release(kind_def *k)
+{
+	for (size_t i = 0; i < k->n_attrs; i++)
+		attr_release(&k->attrs[i]);
+	cr_free(k->attrs);
+	cr_free(k->name);
+	cr_free(k->description);
+}
+
+static void rel_release(rel_def *r)
+{
+	cr_free(r->name);
+	cr_free(r->from);
+	cr_free(r->to);
+	cr_free(r->inverse);
+	cr_free(r->description);
+}
+
+void schema_free(schema *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_kinds; i++)
+		kind_release(&s->kinds[i]);
+	for (size_t i = 0; i < s->n_rels; i++)
+		rel_release(&s->rels[i]);
+	cr_free(s->kinds);
+	cr_free(s->rels);
+	cr_free(s->json);
+	cr_free(s);
+}
+
+void schema_delta_release(schema_delta *d)
+{
+	if (!d)
+		return;
+	cr_free(d->items);
+	d->items = NULL;
+	d->n = 0;
+}
+
+const kind_def *schema_kind_n(const schema *s, const char *name, size_t n)
+{
+	for (size_t i = 0; i < s->n_kinds; i++)
+		if (strlen(s->kinds[i].name) == n && memcmp(s->kinds[i].name, name, n) == 0)
+			return &s->kinds[i];
+	return NULL;
+}
+
+const kind_def *schema_kind(const schema *s, const char *name)
+{
+	return schema_kind_n(s, name, strlen(name));
+}
+
+const kind_def *schema_kind_id(const schema *s, uint32_t id)
+{
+	if (id == 0 || id > s->n_kinds)
+		return NULL;
+	return &s->kinds[id - 1];
+}
+
+const attr_def *kind_attr(const kind_def *k, const char *name)
+{
+	for (size_t i = 0; i < k->n_attrs; i++)
+		if (strcmp(k->attrs[i].name, name) == 0)
+			return &k->attrs[i];
+	return NULL;
+}
+
+const attr_def *kind_attr_id(const kind_def *k, uint32_t id)
+{
+	if (id == 0 || id > k->n_attrs)
+		return NULL;
+	return &k->attrs[id - 1];
+}
+
+const rel_def *schema_rel(const schema *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_rels; i++)
+		if (strcmp(s->rels[i].name, name) == 0)
+			return &s->rels[i];
+	return NULL;
+}
+
+const rel_def *schema_rel_id(const schema *s, uint32_t id)
+{
+	if (id == 0 || id > s->n_rels)
+		return NULL;
+	return &s->rels[id - 1];
+}
+
+/* ------------------------------------------------------------ parsing -- */
+
+static int dup_opt_string(json_t *o, const char *field, char **out, const char *what)
+{
+	json_t *v = json_object_get(o, field);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" must be a string", what, field);
+	*out = cr_strndup(json_string_value(v), json_string_length(v));
+	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
+}
+
+static int get_bool(json_t *o, const char *field, int *out, const char *what)
+{
+	json_t *v = json_object_get(o, field);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" must be true or false", what, field);
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int get_name(json_t *o, size_t max, char **out, const char *what)
+{
+	json_t *v = json_object_get(o, "name");
+
+	*out = NULL;
+	if (!v || !json_is_string(v))
+		return err_set(CAIRN_ESCHEMA, "%s: \"name\" (a string) is required", what);
+	if (!name_valid(json_string_value(v), max))
+		return err_set(CAIRN_ESCHEMA,
+			       "%s: name \"%s\" is not 1 to %zu characters of letters, digits, "
+			       "'_', '.' and '-'",
+			       what, json_string_value(v), max);
+	*out = cr_strdup(json_string_value(v));
+	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
+}
+
+static int parse_attr(json_t *o, attr_def *a, const char *kind)
+{
+	static const char *const allowed[] = {"name",	"type",	  "required",	 "unique",
+					      "indexed", "values", "ref", "description", NULL};
+	char what[160];
+	json_t *t, *vals;
+	int req, uniq, idx, rc;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(what, sizeof(what), "Kind %s: attribute", kind);
+	if (!json_is_object(o))
+		return err_set(CAIRN_ESCHEMA, "%s: must be an object", what);
+	rc = get_name(o, CAIRN_MAX_NAME, &a->name, what);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "Kind %s, attribute %s", kind, a->name);
+	rc = json_only(o, allowed, CAIRN_ESCHEMA, what);
+	if (rc)
+		return rc;
+	t = json_object_get(o, "type");
+	if (!t || !json_is_string(t))
+		return err_set(CAIRN_ESCHEMA, "%s: \"type\" (a string) is required", what);
+	a->type = type_from_name(json_string_value(t));
+	if (!a->type)
+		return err_set(CAIRN_ESCHEMA,
+			       "%s: unknown type \"%s\" (string, int, float, bool, date, datetime, "
+			       "enum, ref, strings)",
+			       what, json_string_value(t));
+	if ((rc = get_bool(o, "required", &req, what)) || (rc = get_bool(o, "unique", &uniq, what)) ||
+	    (rc = get_bool(o, "indexed", &idx, what)))
+		return rc;
+	a->flags = (req ? AF_REQUIRED : 0) | (uniq ? AF_UNIQUE | AF_INDEXED : 0) |
+		   (idx ? AF_INDEXED : 0);
+	if (uniq && a->type == AT_STRINGS)
+		return err_set(CAIRN_ESCHEMA, "%s: an array of strings cannot be unique", what);
+	vals = json_object_get(o, "values");
+	if (a->type == AT_ENUM) {
+		size_t i;
+		json_t *v;
+
+		if (!vals || !json_is_array(vals) || json_array_size(vals) == 0)
+			return err_set(CAIRN_ESCHEMA, "%s: an enum needs \"values\", a non-empty "
+						      "array of strings",
+				       what);
+		a->values = cr_calloc(json_array_size(vals), sizeof(char *));
+		if (!a->values)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		json_array_foreach(vals, i, v) {
+			if (!json_is_string(v) || json_string_length(v) == 0 ||
+			    json_string_length(v) > 256)
+				return err_set(CAIRN_ESCHEMA,
+					       "%s: enum values must be strings of 1 to 256 bytes",
+					       what);
+			for (size_t j = 0; j < a->n_values; j++)
+				if (strcmp(a->values[j], json_string_value(v)) == 0)
+					return err_set(CAIRN_ESCHEMA,
+						       "%s: enum value \"%s\" is listed twice", what,
+						       a->values[j]);
+			a->values[a->n_values] = cr_strdup(json_string_value(v));
+			if (!a->values[a->n_values])
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			a->n_values++;
+		}
+	} else if (vals) {
+		return err_set(CAIRN_ESCHEMA, "%s: \"values\" is only for enum attributes", what);
+	}
+	rc = dup_opt_string(o, "ref", &a->ref, what);
+	if (rc)
+		return rc;
+	if (a->type == AT_REF && !a->ref)
+		return err_set(CAIRN_ESCHEMA, "%s: a ref attribute needs \"ref\", the Kind it names",
+			       what);
+	if (a->type != AT_REF && a->ref)
+		return err_set(CAIRN_ESCHEMA, "%s: \"ref\" is only for ref attributes", what);
+	return dup_opt_string(o, "description", &a->description, what);
+}
+
+static int parse_kind(json_t *o, kind_def *k)
+{
+	static const char *const allowed[] = {"name", "attributes", "description", NULL};
+	char what[128];
+	json_t *attrs, *a;
+	size_t i;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if (!json_is_object(o))
+		return err_set(CAIRN_ESCHEMA, "kinds: each Kind must be an object");
+	rc = get_name(o, CAIRN_MAX_NAME, &k->name, "Kind");
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "Kind %s", k->name);
+	if ((rc = json_only(o, allowed, CAIRN_ESCHEMA, what)))
+		return rc;
+	if ((rc = dup_opt_string(o, "description", &k->description, what)))
+		return rc;
+	attrs = json_object_get(o, "attributes");
+	if (!attrs)
+		return 0;
+	if (!json_is_array(attrs))
+		return err_set(CAIRN_ESCHEMA, "%s: \"attributes\" must be an array", what);
+	k->attrs = cr_calloc(json_array_size(attrs), sizeof(attr_def));
+	if (!k->attrs)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	json_array_foreach(attrs, i, a) {
+		rc = parse_attr(a, &k->attrs[k->n_attrs], k->name);
+		if (rc) {
+			attr_release(&k->attrs[k->n_attrs]);
+			return rc;
+		}
+		k->n_attrs++;
+		for (size_t j = 0; j + 1 < k->n_attrs; j++)
+			if (strcmp(k->attrs[j].name, k->attrs[k->n_attrs - 1].name) == 0)
+				return err_set(CAIRN_ESCHEMA, "%s: attribute %s is defined twice",
+					       what, k->attrs[j].name);
+		k->attrs[k->n_attrs - 1].id = (uint32_t)k->n_attrs;
+	}
+	return 0;
+}
+
+static int parse_rel(json_t *o, rel_def *r)
+{
+	static const char *const allowed[] = {"name",	     "from",	"to", "cardinality",
+					      "inverse", "description", NULL};
+	char what[128];
+	json_t *c;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(o))
+		return err_set(CAIRN_ESCHEMA, "relations: each Relation must be an object");
+	rc = get_name(o, CAIRN_MAX_NAME, &r->name, "Relation");
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "Relation %s", r->name);
+	if ((rc = json_only(o, allowed, CAIRN_ESCHEMA, what)) ||
+	    (rc = dup_opt_string(o, "from", &r->from, what)) ||
+	    (rc = dup_opt_string(o, "to", &r->to, what)) ||
+	    (rc = dup_opt_string(o, "inverse", &r->inverse, what)) ||
+	    (rc = dup_opt_string(o, "description", &r->description, what)))
+		return rc;
+	if (!r->from || !r->to)
+		return err_set(CAIRN_ESCHEMA, "%s: \"from\" and \"to\" Kinds are required", what);
+	if (r->inverse && !name_valid(r->inverse, CAIRN_MAX_NAME))
+		return err_set(CAIRN_ESCHEMA, "%s: inverse name \"%s\" is not valid", what,
+			       r->inverse);
+	c = json_object_get(o, "cardinality");
+	if (c) {
+		if (!json_is_string(c) || (strcmp(json_string_value(c), "one") != 0 &&
+					   strcmp(json_string_value(c), "many") != 0))
+			return err_set(CAIRN_ESCHEMA,
+				       "%s: cardinality must be \"one\" or \"many\"", what);
+		r->one = strcmp(json_string_value(c), "one") == 0;
+	}
+	return 0;
+}
+
+/* Parse a schema document into an unresolved schema. */
+static int schema_parse(const char *json, size_t len, schema **out)
+{
+	static const char *const allowed[] = {"kinds", "relations", NULL};
+	json_t *doc, *kinds, *rels, *o;
+	schema *s;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	doc = json_parse(json, len, "schema");
+	if (!doc)
+		return err_code();
+	s = schema_new();
+	if (!s) {
+		json_decref(doc);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	if (!json_is_object(doc)) {
+		rc = err_set(CAIRN_ESCHEMA, "schema: must be a JSON object");
+		goto out;
+	}
+	if ((rc = json_only(doc, allowed, CAIRN_ESCHEMA, "schema")))
+		goto out;
+	kinds = json_object_get(doc, "kinds");
+	rels = json_object_get(doc, "relations");
+	if ((kinds && !json_is_array(kinds)) || (rels && !json_is_array(rels))) {
+		rc = err_set(CAIRN_ESCHEMA, "schema: \"kinds\" and \"relations\" must be arrays");
+		goto out;
+	}
+	if (kinds && json_array_size(kinds)) {
+		s->kinds = cr_calloc(json_array_size(kinds), sizeof(kind_def));
+		if (!s->kinds) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+		json_array_foreach(kinds, i, o) {
+			rc = parse_kind(o, &s->kinds[s->n_kinds]);
+			s->n_kinds++;
+			if (rc)
+				goto out;
+			for (size_t j = 0; j + 1 < s->n_kinds; j++)
+				if (strcmp(s->kinds[j].name, s->kinds[s->n_kinds - 1].name) == 0) {
+					rc = err_set(CAIRN_ESCHEMA, "Kind %s is defined twice",
+						     s->kinds[j].name);
+					goto out;
+				}
+		}
+	}
+	if (rels && json_array_size(rels)) {
+		s->rels = cr_calloc(json_array_size(rels), sizeof(rel_def));
+		if (!s->rels) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+		json_array_foreach(rels, i, o) {
+			rc = parse_rel(o, &s->rels[s->n_rels]);
+			s->n_rels++;
+			if (rc)
+				goto out;
+			for (size_t j = 0; j + 1 < s->n_rels; j++)
+				if (strcmp(s->rels[j].name, s->rels[s->n_rels - 1].name) == 0) {
+					rc = err_set(CAIRN_ESCHEMA, "Relation %s is defined twice",
+						     s->rels[j].name);
+					goto out;
+				}
+		}
+	}
+	rc = 0;
+out:
+	json_decref(doc);
+	if (rc)
+		schema_free(s);
+	else
+		*out = s;
+	return rc;
+}
+
+/* ------------------------------------------------------------ merging -- */
+
+static int copy_str(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = cr_strdup(src);
+	return *dst ? 0 : CAIRN_ENOMEM;
+}
+
+static int attr_copy(attr_def *d, const attr_def *s)
+{
+	*d = *s;
+	d->name = d->ref = d->description = NULL;
+	d->values = NULL;
+	d->n_values = 0;
+	if (copy_str(&d->name, s->name) || copy_str(&d->ref, s->ref) ||
+	    copy_str(&d->description, s->description))
+		return CAIRN_ENOMEM;
+	if (s->n_values) {
+		d->values = cr_calloc(s->n_values, sizeof(char *));
+		if (!d->values)
+			return CAIRN_ENOMEM;
+		for (size_t i = 0; i < s->n_values; i++) {
+			if (copy_str(&d->values[i], s->values[i]))
+				return CAIRN_ENOMEM;
+			d->n_values++;
+		}
+	}
+	return 0;
+}
+
+static int kind_copy(kind_def *d, const kind_def *s, size_t extra)
+{
+	memset(d, 0, sizeof(*d));
+	d->id = s->id;
+	if (copy_str(&d->name, s->name) || copy_str(&d->description, s->description))
+		return CAIRN_ENOMEM;
+	d->attrs = cr_calloc(s->n_attrs + extra, sizeof(attr_def));
+	if (!d->attrs)
+		return CAIRN_ENOMEM;
+	for (size_t i = 0; i < s->n_attrs; i++) {
+		if (attr_copy(&d->attrs[i], &s->attrs[i]))
+			return CAIRN_ENOMEM;
+		d->n_attrs++;
+	}
+	return 0;
+}
+
+static int rel_copy(rel_def *d, const rel_def *s)
+{
+	*d = *s;
+	d->name = d->from = d->to = d->inverse = d->description = NULL;
+	if (copy_str(&d->name, s->name) || copy_str(&d->from, s->from) ||
+	    copy_str(&d->to, s->to) || copy_str(&d->inverse, s->inverse) ||
+	    copy_str(&d->description, s->description))
+		return CAIRN_ENOMEM;
+	return 0;
+}
+
+static int delta_add(schema_delta *d, int what, uint32_t kind, uint32_t attr, uint32_t rel)
+{
+	schema_delta_item *p;
+
+	if (!d)
+		return 0;
+	p = cr_reallocarray(d->items, d->n + 1, sizeof(*p));
+	if (!p)
+		return CAIRN_ENOMEM;
+	d->items = p;
+	p[d->n].what = what;
+	p[d->n].kind = kind;
+	p[d->n].attr = attr;
+	p[d->n].rel = rel;
+	d->n++;
+	return 0;
+}
+
+/* Merge attribute spec `s` into existing attribute `d` (same name). */
+static int attr_merge(attr_def *d, const attr_def *s, uint32_t kind, schema_delta *delta)
+{
+	int rc = 0;
+
+	if (d->type != s->type) {
+		rc = delta_add(delta, DELTA_TYPE, kind, d->id, 0);
+		if (!rc && (s->flags & AF_INDEXED))
+			rc = delta_add(delta, DELTA_INDEXED, kind, d->id, 0);
+	} else if ((s->flags & AF_INDEXED) && !(d->flags & AF_INDEXED)) {
+		rc = delta_add(delta, DELTA_INDEXED, kind, d->id, 0);
+	}
+	if (!rc && (s->flags & AF_REQUIRED) && !(d->flags & AF_REQUIRED))
+		rc = delta_add(delta, DELTA_REQUIRED, kind, d->id, 0);
+	if (!rc && (s->flags & AF_UNIQUE) && !(d->flags & AF_UNIQUE))
+		rc = delta_add(delta, DELTA_UNIQUE, kind, d->id, 0);
+	if (!rc && d->type == AT_ENUM && s->type == AT_ENUM) {
+		for (size_t i = 0; i < d->n_values && !rc; i++) {
+			size_t j;
+
+			for (j = 0; j < s->n_values; j++)
+				if (strcmp(d->values[i], s->values[j]) == 0)
+					break;
+			if (j == s->n_values)
+				rc = delta_add(delta, DELTA_ENUM, kind, d->id, 0);
+			if (j == s->n_values)
+				break;
+		}
+	}
+	if (!rc && d->type == AT_REF && s->type == AT_REF && strcmp(d->ref, s->ref) != 0)
+		rc = delta_add(delta, DELTA_REF, kind, d->id, 0);
+	if (rc)
+		return rc;
+	{
+		uint32_t id = d->id;
+
+		attr_release(d);
+		rc = attr_copy(d, s);
+		d->id = id;
+	}
+	return rc;
+}
+
+static int resolve(schema *s)
+{
+	for (size_t i = 0; i < s->n_kinds; i++) {
+		kind_def *k = &s->kinds[i];
+
+		for (size_t j = 0; j < k->n_attrs; j++) {
+			attr_def *a = &k->attrs[j];
+			const kind_def *t;
+
+			if (a->type != AT_REF)
+				continue;
+			t = schema_kind(s, a->ref);
+			if (!t)
+				return err_set(CAIRN_ESCHEMA,
+					       "Kind %s, attribute %s: ref names unknown Kind %s",
+					       k->name, a->name, a->ref);
+			a->ref_kind = t->id;
+		}
+	}
+	for (size_t i = 0; i < s->n_rels; i++) {
+		rel_def *r = &s->rels[i];
+		const kind_def *f = schema_kind(s, r->from), *t = schema_kind(s, r->to);
+
+		if (!f || !t)
+			return err_set(CAIRN_ESCHEMA, "Relation %s: unknown Kind %s", r->name,
+				       f ? r->to : r->from);
+		r->from_kind = f->id;
+		r->to_kind = t->id;
+	}
+	return 0;
+}
+
+static void serialize(schema *s, buf *b)
+{
+	buf_put(b, "{\"kinds\":[", 10);
+	for (size_t i = 0; i < s->n_kinds; i++) {
+		kind_def *k = &s->kinds[i];
+
+		buf_printf(b, "%s{\"name\":", i ? "," : "");
+		json_quote(b, k->name, strlen(k->name));
+		if (k->description) {
+			buf_put(b, ",\"description\":", 15);
+			json_quote(b, k->description, strlen(k->description));
+		}
+		buf_put(b, ",\"attributes\":[", 15);
+		for (size_t j = 0; j < k->n_attrs; j++) {
+			attr_def *a = &k->attrs[j];
+
+			buf_printf(b, "%s{\"name\":", j ? "," : "");
+			json_quote(b, a->name, strlen(a->name));
+			buf_printf(b, ",\"type\":\"%s\"", attr_type_name(a->type));
+			if (a->flags & AF_REQUIRED)
+				buf_put(b, ",\"required\":true", 16);
+			if (a->flags & AF_UNIQUE)
+				buf_put(b, ",\"unique\":true", 14);
+			if (a->flags & AF_INDEXED)
+				buf_put(b, ",\"indexed\":true", 15);
+			if (a->type == AT_ENUM) {
+				buf_put(b, ",\"values\":[", 11);
+				for (size_t v = 0; v < a->n_values; v++) {
+					if (v)
+						buf_put_u8(b, ',');
+					json_quote(b, a->values[v], strlen(a->values[v]));
+				}
+				buf_put_u8(b, ']');
+			}
+			if (a->ref) {
+				buf_put(b, ",\"ref\":", 7);
+				json_quote(b, a->ref, strlen(a->ref));
+			}
+			if (a->description) {
+				buf_put(b, ",\"description\":", 15);
+				json_quote(b, a->description, strlen(a->description));
+			}
+			buf_put_u8(b, '}');
+		}
+		buf_put(b, "]}", 2);
+	}
+	buf_put(b, "],\"relations\":[", 15);
+	for (size_t i = 0; i < s->n_rels; i++) {
+		rel_def *r = &s->rels[i];
+
+		buf_printf(b, "%s{\"name\":", i ? "," : "");
+		json_quote(b, r->name, strlen(r->name));
+		buf_put(b, ",\"from\":", 8);
+		json_quote(b, r->from, strlen(r->from));
+		buf_put(b, ",\"to\":", 6);
+		json_quote(b, r->to, strlen(r->to));
+		buf_printf(b, ",\"cardinality\":\"%s\"", r->one ? "one" : "many");
+		if (r->inverse) {
+			buf_put(b, ",\"inverse\":", 11);
+			json_quote(b, r->inverse, strlen(r->inverse));
+		}
+		if (r->description) {
+			buf_put(b, ",\"description\":", 15);
+			json_quote(b, r->description, strlen(r->description));
+		}
+		buf_put_u8(b, '}');
+	}
+	buf_put(b, "]}", 2);
+}
+
+static int finish(schema *m)
+{
+	buf b = BUF_INIT;
+	int rc = resolve(m);
+
+	if (rc)
+		return rc;
+	serialize(m, &b);
+	buf_cstr(&b);
+	if (b.oom) {
+		buf_release(&b);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	cr_free(m->json);
+	m->json = (char *)b.p;
+	m->json_len = b.len;
+	return 0;
+}
+
+int schema_apply_json(const schema *base, const char *json, size_t len, schema **out,
+		      schema_delta *delta)
+{
+	schema *spec = NULL, *m = NULL;
+	size_t nk, nr;
+	int rc;
+
+	*out = NULL;
+	rc = schema_parse(json, len, &spec);
+	if (rc)
+		return rc;
+	m = schema_new();
+	nk = (base ? base->n_kinds : 0) + spec->n_kinds;
+	nr = (base ? base->n_rels : 0) + spec->n_rels;
+	if (!m || (nk && !(m->kinds = cr_calloc(nk, sizeof(kind_def)))) ||
+	    (nr && !(m->rels = cr_calloc(nr, sizeof(rel_def))))) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Start from a copy of the base, leaving room for the spec's new Attributes. */
+	for (size_t i = 0; base && i < base->n_kinds; i++) {
+		const kind_def *sk = schema_kind(spec, base->kinds[i].name);
+
+		rc = kind_copy(&m->kinds[i], &base->kinds[i], sk ? sk->n_attrs : 0);
+		m->n_kinds++;
+		if (rc) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; base && i < base->n_rels; i++) {
+		rc = rel_copy(&m->rels[i], &base->rels[i]);
+		m->n_rels++;
+		if (rc) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < spec->n_kinds; i++) {
+		kind_def *sk = &spec->kinds[i];
+		kind_def *mk = (kind_def *)schema_kind(m, sk->name);
+
+		if (!mk) {
+			mk = &m->kinds[m->n_kinds];
+			rc = kind_copy(mk, sk, 0);
+			m->n_kinds++;
+			if (rc) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				goto out;
+			}
+			mk->id = (uint32_t)m->n_kinds;
+			continue;
+		}
+		if (sk->description) {
+			cr_free(mk->description);
+			if (copy_str(&mk->description, sk->description)) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		for (size_t j = 0; j < sk->n_attrs; j++) {
+			attr_def *ma = (attr_def *)kind_attr(mk, sk->attrs[j].name);
+
+			if (ma) {
+				rc = attr_merge(ma, &sk->attrs[j], mk->id, delta);
+			} else {
+				ma = &mk->attrs[mk->n_attrs];
+				rc = attr_copy(ma, &sk->attrs[j]);
+				mk->n_attrs++;
+				ma->id = (uint32_t)mk->n_attrs;
+				if (!rc && (ma->flags & AF_REQUIRED))
+					rc = delta_add(delta, DELTA_REQUIRED, mk->id, ma->id, 0);
+			}
+			if (rc) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+	}
+	for (size_t i = 0; i < spec->n_rels; i++) {
+		rel_def *sr = &spec->rels[i];
+		rel_def *mr = (rel_def *)schema_rel(m, sr->name);
+
+		if (!mr) {
+			mr = &m->rels[m->n_rels];
+			rc = rel_copy(mr, sr);
+			m->n_rels++;
+			mr->id = (uint32_t)m->n_rels;
+		} else {
+			uint32_t id = mr->id;
+
+			if (sr->one && !mr->one)
+				rc = delta_add(delta, DELTA_CARD_ONE, 0, 0, id);
+			if (!rc && (strcmp(sr->from, mr->from) || strcmp(sr->to, mr->to)))
+				rc = delta_add(delta, DELTA_REL_ENDS, 0, 0, id);
+			if (!rc) {
+				rel_release(mr);
+				rc = rel_copy(mr, sr);
+				mr->id = id;
+			}
+		}
+		if (rc) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = finish(m);
+out:
+	schema_free(spec);
+	if (rc) {
+		schema_free(m);
+		schema_delta_release(delta);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int schema_load(const char *json, size_t len, uint64_t rev, schema **out)
+{
+	int rc = schema_apply_json(NULL, json, len, out, NULL);
+
+	if (rc == CAIRN_ENOMEM)
+		return rc;
+	if (rc)
+		return err_set(CAIRN_ECORRUPT, "stored schema does not parse: %s", cairn_errmsg());
+	(*out)->rev = rev;
+	return 0;
+}
+
+/* ------------------------------------------------------------- values -- */
+
+static int enum_has(const attr_def *a, const char *s)
+{
+	for (size_t i = 0; i < a->n_values; i++)
+		if (strcmp(a->values[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+int attr_value_check(const attr_def *a, json_t *v, char *why, size_t whylen)
+{
+	int64_t t;
+	size_t i;
+	json_t *e;
+
+	switch (a->type) {
+	case AT_STRING:
+	case AT_REF:
+		if (!json_is_string(v))
+			goto type;
+		return 0;
+	case AT_INT:
+		if (!json_is_integer(v))
+			goto type;
+		return 0;
+	case AT_FLOAT:
+		if (!json_is_number(v))
+			goto type;
+		return 0;
+	case AT_BOOL:
+		if (!json_is_boolean(v))
+			goto type;
+		return 0;
+	case AT_DATE:
+		if (!json_is_string(v) || date_parse(json_string_value(v), json_string_length(v), &t))
+			goto type;
+		return 0;
+	case AT_DATETIME:
+		if (!json_is_string(v) ||
+		    time_parse_rfc3339(json_string_value(v), json_string_length(v), &t))
+			goto type;
+		return 0;
+	case AT_ENUM:
+		if (!json_is_string(v))
+			goto type;
+		if (!enum_has(a, json_string_value(v))) {
+			snprintf(why, whylen, "\"%s\" is not one of the values of enum %s",
+				 json_string_value(v), a->name);
+			return CAIRN_EENUM;
+		}
+		return 0;
+	case AT_STRINGS:
+		if (!json_is_array(v))
+			goto type;
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e))
+				goto type;
+		return 0;
+	}
+type:
+	snprintf(why, whylen, "attribute %s must be %s", a->name,
+		 a->type == AT_DATE	    ? "a date (YYYY-MM-DD)"
+		 : a->type == AT_DATETIME  ? "a datetime (RFC 3339)"
+		 : a->type == AT_STRINGS   ? "an array of strings"
+		 : a->type == AT_INT	    ? "an integer"
+		 : a->type == AT_FLOAT	    ? "a number"
+		 : a->type == AT_BOOL	    ? "true or false"
+					    : "a string");
+	return CAIRN_ETYPE;
+}
+

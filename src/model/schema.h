@@ -1,0 +1,128 @@
+/*
+ * Schemas: Kinds with typed Attributes, and Relations between Kinds. Parsed
+ * from the JSON format of docs/schema.md, merged into the previous schema of
+ * a Domain (nothing is ever removed, so ids are stable positions), and
+ * serialized canonically for storage.
+ */
+#ifndef CAIRN_MODEL_SCHEMA_H
+#define CAIRN_MODEL_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "util/buf.h"
+
+enum attr_type {
+	AT_STRING = 1,
+	AT_INT,
+	AT_FLOAT,
+	AT_BOOL,
+	AT_DATE,
+	AT_DATETIME,
+	AT_ENUM,
+	AT_REF,
+	AT_STRINGS, /* array of strings */
+};
+
+enum attr_flags {
+	AF_REQUIRED = 1 << 0,
+	AF_UNIQUE = 1 << 1,
+	AF_INDEXED = 1 << 2,
+};
+
+typedef struct attr_def {
+	char *name;
+	uint32_t id;	/* position + 1 within its Kind; 0 stands for the title in lineage */
+	int type;	/* attr_type */
+	unsigned flags; /* attr_flags; unique implies indexed */
+	char **values;	/* enum values */
+	size_t n_values;
+	char *ref;	/* referenced Kind name (AT_REF) */
+	uint32_t ref_kind;
+	char *description;
+} attr_def;
+
+typedef struct kind_def {
+	char *name;
+	uint32_t id; /* position + 1 */
+	attr_def *attrs;
+	size_t n_attrs;
+	char *description;
+} kind_def;
+
+typedef struct rel_def {
+	char *name;
+	uint32_t id; /* position + 1 */
+	char *from, *to;
+	uint32_t from_kind, to_kind;
+	int one;     /* cardinality one: at most one Link per from-Record */
+	char *inverse;
+	char *description;
+} rel_def;
+
+typedef struct schema {
+	kind_def *kinds;
+	size_t n_kinds;
+	rel_def *rels;
+	size_t n_rels;
+	uint64_t rev;	/* revision that set it */
+	char *json;	/* canonical JSON */
+	size_t json_len;
+} schema;
+
+/* What a merge changed that existing data must be checked against. */
+enum delta_what {
+	DELTA_TYPE,	    /* attribute type changed */
+	DELTA_REQUIRED,	    /* attribute became required */
+	DELTA_UNIQUE,	    /* attribute became unique */
+	DELTA_INDEXED,	    /* attribute became indexed: build its index */
+	DELTA_ENUM,	    /* enum lost values */
+	DELTA_REF,	    /* ref target changed */
+	DELTA_CARD_ONE,	    /* relation became cardinality one */
+	DELTA_REL_ENDS,	    /* relation from/to changed */
+};
+
+typedef struct schema_delta_item {
+	int what;
+	uint32_t kind; /* kind id (attribute changes) */
+	uint32_t attr; /* attribute id */
+	uint32_t rel;  /* relation id */
+} schema_delta_item;
+
+typedef struct schema_delta {
+	schema_delta_item *items;
+	size_t n;
+} schema_delta;
+
+/* An empty schema. */
+schema *schema_new(void);
+void schema_free(schema *s);
+/*
+ * Parse a schema document and merge it into base (NULL: empty). On success
+ * *out is the merged schema (with canonical JSON) and delta what needs
+ * checking against data (may be NULL). Errors: CAIRN_EJSON, CAIRN_ESCHEMA
+ * with a message naming the Kind, Attribute or Relation.
+ */
+int schema_apply_json(const schema *base, const char *json, size_t len, schema **out,
+		      schema_delta *delta);
+/* Load a stored canonical schema. CAIRN_ECORRUPT if it does not parse. */
+int schema_load(const char *json, size_t len, uint64_t rev, schema **out);
+void schema_delta_release(schema_delta *d);
+
+const kind_def *schema_kind(const schema *s, const char *name);
+const kind_def *schema_kind_n(const schema *s, const char *name, size_t n);
+const kind_def *schema_kind_id(const schema *s, uint32_t id);
+const attr_def *kind_attr(const kind_def *k, const char *name);
+const attr_def *kind_attr_id(const kind_def *k, uint32_t id);
+const rel_def *schema_rel(const schema *s, const char *name);
+const rel_def *schema_rel_id(const schema *s, uint32_t id);
+const char *attr_type_name(int type);
+/*
+ * Check a (non-null) value against its attribute's type and enum values.
+ * Returns 0, or CAIRN_ETYPE / CAIRN_EENUM with what is wrong written to why.
+ */
+int attr_value_check(const attr_def *a, json_t *v, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,518 @@
+/*
+ * The LMDB environment of a store: open and close, transactions, map growth.
+ *
+ * The map starts at 1 GiB (or twice the data file) and doubles whenever a
+ * commit finds it full: the commit is aborted, the map grown under an
+ * exclusive lock that waits for this process's transactions to end, and the
+ * caller retries. Other processes adopt a grown map when their next read
+ * transaction sees MDB_MAP_RESIZED.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define STORE_MAGIC "CAIRN-STORE"
+#define STORE_FORMAT 1u
+#define MAP_DEFAULT ((size_t)1 << 30)
+
+const char *const db_names[DB_COUNT] = {
+	[DB_META] = "meta",	  [DB_CATALOG] = "catalog", [DB_VERSIONS] = "versions",
+	[DB_KEYS] = "keys",	  [DB_RVIDS] = "rvids",	    [DB_ADJ] = "adj",
+	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
+	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",
+};
+
+/* Paths open in this process: LMDB forbids opening one environment twice in a process. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **open_paths;
+static size_t n_open;
+
+int store_err(int rc, const char *what)
+{
+	switch (rc) {
+	case 0:
+		return 0;
+	case MDB_NOTFOUND:
+		return CAIRN_ENOTFOUND;
+	case MDB_MAP_FULL:
+		return err_set(CAIRN_EMAPFULL, "%s: the store's map is full", what);
+	case MDB_CORRUPTED:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_INVALID:
+	case MDB_BAD_TXN:
+		return err_set(CAIRN_ECORRUPT, "%s: %s", what, mdb_strerror(rc));
+	case MDB_VERSION_MISMATCH:
+		return err_set(CAIRN_EFORMAT, "%s: %s", what, mdb_strerror(rc));
+	case MDB_READERS_FULL:
+		return err_set(CAIRN_ELIMIT, "%s: too many concurrent readers", what);
+	case ENOMEM:
+		return err_set(CAIRN_ENOMEM, "%s: out of memory", what);
+	case EACCES:
+		return err_set(CAIRN_EREADONLY, "%s: %s", what, mdb_strerror(rc));
+	default:
+		return err_set(CAIRN_EIO, "%s: %s", what, mdb_strerror(rc));
+	}
+}
+
+static int register_path(const char *path)
+{
+	char **p;
+
+	pthread_mutex_lock(&open_lock);
+	for (size_t i = 0; i < n_open; i++) {
+		if (strcmp(open_paths[i], path) == 0) {
+			pthread_mutex_unlock(&open_lock);
+			return err_set(CAIRN_ELOCKED, "store %s is already open in this process",
+				       path);
+		}
+	}
+	p = cr_reallocarray(open_paths, n_open + 1, sizeof(*p));
+	if (!p) {
+		pthread_mutex_unlock(&open_lock);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	open_paths = p;
+	open_paths[n_open] = cr_strdup(path);
+	if (!open_paths[n_open]) {
+		pthread_mutex_unlock(&open_lock);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	n_open++;
+	pthread_mutex_unlock(&open_lock);
+	return 0;
+}
+
+static void unregister_path(const char *path)
+{
+	pthread_mutex_lock(&open_lock);
+	for (size_t i = 0; i < n_open; i++) {
+		if (strcmp(open_paths[i], path) == 0) {
+			cr_free(open_paths[i]);
+			open_paths[i] = open_paths[--n_open];
+			break;
+		}
+	}
+	if (n_open == 0) {
+		cr_free(open_paths);
+		open_paths = NULL;
+	}
+	pthread_mutex_unlock(&open_lock);
+}
+
+/* Check the format marker, or write it into a new store. */
+static int check_format(cairn_store *st, int creating)
+{
+	MDB_txn *txn;
+	MDB_val v;
+	uint8_t mark[sizeof(STORE_MAGIC) + 4];
+	int rc;
+
+	memcpy(mark, STORE_MAGIC, sizeof(STORE_MAGIC));
+	be32_put(mark + sizeof(STORE_MAGIC), STORE_FORMAT);
+	rc = mdb_txn_begin(st->env, NULL, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
+	if (rc)
+		return store_err(rc, "open");
+	rc = db_get(txn, st, DB_META, "format", 6, &v);
+	if (rc == CAIRN_ENOTFOUND) {
+		if (!creating || (st->flags & CAIRN_OPEN_RDONLY)) {
+			mdb_txn_abort(txn);
+			return err_set(CAIRN_EFORMAT, "%s is not a Cairn store", st->path);
+		}
+		rc = db_put(txn, st, DB_META, "format", 6, mark, sizeof(mark), 0);
+		if (!rc)
+			rc = meta_put_u64(txn, st, "created", (uint64_t)time(NULL));
+		if (rc) {
+			mdb_txn_abort(txn);
+			return rc;
+		}
+		rc = mdb_txn_commit(txn);
+		return rc ? store_err(rc, "open") : 0;
+	}
+	if (rc) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	if (v.mv_size != sizeof(mark) || memcmp(v.mv_data, mark, sizeof(STORE_MAGIC)) != 0) {
+		mdb_txn_abort(txn);
+		return err_set(CAIRN_EFORMAT, "%s is not a Cairn store", st->path);
+	}
+	if (be32_get((const uint8_t *)v.mv_data + sizeof(STORE_MAGIC)) != STORE_FORMAT) {
+		mdb_txn_abort(txn);
+		return err_set(CAIRN_EFORMAT, "store format %u is not supported (this is format %u)",
+			       be32_get((const uint8_t *)v.mv_data + sizeof(STORE_MAGIC)),
+			       STORE_FORMAT);
+	}
+	mdb_txn_abort(txn);
+	return 0;
+}
+
+static int open_dbis(cairn_store *st, int create)
+{
+	MDB_txn *txn;
+	int rc;
+	unsigned flags = create ? MDB_CREATE : 0;
+
+	rc = mdb_txn_begin(st->env, NULL, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
+	if (rc)
+		return store_err(rc, "open");
+	for (int i = 0; i < DB_COUNT; i++) {
+		rc = mdb_dbi_open(txn, db_names[i], flags, &st->dbi[i]);
+		if (rc == MDB_NOTFOUND) {
+			mdb_txn_abort(txn);
+			return err_set(create ? CAIRN_EIO : CAIRN_ENOTFOUND,
+				       "%s: no Cairn store here", st->path);
+		}
+		if (rc) {
+			mdb_txn_abort(txn);
+			return store_err(rc, "open");
+		}
+	}
+	rc = mdb_txn_commit(txn);
+	return rc ? store_err(rc, "open") : 0;
+}
+
+int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out)
+{
+	cairn_open_options o = {0};
+	cairn_store *st;
+	char real[PATH_MAX], data[PATH_MAX + 16];
+	struct stat sb;
+	unsigned mflags = MDB_NOTLS;
+	int rc, exists;
+
+	if (!out)
+		return err_set(CAIRN_EINVAL, "cairn_open: out is NULL");
+	*out = NULL;
+	if (!path || !*path)
+		return err_set(CAIRN_EINVAL, "cairn_open: no path");
+	if (opts)
+		o = *opts;
+	if (stat(path, &sb) != 0) {
+		if (errno != ENOENT)
+			return err_set(CAIRN_EIO, "%s: %s", path, strerror(errno));
+		if (!(o.flags & CAIRN_OPEN_CREATE))
+			return err_set(CAIRN_ENOTFOUND, "%s: no store (create it with cairn init)",
+				       path);
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return err_set(CAIRN_EIO, "%s: %s", path, strerror(errno));
+	} else if (!S_ISDIR(sb.st_mode)) {
+		return err_set(CAIRN_EINVAL, "%s: not a directory", path);
+	}
+	if (!realpath(path, real))
+		return err_set(CAIRN_EIO, "%s: %s", path, strerror(errno));
+	snprintf(data, sizeof(data), "%s/data.mdb", real);
+	exists = stat(data, &sb) == 0;
+	if (!exists && !(o.flags & CAIRN_OPEN_CREATE))
+		return err_set(CAIRN_ENOTFOUND, "%s: no store (create it with cairn init)", path);
+
+	rc = register_path(real);
+	if (rc)
+		return rc;
+	st = cr_calloc(1, sizeof(*st));
+	if (!st) {
+		unregister_path(real);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	st->flags = o.flags;
+	st->path = cr_strdup(real);
+	if (!st->path) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	pthread_rwlock_init(&st->maplock, NULL);
+	pthread_mutex_init(&st->wlock, NULL);
+	pthread_mutex_init(&st->cache_lock, NULL);
+
+	st->map_size = o.map_size ? (size_t)o.map_size : MAP_DEFAULT;
+	if (exists && (size_t)sb.st_size * 2 > st->map_size)
+		st->map_size = (size_t)sb.st_size * 2;
+	rc = mdb_env_create(&st->env);
+	if (rc) {
+		rc = store_err(rc, "open");
+		goto out_free;
+	}
+	mdb_env_set_maxdbs(st->env, DB_COUNT + 2);
+	mdb_env_set_maxreaders(st->env, o.max_readers ? o.max_readers : 512);
+	mdb_env_set_mapsize(st->env, st->map_size);
+	if (o.flags & CAIRN_OPEN_RDONLY)
+		mflags |= MDB_RDONLY;
+	if (o.flags & CAIRN_OPEN_NOSYNC)
+		mflags |= MDB_NOSYNC;
+	rc = mdb_env_open(st->env, real, mflags, 0644);
+	if (rc) {
+		rc = store_err(rc, real);
+		goto out_env;
+	}
+	{
+		MDB_envinfo info;
+
+		mdb_env_info(st->env, &info);
+		st->map_size = info.me_mapsize;
+	}
+	rc = open_dbis(st, !exists && !(o.flags & CAIRN_OPEN_RDONLY));
+	if (rc)
+		goto out_env;
+	rc = check_format(st, !exists);
+	if (rc)
+		goto out_env;
+	*out = st;
+	return 0;
+out_env:
+	mdb_env_close(st->env);
+out_free:
+	unregister_path(real);
+	pthread_rwlock_destroy(&st->maplock);
+	pthread_mutex_destroy(&st->wlock);
+	pthread_mutex_destroy(&st->cache_lock);
+	cr_free(st->path);
+	cr_free(st);
+	return rc;
+}
+
+void cairn_close(cairn_store *st)
+{
+	if (!st)
+		return;
+	if (st->cache && st->cache_free)
+		st->cache_free(st->cache);
+	mdb_env_close(st->env);
+	unregister_path(st->path);
+	pthread_rwlock_destroy(&st->maplock);
+	pthread_mutex_destroy(&st->wlock);
+	pthread_mutex_destroy(&st->cache_lock);
+	cr_free(st->path);
+	cr_free(st);
+}
+
+/* Adopt a map size grown by another process. */
+static int adopt_map(cairn_store *st)
+{
+	int rc;
+
+	pthread_rwlock_wrlock(&st->maplock);
+	rc = mdb_env_set_mapsize(st->env, 0);
+	if (!rc) {
+		MDB_envinfo info;
+
+		mdb_env_info(st->env, &info);
+		st->map_size = info.me_mapsize;
+	}
+	pthread_rwlock_unlock(&st->maplock);
+	return rc ? store_err(rc, "resize") : 0;
+}
+
+int store_read_begin(cairn_store *st, MDB_txn **txn)
+{
+	int rc;
+
+	for (int tries = 0; tries < 3; tries++) {
+		pthread_rwlock_rdlock(&st->maplock);
+		rc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, txn);
+		if (rc == 0)
+			return 0;
+		pthread_rwlock_unlock(&st->maplock);
+		if (rc != MDB_MAP_RESIZED)
+			return store_err(rc, "read transaction");
+		rc = adopt_map(st);
+		if (rc)
+			return rc;
+	}
+	return err_set(CAIRN_EIO, "read transaction: the map keeps being resized");
+}
+
+void store_read_end(cairn_store *st, MDB_txn *txn)
+{
+	if (!txn)
+		return;
+	mdb_txn_abort(txn);
+	pthread_rwlock_unlock(&st->maplock);
+}
+
+int store_write_begin(cairn_store *st, MDB_txn **txn)
+{
+	int rc;
+
+	if (st->flags & CAIRN_OPEN_RDONLY)
+		return err_set(CAIRN_EREADONLY, "the store was opened read-only");
+	pthread_mutex_lock(&st->wlock);
+	for (int tries = 0; tries < 3; tries++) {
+		pthread_rwlock_rdlock(&st->maplock);
+		rc = mdb_txn_begin(st->env, NULL, 0, txn);
+		if (rc == 0)
+			return 0;
+		pthread_rwlock_unlock(&st->maplock);
+		if (rc != MDB_MAP_RESIZED)
+			break;
+		rc = adopt_map(st);
+		if (rc) {
+			pthread_mutex_unlock(&st->wlock);
+			return rc;
+		}
+	}
+	pthread_mutex_unlock(&st->wlock);
+	return store_err(rc, "write transaction");
+}
+
+int store_write_commit(cairn_store *st, MDB_txn *txn)
+{
+	int rc = mdb_txn_commit(txn);
+
+	pthread_rwlock_unlock(&st->maplock);
+	pthread_mutex_unlock(&st->wlock);
+	return rc ? store_err(rc, "commit") : 0;
+}
+
+void store_write_abort(cairn_store *st, MDB_txn *txn)
+{
+	mdb_txn_abort(txn);
+	pthread_rwlock_unlock(&st->maplock);
+	pthread_mutex_unlock(&st->wlock);
+}
+
+int store_grow(cairn_store *st)
+{
+	struct timespec ts = {0, 1000000};
+	size_t want;
+	int rc = 0;
+
+	/* Wait (up to ~10 s) for this process's transactions to end. */
+	for (int i = 0; pthread_rwlock_trywrlock(&st->maplock) != 0; i++) {
+		if (i > 10000)
+			return err_set(CAIRN_EMAPFULL,
+				       "the store is full and cannot grow while read transactions "
+				       "of this process stay open");
+		nanosleep(&ts, NULL);
+	}
+	want = st->map_size * 2;
+	if (want < st->map_size) {
+		rc = err_set(CAIRN_EMAPFULL, "the store cannot grow beyond %zu bytes", st->map_size);
+	} else {
+		rc = mdb_env_set_mapsize(st->env, want);
+		if (rc)
+			rc = store_err(rc, "grow");
+		else
+			st->map_size = want;
+	}
+	pthread_rwlock_unlock(&st->maplock);
+	return rc;
+}
+
+int db_get(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, MDB_val *v)
+{
+	MDB_val key = {kn, (void *)k};
+	int rc = mdb_get(txn, st->dbi[db], &key, v);
+
+	if (rc == MDB_NOTFOUND)
+		return CAIRN_ENOTFOUND;
+	return rc ? store_err(rc, db_names[db]) : 0;
+}
+
+int db_put(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, const void *v,
+	   size_t vn, unsigned flags)
+{
+	MDB_val key = {kn, (void *)k}, val = {vn, (void *)v};
+	int rc = mdb_put(txn, st->dbi[db], &key, &val, flags);
+
+	return rc ? store_err(rc, db_names[db]) : 0;
+}
+
+int db_del(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn)
+{
+	MDB_val key = {kn, (void *)k};
+	int rc = mdb_del(txn, st->dbi[db], &key, NULL);
+
+	if (rc == MDB_NOTFOUND)
+		return CAIRN_ENOTFOUND;
+	return rc ? store_err(rc, db_names[db]) : 0;
+}
+
+int db_del_prefix(MDB_txn *txn, cairn_store *st, int db, const void *prefix, size_t n,
+		  uint64_t *count)
+{
+	MDB_cursor *c;
+	MDB_val k = {n, (void *)prefix}, v;
+	uint64_t deleted = 0;
+	int rc;
+
+	rc = mdb_cursor_open(txn, st->dbi[db], &c);
+	if (rc)
+		return store_err(rc, db_names[db]);
+	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	while (rc == 0 && k.mv_size >= n && memcmp(k.mv_data, prefix, n) == 0) {
+		rc = mdb_cursor_del(c, 0);
+		if (rc)
+			break;
+		deleted++;
+		rc = mdb_cursor_get(c, &k, &v, MDB_GET_CURRENT);
+		if (rc == MDB_NOTFOUND || rc == EINVAL)
+			rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(c);
+	if (count)
+		*count = deleted;
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	return rc ? store_err(rc, db_names[db]) : 0;
+}
+
+int meta_get_u64(MDB_txn *txn, cairn_store *st, const char *name, uint64_t *v)
+{
+	MDB_val val;
+	int rc = db_get(txn, st, DB_META, name, strlen(name), &val);
+
+	if (rc == CAIRN_ENOTFOUND) {
+		*v = 0;
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (val.mv_size != 8)
+		return err_set(CAIRN_ECORRUPT, "meta %s: bad size", name);
+	*v = be64_get(val.mv_data);
+	return 0;
+}
+
+int meta_put_u64(MDB_txn *txn, cairn_store *st, const char *name, uint64_t v)
+{
+	uint8_t b[8];
+
+	be64_put(b, v);
+	return db_put(txn, st, DB_META, name, strlen(name), b, 8, 0);
+}
+
+int cairn_store_stats(cairn_store *st, cairn_db_stats *out, size_t cap, size_t *n)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (!st || !out || !n)
+		return err_set(CAIRN_EINVAL, "cairn_store_stats: NULL argument");
+	*n = 0;
+	rc = store_read_begin(st, &txn);
+	if (rc)
+		return rc;
+	for (int i = 0; i < DB_COUNT && *n < cap; i++) {
+		MDB_stat ms;
+
+		rc = mdb_stat(txn, st->dbi[i], &ms);
+		if (rc) {
+			store_read_end(st, txn);
+			return store_err(rc, "stat");
+		}
+		out[*n].name = db_names[i];
+		out[*n].entries = ms.ms_entries;
+		out[*n].pages = ms.ms_branch_pages + ms.ms_leaf_pages + ms.ms_overflow_pages;
+		out[*n].bytes = out[*n].pages * ms.ms_psize;
+		(*n)++;
+	}
+	store_read_end(st, txn);
+	return 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * The storage layer: one LMDB environment per store directory, its
+ * sub-databases, transactions that grow the map when it is full, and the
+ * byte encodings of keys. It knows nothing of schemas or Records.
+ */
+#ifndef CAIRN_STORE_H
+#define CAIRN_STORE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "cairn.h"
+#include "util/buf.h"
+
+/* Sub-databases; docs/storage.md gives every key and value byte by byte. */
+enum db_id {
+	DB_META,     /* store format, Domain id counter, catalog generation */
+	DB_CATALOG,  /* Domains, branches, schemas, counters */
+	DB_VERSIONS, /* (dom, vid) -> Version */
+	DB_KEYS,     /* (dom, kind, key, 0, ~vid) -> rid, branch, revision, flags */
+	DB_RVIDS,    /* (dom, rid, ~vid) -> branch, revision, flags */
+	DB_ADJ,	     /* (dom, from rid, rel, to rid, ~vid) -> branch, revision, flags, to kind, to key */
+	DB_ADJR,     /* (dom, to rid, rel, from rid, ~vid) -> branch, revision, flags, from kind, from key */
+	DB_ATTR,     /* (dom, kind, attribute, encoded value, vid) -> empty */
+	DB_CELLS,    /* (dom, type, branch, id, ~rev) -> live-set chunk or count as of rev */
+	DB_REVS,     /* (dom, rev) -> Revision */
+	DB_VECTORS,  /* (dom, vid) -> float32 vector */
+	DB_COUNT
+};
+
+extern const char *const db_names[DB_COUNT];
+
+struct model_cache;
+
+struct cairn_store {
+	MDB_env *env;
+	MDB_dbi dbi[DB_COUNT];
+	unsigned flags;		/* cairn_open_flags */
+	size_t map_size;
+	pthread_rwlock_t maplock; /* held shared by every transaction, exclusively to grow the map */
+	pthread_mutex_t wlock;	  /* one writer at a time in this process */
+	pthread_mutex_t cache_lock;
+	struct model_cache *cache; /* owned by the model layer */
+	void (*cache_free)(struct model_cache *);
+	char *path;
+};
+
+/* Map LMDB and errno errors to CAIRN_E* codes, recording a message. */
+int store_err(int mdb_rc, const char *what);
+
+int store_read_begin(cairn_store *st, MDB_txn **txn);
+void store_read_end(cairn_store *st, MDB_txn *txn);
+/* Begin the write transaction (waits for another writer of this process). */
+int store_write_begin(cairn_store *st, MDB_txn **txn);
+/* Commit (durable unless CAIRN_OPEN_NOSYNC). Returns CAIRN_EMAPFULL when the map must grow. */
+int store_write_commit(cairn_store *st, MDB_txn *txn);
+void store_write_abort(cairn_store *st, MDB_txn *txn);
+/* Double the map size; waits for this process's transactions to end. */
+int store_grow(cairn_store *st);
+
+/* Thin wrappers returning CAIRN_E* codes (CAIRN_ENOTFOUND for a missing key). */
+int db_get(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, MDB_val *v);
+int db_put(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, const void *v,
+	   size_t vn, unsigned flags);
+int db_del(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn);
+/* Delete every key starting with prefix; *count gets the number deleted (may be NULL). */
+int db_del_prefix(MDB_txn *txn, cairn_store *st, int db, const void *prefix, size_t n,
+		  uint64_t *count);
+
+/* Store-level counters in DB_META. */
+int meta_get_u64(MDB_txn *txn, cairn_store *st, const char *name, uint64_t *v);
+int meta_put_u64(MDB_txn *txn, cairn_store *st, const char *name, uint64_t v);
+
+/* A key being built: at most LMDB's 511-byte limit. */
+typedef struct kbuf {
+	uint8_t b[511];
+	size_t n;
+	int over; /* set when the key would not fit */
+} kbuf;
+
+static inline void kb_init(kbuf *k)
+{
+	k->n = 0;
+	k->over = 0;
+}
+
+static inline void kb_u8(kbuf *k, uint8_t v)
+{
+	if (k->n + 1 > sizeof(k->b)) {
+		k->over = 1;
+		return;
+	}
+	k->b[k->n++] = v;
+}
+
+static inline void kb_be32(kbuf *k, uint32_t v)
+{
+	if (k->n + 4 > sizeof(k->b)) {
+		k->over = 1;
+		return;
+	}
+	be32_put(k->b + k->n, v);
+	k->n += 4;
+}
+
+static inline void kb_be64(kbuf *k, uint64_t v)
+{
+	if (k->n + 8 > sizeof(k->b)) {
+		k->over = 1;
+		return;
+	}
+	be64_put(k->b + k->n, v);
+	k->n += 8;
+}
+
+static inline void kb_bytes(kbuf *k, const void *p, size_t n)
+{
+	if (n > sizeof(k->b) - k->n) {
+		k->over = 1;
+		return;
+	}
+	memcpy(k->b + k->n, p, n);
+	k->n += n;
+}
+
+#endif

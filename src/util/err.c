@@ -1,0 +1,117 @@
+/* Error codes, their names and messages, and the thread-local error detail. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+
+static _Thread_local struct {
+	int code;
+	long change;
+	char msg[1024];
+} last = {0, -1, ""};
+
+const char *cairn_strerror(int rc)
+{
+	switch (rc) {
+	case CAIRN_OK:
+		return "success";
+#define X(name, val, str, msg)                                                                     \
+	case val:                                                                                  \
+		return msg;
+		CAIRN_ERRNO_MAP(X)
+#undef X
+	}
+	return "unknown error";
+}
+
+const char *cairn_errname(int rc)
+{
+	switch (rc) {
+	case CAIRN_OK:
+		return "ok";
+#define X(name, val, str, msg)                                                                     \
+	case val:                                                                                  \
+		return str;
+		CAIRN_ERRNO_MAP(X)
+#undef X
+	}
+	return "unknown_error";
+}
+
+const char *cairn_errmsg(void)
+{
+	return last.msg;
+}
+
+long cairn_errchange(void)
+{
+	return last.change;
+}
+
+static void err_vset(int code, long change, const char *fmt, va_list ap)
+{
+	last.code = code;
+	last.change = change;
+	if (fmt)
+		vsnprintf(last.msg, sizeof(last.msg), fmt, ap);
+	else
+		snprintf(last.msg, sizeof(last.msg), "%s", cairn_strerror(code));
+}
+
+int err_set(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(code, -1, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int err_change(int code, long change, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(code, change, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void err_clear(void)
+{
+	last.code = 0;
+	last.change = -1;
+	last.msg[0] = '\0';
+}
+
+void err_set_index(long change)
+{
+	last.change = change;
+}
+
+int err_code(void)
+{
+	return last.code;
+}
+
+void err_prefix(const char *fmt, ...)
+{
+	char pre[512];
+	size_t pn, mn = strlen(last.msg);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	pn = (size_t)n < sizeof(pre) ? (size_t)n : sizeof(pre) - 1;
+	if (pn + mn >= sizeof(last.msg))
+		mn = sizeof(last.msg) - 1 - pn;
+	memmove(last.msg + pn, last.msg, mn);
+	memcpy(last.msg, pre, pn);
+	last.msg[pn + mn] = '\0';
+}

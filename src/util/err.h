@@ -1,0 +1,26 @@
+/* Thread-local error detail behind cairn_errmsg() and cairn_errchange(). */
+#ifndef CAIRN_UTIL_ERR_H
+#define CAIRN_UTIL_ERR_H
+
+#include "cairn.h"
+
+#if defined(__GNUC__)
+#define CAIRN_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CAIRN_PRINTF(a, b)
+#endif
+
+/* Record code and a formatted message for this thread; returns code. */
+int err_set(int code, const char *fmt, ...) CAIRN_PRINTF(2, 3);
+/* Same, naming the change (index from 0) the error concerns. */
+int err_change(int code, long change, const char *fmt, ...) CAIRN_PRINTF(3, 4);
+/* Forget the thread's last error. */
+void err_clear(void);
+/* Set the change index of the current error (keeps code and message). */
+void err_set_index(long change);
+/* Prefix the current message with text (e.g. "file.jsonl:12: "). */
+void err_prefix(const char *fmt, ...) CAIRN_PRINTF(1, 2);
+/* The code of the thread's last error (0 if none). */
+int err_code(void);
+
+#endif

@@ -1,0 +1,604 @@
+/*
+ * cairn check: verify a Domain from its stored bytes. The hash chain of
+ * every revision is recomputed from its Versions; every index entry is
+ * checked against the Version it names; the live set and counts of every
+ * branch are recomputed from the identity indexes and compared with the
+ * stored cells.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/json.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/hmap.h"
+#include "util/text.h"
+#include "version/version.h"
+
+typedef struct chk {
+	dctx d;
+	void (*cb)(void *ctx, const char *problem);
+	void *ctx;
+	cairn_check_report rep;
+	buf tmp;
+} chk;
+
+static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(chk *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	c->rep.problems++;
+	if (!c->cb)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->cb(c->ctx, msg);
+}
+
+/* Iterate the keys of db starting with the Domain prefix. */
+typedef int (*entry_fn)(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn);
+
+static int each_entry(chk *c, int db, entry_fn fn)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t p[4];
+	int mrc, rc = 0;
+
+	be32_put(p, c->d.dom);
+	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[db], &cur);
+	if (mrc)
+		return store_err(mrc, db_names[db]);
+	k.mv_data = p;
+	k.mv_size = 4;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < 4 || memcmp(k.mv_data, p, 4) != 0)
+			break;
+		rc = fn(c, k.mv_data, k.mv_size, v.mv_data, v.mv_size);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, db_names[db]) : 0;
+}
+
+/* Fetch Version vid; a missing or undecodable one is a problem (returns 1). */
+static int get_version(chk *c, uint64_t vid, vrec *v, const char *what)
+{
+	kbuf k;
+	MDB_val val;
+	int rc;
+
+	key_u64(&k, c->d.dom, vid);
+	rc = db_get(c->d.txn, c->d.st, DB_VERSIONS, k.b, k.n, &val);
+	if (rc == CAIRN_ENOTFOUND) {
+		problem(c, "%s names Version %llu, which does not exist", what,
+			(unsigned long long)vid);
+		return 1;
+	}
+	if (rc)
+		return rc;
+	if (vrec_decode(val.mv_data, val.mv_size, v)) {
+		problem(c, "Version %llu does not decode", (unsigned long long)vid);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- revisions -- */
+
+static int check_revisions(chk *c)
+{
+	counters ctr;
+	int rc = counters_get(c->d.txn, c->d.st, c->d.dom, &ctr);
+	uint64_t expect_vid = 1;
+
+	if (rc)
+		return rc;
+	for (uint64_t rev = 1; rev < ctr.next_rev; rev++) {
+		kbuf k;
+		MDB_val v;
+		rrec r, pr;
+		uint8_t h[32], ph[32] = {0};
+		sha256_ctx sh;
+
+		key_u64(&k, c->d.dom, rev);
+		rc = db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v);
+		if (rc == CAIRN_ENOTFOUND) {
+			problem(c, "revision %llu is missing", (unsigned long long)rev);
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (rrec_decode(v.mv_data, v.mv_size, &r)) {
+			problem(c, "revision %llu does not decode", (unsigned long long)rev);
+			continue;
+		}
+		c->rep.revisions++;
+		if (r.parent) {
+			key_u64(&k, c->d.dom, r.parent);
+			if (r.parent >= rev || db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v) ||
+			    rrec_decode(v.mv_data, v.mv_size, &pr)) {
+				problem(c, "revision %llu: parent %llu is missing or later",
+					(unsigned long long)rev, (unsigned long long)r.parent);
+				continue;
+			}
+			memcpy(ph, pr.hash, 32);
+		}
+		if (memcmp(ph, r.parent_hash, 32) != 0)
+			problem(c, "revision %llu: the parent hash does not match revision %llu",
+				(unsigned long long)rev, (unsigned long long)r.parent);
+		if (sha256_init(&sh))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		if (r.type == CAIRN_REV_SCHEMA) {
+			const char *json;
+			size_t len;
+
+			if ((rc = schema_json_at(c->d.txn, c->d.st, c->d.dom, rev, &json, &len))) {
+				sha256_final(&sh, h);
+				return rc;
+			}
+			sha256_update(&sh, json, len);
+		}
+		if (r.first_vid != expect_vid && r.n_versions)
+			problem(c, "revision %llu: Versions start at %llu, not %llu",
+				(unsigned long long)rev, (unsigned long long)r.first_vid,
+				(unsigned long long)expect_vid);
+		for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions; vid++) {
+			uint8_t vb[8];
+			vrec ver;
+
+			key_u64(&k, c->d.dom, vid);
+			rc = db_get(c->d.txn, c->d.st, DB_VERSIONS, k.b, k.n, &v);
+			if (rc == CAIRN_ENOTFOUND) {
+				problem(c, "revision %llu: Version %llu is missing",
+					(unsigned long long)rev, (unsigned long long)vid);
+				continue;
+			}
+			if (rc) {
+				sha256_final(&sh, h);
+				return rc;
+			}
+			be64_put(vb, vid);
+			sha256_update(&sh, vb, 8);
+			sha256_update(&sh, v.mv_data, v.mv_size);
+			c->rep.versions++;
+			if (vrec_decode(v.mv_data, v.mv_size, &ver))
+				problem(c, "Version %llu does not decode", (unsigned long long)vid);
+			else if (ver.rev != rev || ver.branch != r.branch)
+				problem(c, "Version %llu claims revision %llu on branch %u",
+					(unsigned long long)vid, (unsigned long long)ver.rev,
+					ver.branch);
+		}
+		if (r.n_versions)
+			expect_vid = r.first_vid + r.n_versions;
+		sha256_final(&sh, h);
+		if (memcmp(h, r.digest, 32) != 0)
+			problem(c, "revision %llu: its changes do not match their digest",
+				(unsigned long long)rev);
+		rrec_hash(c->d.dom, rev, &r, h);
+		if (memcmp(h, r.hash, 32) != 0)
+			problem(c, "revision %llu: its hash does not match its contents",
+				(unsigned long long)rev);
+	}
+	if (expect_vid != ctr.next_vid)
+		problem(c, "the Domain's next Version is %llu, but revisions end at %llu",
+			(unsigned long long)ctr.next_vid, (unsigned long long)expect_vid);
+	return 0;
+}
+
+/* ------------------------------------------------------------ indexes -- */
+
+static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	uint64_t vid;
+	vrec ver;
+	int rc;
+
+	c->rep.index_entries++;
+	if (kn < 4 + 4 + 1 + 8 || k[kn - 9] != 0 || vn != 21) {
+		problem(c, "keys: malformed entry");
+		return 0;
+	}
+	vid = ~be64_get(k + kn - 8);
+	if ((rc = get_version(c, vid, &ver, "a keys entry")))
+		return rc > 0 ? 0 : rc;
+	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.kr != be32_get(k + 4) ||
+	    ver.key_len != kn - 17 || memcmp(ver.key, k + 8, ver.key_len) != 0 ||
+	    ver.rid != be64_get(v) || ver.branch != be32_get(v + 8) ||
+	    ver.rev != be64_get(v + 12) || !(v[20] & EF_TOMBSTONE) != (ver.type == V_REC))
+		problem(c, "keys entry for Version %llu does not match it", (unsigned long long)vid);
+	return 0;
+}
+
+static int check_rvid_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	uint64_t vid;
+	vrec ver;
+	int rc;
+
+	c->rep.index_entries++;
+	if (kn != 20 || vn != 13) {
+		problem(c, "rvids: malformed entry");
+		return 0;
+	}
+	vid = ~be64_get(k + 12);
+	if ((rc = get_version(c, vid, &ver, "an rvids entry")))
+		return rc > 0 ? 0 : rc;
+	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.rid != be64_get(k + 4) ||
+	    ver.branch != be32_get(v) || ver.rev != be64_get(v + 4) ||
+	    !(v[12] & EF_TOMBSTONE) != (ver.type == V_REC))
+		problem(c, "rvids entry for Version %llu does not match it", (unsigned long long)vid);
+	return 0;
+}
+
+static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, int rev)
+{
+	uint64_t vid, a, b;
+	vrec ver;
+	int rc;
+
+	c->rep.index_entries++;
+	if (kn != 32 || vn < 17) {
+		problem(c, "%s: malformed entry", rev ? "adj_rev" : "adj");
+		return 0;
+	}
+	vid = ~be64_get(k + 24);
+	if ((rc = get_version(c, vid, &ver, rev ? "an adj_rev entry" : "an adj entry")))
+		return rc > 0 ? 0 : rc;
+	a = be64_get(k + 4);
+	b = be64_get(k + 16);
+	if ((ver.type != V_LINK && ver.type != V_LINK_DEL) || ver.kr != be32_get(k + 12) ||
+	    ver.from_rid != (rev ? b : a) || ver.to_rid != (rev ? a : b) ||
+	    ver.branch != be32_get(v) || ver.rev != be64_get(v + 4) ||
+	    !(v[12] & EF_TOMBSTONE) != (ver.type == V_LINK))
+		problem(c, "%s entry for Version %llu does not match it", rev ? "adj_rev" : "adj",
+			(unsigned long long)vid);
+	return 0;
+}
+
+static int check_adj_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	return check_adj(c, k, kn, v, vn, 0);
+}
+
+static int check_adjr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	return check_adj(c, k, kn, v, vn, 1);
+}
+
+static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	const kind_def *kd;
+	const attr_def *a;
+	json_t *vals, *val;
+	uint64_t vid;
+	vrec ver;
+	int rc, found = 0;
+
+	(void)v;
+	(void)vn;
+	c->rep.index_entries++;
+	if (kn < 4 + 4 + 4 + 1 + 8) {
+		problem(c, "attr: malformed entry");
+		return 0;
+	}
+	vid = be64_get(k + kn - 8);
+	if ((rc = get_version(c, vid, &ver, "an attr entry")))
+		return rc > 0 ? 0 : rc;
+	kd = schema_kind_id(c->d.s, be32_get(k + 4));
+	a = kd ? kind_attr_id(kd, be32_get(k + 8)) : NULL;
+	if (ver.type != V_REC || !a || ver.kr != kd->id) {
+		problem(c, "attr entry for Version %llu does not match it", (unsigned long long)vid);
+		return 0;
+	}
+	vals = json_parse(ver.values, ver.values_len, "values");
+	if (!vals) {
+		problem(c, "Version %llu: values do not parse", (unsigned long long)vid);
+		return 0;
+	}
+	val = json_object_get(vals, a->name);
+	for (size_t i = 0; val && i < (a->type == AT_STRINGS ? json_array_size(val) : 1); i++) {
+		buf_reset(&c->tmp);
+		if (attr_encode(a, a->type == AT_STRINGS ? json_array_get(val, i) : val, &c->tmp))
+			continue;
+		if (c->tmp.len == kn - 20 && memcmp(c->tmp.p, k + 12, c->tmp.len) == 0)
+			found = 1;
+	}
+	json_decref(vals);
+	if (!found)
+		problem(c, "attr entry for Version %llu names a value it does not have",
+			(unsigned long long)vid);
+	return 0;
+}
+
+static int check_vector_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	uint64_t vid;
+	vrec ver;
+	int rc;
+
+	(void)v;
+	c->rep.index_entries++;
+	if (kn != 12) {
+		problem(c, "vectors: malformed entry");
+		return 0;
+	}
+	vid = be64_get(k + 4);
+	if ((rc = get_version(c, vid, &ver, "a vector")))
+		return rc > 0 ? 0 : rc;
+	if (ver.type != V_REC || ver.dim * sizeof(float) != vn)
+		problem(c, "the vector of Version %llu does not match it", (unsigned long long)vid);
+	return 0;
+}
+
+/* ---------------------------------------------------- live sets, counts -- */
+
+struct live_calc {
+	chk *c;
+	hmap live;	/* chunk id -> index into bits */
+	uint8_t *bits;
+	size_t n_chunks;
+	uint64_t *counts; /* per Kind */
+	uint8_t last[4 + 8 + 4 + 8 + CAIRN_MAX_KEY + 8];
+	size_t last_len;
+};
+
+static int live_add(struct live_calc *lc, uint64_t vid)
+{
+	uint8_t mk[8];
+	uint64_t *slot, id = vid >> LIVE_CHUNK_BITS;
+	unsigned bit = (unsigned)(vid & ((1u << LIVE_CHUNK_BITS) - 1));
+	int isnew;
+
+	be64_put(mk, id);
+	slot = hmap_put(&lc->live, mk, 8, &isnew);
+	if (!slot)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (isnew) {
+		uint8_t *nb = cr_realloc(lc->bits, (lc->n_chunks + 1) * LIVE_CHUNK_BYTES);
+
+		if (!nb)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		lc->bits = nb;
+		memset(nb + lc->n_chunks * LIVE_CHUNK_BYTES, 0, LIVE_CHUNK_BYTES);
+		*slot = lc->n_chunks++;
+	}
+	lc->bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] |= (uint8_t)(1u << (bit & 7));
+	return 0;
+}
+
+/* Identity-grouped entries: the first the view sees per identity decides. */
+static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const uint8_t *v,
+		     size_t vn, size_t off, int count)
+{
+	size_t id_len = kn - 8;
+
+	if (vn < off + 13 || id_len > sizeof(lc->last))
+		return 0;
+	if (lc->last_len == id_len && memcmp(lc->last, k, id_len) == 0)
+		return 0;
+	if (!view_sees(&lc->c->d.v, be32_get(v + off), be64_get(v + off + 4)))
+		return 0;
+	memcpy(lc->last, k, id_len);
+	lc->last_len = id_len;
+	if (v[off + 12] & EF_TOMBSTONE)
+		return 0;
+	if (count) {
+		uint32_t kind = be32_get(k + 4);
+
+		if (kind && kind <= lc->c->d.s->n_kinds)
+			lc->counts[kind]++;
+	}
+	return live_add(lc, ~be64_get(k + kn - 8));
+}
+
+static _Thread_local struct live_calc *cur_lc;
+
+static int live_keys(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	(void)c;
+	return live_from(cur_lc, k, kn, v, vn, 8, 1);
+}
+
+static int live_links(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	(void)c;
+	return live_from(cur_lc, k, kn, v, vn, 0, 0);
+}
+
+/* Compare the stored live set of the branch with the computed one. */
+static int live_compare(chk *c, struct live_calc *lc, const char *branch)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	uint64_t id = 0;
+	int mrc;
+
+	/* Every computed chunk must match the stored one. */
+	for (size_t i = 0; i < lc->live.cap; i++) {
+		const uint8_t *val;
+		size_t len;
+		int rc;
+
+		if (!lc->live.slots[i].hash)
+			continue;
+		id = be64_get(lc->live.slots[i].key);
+		rc = cell_get(&c->d, CELL_LIVE, id, &val, &len);
+		if (rc && rc != CAIRN_ENOTFOUND)
+			return rc;
+		if (rc || len != LIVE_CHUNK_BYTES ||
+		    memcmp(val, lc->bits + lc->live.slots[i].val * LIVE_CHUNK_BYTES,
+			   LIVE_CHUNK_BYTES) != 0)
+			problem(c, "branch %s: the live set differs from history in vids %llu..%llu",
+				branch, (unsigned long long)(id << LIVE_CHUNK_BITS),
+				(unsigned long long)((id + 1) << LIVE_CHUNK_BITS) - 1);
+	}
+	/* A stored chunk with live vids that history does not have. */
+	for (int i = 0; i < c->d.v.n; i++) {
+		key_cell(&p, c->d.dom, CELL_LIVE, c->d.v.lv[i].branch, 0);
+		p.n -= 8;
+		mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_CELLS], &cur);
+		if (mrc)
+			return store_err(mrc, "cells");
+		k.mv_data = p.b;
+		k.mv_size = p.n;
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+		     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			uint8_t mk[8];
+			const uint8_t *val;
+			size_t len;
+			int rc, nonzero = 0;
+
+			if (k.mv_size != p.n + 16 || memcmp(k.mv_data, p.b, p.n) != 0)
+				break;
+			id = be64_get((uint8_t *)k.mv_data + p.n);
+			memcpy(mk, (uint8_t *)k.mv_data + p.n, 8);
+			if (hmap_get(&lc->live, mk, 8))
+				continue;
+			rc = cell_get(&c->d, CELL_LIVE, id, &val, &len);
+			if (rc && rc != CAIRN_ENOTFOUND) {
+				mdb_cursor_close(cur);
+				return rc;
+			}
+			for (size_t j = 0; !rc && j < len; j++)
+				nonzero |= val[j];
+			if (nonzero)
+				problem(c, "branch %s: the live set has vids in %llu..%llu that "
+					   "history does not",
+					branch, (unsigned long long)(id << LIVE_CHUNK_BITS),
+					(unsigned long long)((id + 1) << LIVE_CHUNK_BITS) - 1);
+		}
+		mdb_cursor_close(cur);
+	}
+	return 0;
+}
+
+static int check_branch(chk *c, uint32_t id)
+{
+	struct live_calc lc;
+	branch_info b;
+	char name[CAIRN_MAX_BRANCH + 1];
+	int rc;
+
+	if ((rc = branch_get(c->d.txn, c->d.st, c->d.dom, id, &b)))
+		return rc;
+	snprintf(name, sizeof(name), "%s", b.name);
+	c->d.br = b;
+	c->d.v.n = 1;
+	c->d.v.lv[0].branch = id;
+	c->d.v.lv[0].limit = UINT64_MAX;
+	for (branch_info p = b; p.parent && c->d.v.n < VIEW_MAX;) {
+		uint64_t limit = p.fork_rev;
+
+		if ((rc = branch_get(c->d.txn, c->d.st, c->d.dom, p.parent, &p)))
+			return rc;
+		c->d.v.lv[c->d.v.n].branch = p.id;
+		c->d.v.lv[c->d.v.n].limit = limit;
+		c->d.v.n++;
+	}
+	memset(&lc, 0, sizeof(lc));
+	lc.c = c;
+	lc.counts = cr_calloc(c->d.s->n_kinds + 1, sizeof(uint64_t));
+	if (!lc.counts)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	cur_lc = &lc;
+	rc = each_entry(c, DB_KEYS, live_keys);
+	lc.last_len = 0;
+	if (!rc)
+		rc = each_entry(c, DB_ADJ, live_links);
+	if (!rc)
+		rc = live_compare(c, &lc, name);
+	for (uint32_t k = 1; !rc && k <= c->d.s->n_kinds; k++) {
+		uint64_t n;
+
+		rc = count_get(&c->d, k, &n);
+		if (!rc && n != lc.counts[k])
+			problem(c, "branch %s: %s counts %llu Records, history has %llu", name,
+				c->d.s->kinds[k - 1].name, (unsigned long long)n,
+				(unsigned long long)lc.counts[k]);
+	}
+	hmap_release(&lc.live);
+	cr_free(lc.bits);
+	cr_free(lc.counts);
+	return rc;
+}
+
+static int check_branches(chk *c)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	uint32_t ids[256];
+	size_t n = 0;
+	int mrc, rc = 0;
+
+	kb_init(&p);
+	kb_be32(&p, c->d.dom);
+	kb_u8(&p, 'b');
+	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_CATALOG], &cur);
+	if (mrc)
+		return store_err(mrc, "catalog");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && n < 256;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		ids[n++] = be32_get((uint8_t *)k.mv_data + p.n);
+	}
+	mdb_cursor_close(cur);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = check_branch(c, ids[i]);
+	return rc;
+}
+
+int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const char *problem),
+		void *ctx, cairn_check_report *out)
+{
+	MDB_txn *txn;
+	chk c;
+	int rc;
+
+	if (!st || !domain)
+		return err_set(CAIRN_EINVAL, "cairn_check: NULL argument");
+	memset(&c, 0, sizeof(c));
+	c.cb = cb;
+	c.ctx = ctx;
+	json_setup();
+	rc = store_read_begin(st, &txn);
+	if (rc)
+		return rc;
+	rc = dctx_open(&c.d, st, txn, domain, NULL);
+	if (!rc)
+		rc = check_revisions(&c);
+	if (!rc)
+		rc = each_entry(&c, DB_KEYS, check_key_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_RVIDS, check_rvid_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_ADJ, check_adj_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_ADJR, check_adjr_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_ATTR, check_attr_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_VECTORS, check_vector_entry);
+	if (!rc)
+		rc = check_branches(&c);
+	dctx_close(&c.d);
+	store_read_end(st, txn);
+	buf_release(&c.tmp);
+	if (out)
+		*out = c.rep;
+	if (!rc && c.rep.problems)
+		rc = err_set(CAIRN_ECORRUPT, "%llu problem(s) found",
+			     (unsigned long long)c.rep.problems);
+	return rc;
+}

@@ -1,0 +1,1780 @@
+/*
+ * The commit pipeline: validate a change set completely, then apply it in
+ * the same LMDB write transaction, then commit durably.
+ *
+ * Validation simulates the changes in order over the branch head, keeping a
+ * state per Record and per Link the commit touches (rstate, lstate), and
+ * turns every change into planned Versions with their vids, previous vids,
+ * canonical values and lineage. Checks that depend on the final state of the
+ * commit (references, Link ends, uniqueness, cardinality, Links left on a
+ * deleted Record) run after the last change, so a Part may name a Plant put
+ * later in the same commit. Nothing is written until every check passed;
+ * apply then only writes the plan: the Versions, their index entries, the
+ * live-set chunks and counts as new cells at the new revision, the Revision
+ * (hash-chained to the branch's previous head) and the counters.
+ *
+ * Apply takes only a validated plan, which is what a replica replaying a log
+ * of Revisions would need.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/changeset.h"
+#include "model/json.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/hmap.h"
+#include "util/text.h"
+#include "version/version.h"
+
+typedef struct rstate {
+	uint32_t kind;
+	const char *key; /* points into a change or into owned storage */
+	size_t key_len;
+	char *key_own;
+	uint64_t rid;
+	int existed;	    /* visible at the branch head before the commit */
+	int exists;	    /* after the changes simulated so far */
+	uint64_t cur_vid;   /* newest Version (in the view or planned), 0 if none */
+	int cur_live;	    /* cur_vid is a live (non-tombstone) Version in the view */
+	int loaded;	    /* values, title, lineage loaded for cur_vid */
+	json_t *values;
+	char *title;
+	size_t title_len;
+	uint64_t *lin;	    /* lineage: revision per attribute id (0 = title), n_attrs + 1 */
+	uint32_t dim;	    /* vector dimension of cur_vid */
+	uint64_t vec_vid;   /* the Version whose vector cur_vid carries (0: none) */
+	long last_change;
+	int touched;
+} rstate;
+
+typedef struct lstate {
+	uint32_t rel;
+	size_t from, to;    /* rstate indexes */
+	int existed, exists;
+	uint64_t cur_vid;
+	int cur_live;
+	long last_change;
+	int touched;
+} lstate;
+
+typedef struct pop {
+	int type;	    /* enum vtype */
+	long change;
+	size_t st;	    /* rstate or lstate index */
+	uint64_t vid, prev;
+	int prev_live;	    /* prev was live in the view: clear its bit */
+	int count_delta;    /* +1 / -1 on the Kind's count */
+	size_t enc_off, enc_len; /* encoded Version in the arena */
+	json_t *values;	    /* Records: values, for attribute index entries */
+	const float *vec;   /* a new vector, or NULL */
+	uint64_t vec_from;  /* copy the vector of this vid (0: none) */
+	uint32_t dim;
+	int link_values;    /* a Link with non-empty values */
+} pop;
+
+typedef struct cctx {
+	dctx d;
+	const cairn_changeset *cs;
+	int mode;
+	counters ctr;
+	uint64_t rev;
+	rstate *rs;
+	size_t n_rs, cap_rs;
+	lstate *ls;
+	size_t n_ls, cap_ls;
+	hmap rmap, lmap;
+	pop *ops;
+	size_t n_ops, cap_ops;
+	buf arena;	    /* encoded Versions */
+	buf tmp;
+	commit_fail *fails;
+	size_t n_fails;
+	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
+	int vec_dim_new;
+} cctx;
+
+/* ------------------------------------------------------------ errors -- */
+
+/* A validation failure was recorded (not an error code: those are negative). */
+#define COLLECTED 1
+
+static int failed(int rc)
+{
+	return rc ? rc : COLLECTED;
+}
+
+/* Record a validation failure of change `change`; kind/key name a missing Record, if any. */
+static int failf(cctx *c, long change, int code, uint32_t kind, const char *key, size_t key_len,
+		 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static int failf(cctx *c, long change, int code, uint32_t kind, const char *key, size_t key_len,
+		 const char *fmt, ...)
+{
+	commit_fail *f = cr_reallocarray(c->fails, c->n_fails + 1, sizeof(*f));
+	char msg[1024];
+	va_list ap;
+
+	if (!f)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	c->fails = f;
+	f += c->n_fails;
+	memset(f, 0, sizeof(*f));
+	f->change = change;
+	f->code = code;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	f->msg = cr_strdup(msg);
+	if (!f->msg)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	c->n_fails++;
+	if (key) {
+		const kind_def *k = schema_kind_id(c->d.s, kind);
+		size_t kn = strlen(k->name);
+
+		f->missing = cr_malloc(kn + 1 + key_len + 1);
+		if (!f->missing)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		memcpy(f->missing, k->name, kn);
+		f->missing[kn] = ':';
+		memcpy(f->missing + kn + 1, key, key_len);
+		f->missing[kn + 1 + key_len] = '\0';
+	}
+	return 0;
+}
+
+void commit_fails_free(commit_fail *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		cr_free(f[i].msg);
+		cr_free(f[i].missing);
+	}
+	cr_free(f);
+}
+
+/* ------------------------------------------------------------ states -- */
+
+static int rstate_get(cctx *c, uint32_t kind, const char *key, size_t key_len, size_t *out)
+{
+	uint8_t mk[4 + CAIRN_MAX_KEY];
+	uint64_t *slot;
+	rstate *r;
+	ident id;
+	int isnew, rc;
+
+	be32_put(mk, kind);
+	memcpy(mk + 4, key, key_len);
+	slot = hmap_put(&c->rmap, mk, 4 + key_len, &isnew);
+	if (!slot)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (!isnew) {
+		*out = (size_t)*slot - 1;
+		return 0;
+	}
+	if (c->n_rs == c->cap_rs) {
+		size_t cap = c->cap_rs ? c->cap_rs * 2 : 64;
+		rstate *p = cr_reallocarray(c->rs, cap, sizeof(*p));
+
+		if (!p)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		c->rs = p;
+		c->cap_rs = cap;
+	}
+	rc = rec_lookup(&c->d, kind, key, key_len, &id);
+	if (rc)
+		return rc;
+	r = &c->rs[c->n_rs];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->key_own = cr_strndup(key, key_len);
+	if (!r->key_own)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	r->key = r->key_own;
+	r->key_len = key_len;
+	r->rid = id.found ? id.rid : c->ctr.next_rid++;
+	r->existed = r->exists = id.visible;
+	r->cur_vid = id.vid;
+	r->cur_live = id.visible;
+	r->last_change = -1;
+	*slot = ++c->n_rs;
+	*out = c->n_rs - 1;
+	return 0;
+}
+
+/* Load the values, title, lineage and vector of a Record's current Version. */
+static int rstate_load(cctx *c, rstate *r)
+{
+	const kind_def *k = schema_kind_id(c->d.s, r->kind);
+	vrec v;
+	rdr lr;
+	int rc;
+
+	if (r->loaded)
+		return 0;
+	r->lin = cr_calloc(k->n_attrs + 1, sizeof(uint64_t));
+	if (!r->lin)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	r->loaded = 1;
+	if (!r->exists)
+		return 0;
+	rc = version_get(&c->d, r->cur_vid, &v);
+	if (rc)
+		return rc;
+	r->values = json_parse(v.values, v.values_len, "stored values");
+	if (!r->values)
+		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
+						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	r->title = cr_strndup(v.title, v.title_len);
+	if (!r->title)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	r->title_len = v.title_len;
+	r->dim = v.dim;
+	r->vec_vid = v.dim ? r->cur_vid : 0;
+	rd_init(&lr, v.lineage, v.lineage_len);
+	for (uint32_t i = 0; i < v.n_lineage; i++) {
+		uint64_t a = rd_varint(&lr), rev = rd_varint(&lr);
+
+		if (a <= k->n_attrs)
+			r->lin[a] = rev;
+	}
+	if (lr.bad)
+		return err_set(CAIRN_ECORRUPT, "Version %llu: bad lineage",
+			       (unsigned long long)r->cur_vid);
+	return 0;
+}
+
+static void lkey(uint8_t out[20], uint32_t rel, uint64_t from, uint64_t to)
+{
+	be32_put(out, rel);
+	be64_put(out + 4, from);
+	be64_put(out + 12, to);
+}
+
+/* What the view sees of the Link (from, rel, to). */
+static int link_lookup(dctx *d, uint64_t from, uint32_t rel, uint64_t to, ident *out)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	key_adj(&p, d->dom, from, rel, to);
+	rc = mdb_cursor_open(d->txn, d->st->dbi[DB_ADJ], &cur);
+	if (rc)
+		return store_err(rc, "adj");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *e = v.mv_data;
+
+		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		if (v.mv_size < 13) {
+			mdb_cursor_close(cur);
+			return err_set(CAIRN_ECORRUPT, "adj: short entry");
+		}
+		out->found = 1;
+		if (!view_sees(&d->v, be32_get(e), be64_get(e + 4)))
+			continue;
+		out->vid = ~be64_get((uint8_t *)k.mv_data + p.n);
+		out->tomb = e[12] & EF_TOMBSTONE;
+		out->visible = !out->tomb;
+		break;
+	}
+	mdb_cursor_close(cur);
+	return rc && rc != MDB_NOTFOUND ? store_err(rc, "adj") : 0;
+}
+
+static int lstate_get(cctx *c, uint32_t rel, size_t from, size_t to, size_t *out)
+{
+	uint8_t mk[20];
+	uint64_t *slot;
+	lstate *l;
+	ident id;
+	int isnew, rc;
+
+	lkey(mk, rel, c->rs[from].rid, c->rs[to].rid);
+	slot = hmap_put(&c->lmap, mk, sizeof(mk), &isnew);
+	if (!slot)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (!isnew) {
+		*out = (size_t)*slot - 1;
+		return 0;
+	}
+	if (c->n_ls == c->cap_ls) {
+		size_t cap = c->cap_ls ? c->cap_ls * 2 : 64;
+		lstate *p = cr_reallocarray(c->ls, cap, sizeof(*p));
+
+		if (!p)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		c->ls = p;
+		c->cap_ls = cap;
+	}
+	rc = link_lookup(&c->d, c->rs[from].rid, rel, c->rs[to].rid, &id);
+	if (rc)
+		return rc;
+	l = &c->ls[c->n_ls];
+	memset(l, 0, sizeof(*l));
+	l->rel = rel;
+	l->from = from;
+	l->to = to;
+	l->existed = l->exists = id.visible;
+	l->cur_vid = id.vid;
+	l->cur_live = id.visible;
+	l->last_change = -1;
+	*slot = ++c->n_ls;
+	*out = c->n_ls - 1;
+	return 0;
+}
+
+/* -------------------------------------------------------------- plan -- */
+
+static pop *op_new(cctx *c, int type, long change, size_t st)
+{
+	pop *o;
+
+	if (c->n_ops == c->cap_ops) {
+		size_t cap = c->cap_ops ? c->cap_ops * 2 : 64;
+		pop *p = cr_reallocarray(c->ops, cap, sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->ops = p;
+		c->cap_ops = cap;
+	}
+	o = &c->ops[c->n_ops++];
+	memset(o, 0, sizeof(*o));
+	o->type = type;
+	o->change = change;
+	o->st = st;
+	o->vid = c->ctr.next_vid++;
+	return o;
+}
+
+/* Encode the Version of op o into the arena. */
+static int op_encode(cctx *c, pop *o, const vrec *v)
+{
+	o->enc_off = c->arena.len;
+	vrec_encode(v, &c->arena);
+	o->enc_len = c->arena.len - o->enc_off;
+	return c->arena.oom ? err_set(CAIRN_ENOMEM, "out of memory") : 0;
+}
+
+/* ---------------------------------------------------------- checking -- */
+
+/* Validate a Record's full values against its Kind; nulls are removed first. */
+static int values_validate(cctx *c, long idx, const kind_def *k, json_t *values, const char *key,
+			   size_t key_len)
+{
+	const char *name;
+	json_t *v;
+	void *tmp;
+	char why[512];
+
+	json_object_foreach_safe(values, tmp, name, v) {
+		const attr_def *a;
+		int code;
+
+		if (json_is_null(v)) {
+			json_object_del(values, name);
+			continue;
+		}
+		a = kind_attr(k, name);
+		if (!a)
+			return failed(failf(c, idx, CAIRN_EUNKNOWNATTR, 0, NULL, 0,
+				     "change %ld: Kind %s has no attribute \"%s\"", idx, k->name,
+				     name)
+				       );
+		code = attr_value_check(a, v, why, sizeof(why));
+		if (code)
+			return failed(failf(c, idx, code, 0, NULL, 0, "change %ld (%s:%.*s): %s", idx,
+				     k->name, (int)key_len, key, why)
+				       );
+	}
+	for (size_t i = 0; i < k->n_attrs; i++) {
+		const attr_def *a = &k->attrs[i];
+
+		if ((a->flags & AF_REQUIRED) && !json_object_get(values, a->name))
+			return failed(failf(c, idx, CAIRN_EREQUIRED, 0, NULL, 0,
+				     "change %ld (%s:%.*s): required attribute %s is missing", idx,
+				     k->name, (int)key_len, key, a->name)
+				       );
+	}
+	return 0;
+}
+
+/* RFC 7386 merge patch of target by patch (both objects); returns a new object. */
+static json_t *merge_patch(json_t *target, json_t *patch)
+{
+	json_t *out = json_deep_copy(target ? target : json_object());
+	const char *k;
+	json_t *v;
+
+	if (!out)
+		return NULL;
+	json_object_foreach(patch, k, v) {
+		if (json_is_null(v)) {
+			json_object_del(out, k);
+		} else if (json_is_object(v)) {
+			json_t *m = merge_patch(json_object_get(out, k), v);
+
+			if (!m || json_object_set_new(out, k, m)) {
+				json_decref(out);
+				return NULL;
+			}
+		} else if (json_object_set(out, k, v)) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
+{
+	if (!ch->vec)
+		return 0;
+	if (c->vec_dim == 0) {
+		c->vec_dim = (uint32_t)ch->dim;
+		c->vec_dim_new = 1;
+		return 0;
+	}
+	if (ch->dim != c->vec_dim)
+		return failed(failf(c, idx, CAIRN_EDIM, 0, NULL, 0,
+			     "change %ld: the vector has %zu dimensions; the Domain's vectors have %u",
+			     idx, ch->dim, c->vec_dim)
+			       );
+	return 0;
+}
+
+/* Plan a put of Record state r with new values (owned) and title. */
+static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char *title,
+		       size_t title_len, const cs_change *ch)
+{
+	rstate *r = &c->rs[ri];
+	const kind_def *k = schema_kind_id(c->d.s, r->kind);
+	uint64_t *lin;
+	buf lb = BUF_INIT;
+	uint32_t n_lin = 0;
+	vrec v = {0};
+	pop *o;
+	int rc;
+
+	lin = cr_calloc(k->n_attrs + 1, sizeof(uint64_t));
+	if (!lin) {
+		json_decref(values);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	/* Lineage: an unchanged value keeps the revision that set it. */
+	lin[0] = (r->exists && r->title_len == title_len && memcmp(r->title, title, title_len) == 0)
+			 ? r->lin[0]
+			 : c->rev;
+	buf_put_varint(&lb, 0);
+	buf_put_varint(&lb, lin[0]);
+	n_lin++;
+	for (size_t i = 0; i < k->n_attrs; i++) {
+		const attr_def *a = &k->attrs[i];
+		json_t *nv = json_object_get(values, a->name), *ov;
+
+		if (!nv)
+			continue;
+		ov = r->exists && r->values ? json_object_get(r->values, a->name) : NULL;
+		lin[a->id] = (ov && json_equal(ov, nv) && r->lin[a->id]) ? r->lin[a->id] : c->rev;
+		buf_put_varint(&lb, a->id);
+		buf_put_varint(&lb, lin[a->id]);
+		n_lin++;
+	}
+	buf_reset(&c->tmp);
+	json_canon(values, &c->tmp);
+	if (lb.oom || c->tmp.oom) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (c->tmp.len > CAIRN_MAX_VALUES) {
+		rc = failed(failf(c, idx, CAIRN_ELIMIT, 0, NULL, 0,
+				  "change %ld: values are larger than %u bytes", idx, CAIRN_MAX_VALUES));
+		goto out;
+	}
+	o = op_new(c, V_REC, idx, ri);
+	if (!o) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	o->prev = r->cur_vid;
+	o->prev_live = r->cur_live;
+	o->count_delta = r->exists ? 0 : 1;
+	o->values = json_incref(values);
+	if (ch->vec) {
+		o->vec = ch->vec;
+		o->dim = (uint32_t)ch->dim;
+	} else if (r->exists && r->vec_vid) {
+		o->vec_from = r->vec_vid;
+		o->dim = r->dim;
+	}
+	v.type = V_REC;
+	v.kr = r->kind;
+	v.branch = c->d.br.id;
+	v.rev = c->rev;
+	v.prev = o->prev;
+	v.rid = r->rid;
+	v.key = r->key;
+	v.key_len = r->key_len;
+	v.title = title;
+	v.title_len = title_len;
+	v.values = (const char *)c->tmp.p;
+	v.values_len = c->tmp.len;
+	v.dim = o->dim;
+	v.lineage = lb.p;
+	v.lineage_len = lb.len;
+	v.n_lineage = n_lin;
+	rc = op_encode(c, o, &v);
+	if (rc)
+		goto out;
+	/* The new state. */
+	if (title != r->title) {
+		char *t = cr_strndup(title, title_len);
+
+		if (!t) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+		cr_free(r->title);
+		r->title = t;
+		r->title_len = title_len;
+	}
+	json_decref(r->values);
+	r->values = values;
+	values = NULL;
+	cr_free(r->lin);
+	r->lin = lin;
+	lin = NULL;
+	r->exists = 1;
+	r->cur_vid = o->vid;
+	r->cur_live = 1;
+	r->dim = o->dim;
+	r->vec_vid = o->dim ? o->vid : 0;
+	r->last_change = idx;
+	r->touched = 1;
+out:
+	json_decref(values);
+	cr_free(lin);
+	buf_release(&lb);
+	return rc;
+}
+
+static int plan_link_op(cctx *c, long idx, size_t li, int type, json_t *values)
+{
+	lstate *l = &c->ls[li];
+	vrec v = {0};
+	pop *o;
+	int rc;
+
+	buf_reset(&c->tmp);
+	if (type == V_LINK) {
+		if (values)
+			json_canon(values, &c->tmp);
+		else
+			buf_put(&c->tmp, "{}", 2);
+		if (c->tmp.oom)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	o = op_new(c, type, idx, li);
+	if (!o)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	o->prev = l->cur_vid;
+	o->prev_live = l->cur_live;
+	v.type = type;
+	v.kr = l->rel;
+	v.branch = c->d.br.id;
+	v.rev = c->rev;
+	v.prev = o->prev;
+	v.from_rid = c->rs[l->from].rid;
+	v.to_rid = c->rs[l->to].rid;
+	v.values = (const char *)c->tmp.p;
+	v.values_len = c->tmp.len;
+	rc = op_encode(c, o, &v);
+	if (rc)
+		return rc;
+	o->link_values = type == V_LINK && values && json_object_size(values);
+	l->exists = type == V_LINK;
+	l->cur_vid = o->vid;
+	l->cur_live = type == V_LINK;
+	l->last_change = idx;
+	l->touched = 1;
+	return 0;
+}
+
+/* Visit the Links touching Record rid that exist in the view (before this commit). */
+typedef int (*link_visit)(cctx *c, int out_dir, uint32_t rel, uint64_t other, uint32_t other_kind,
+			  const char *other_key, size_t other_len, void *arg);
+
+static int links_in_view(cctx *c, uint64_t rid, link_visit fn, void *arg)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		int db = dir == 0 ? DB_ADJ : DB_ADJR;
+		MDB_cursor *cur;
+		MDB_val k, v;
+		kbuf p;
+		uint8_t last[12];
+		int have_last = 0, rc;
+
+		key_rvids(&p, c->d.dom, rid);
+		rc = mdb_cursor_open(c->d.txn, c->d.st->dbi[db], &cur);
+		if (rc)
+			return store_err(rc, db_names[db]);
+		k.mv_data = p.b;
+		k.mv_size = p.n;
+		for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			const uint8_t *kk = k.mv_data, *e = v.mv_data;
+
+			if (k.mv_size != 32 || memcmp(kk, p.b, p.n) != 0)
+				break;
+			if (v.mv_size < 17) {
+				mdb_cursor_close(cur);
+				return err_set(CAIRN_ECORRUPT, "%s: short entry", db_names[db]);
+			}
+			/* Entries of one Link identity (rel, other) are adjacent, newest first. */
+			if (have_last && memcmp(last, kk + 12, 12) == 0)
+				continue;
+			if (!view_sees(&c->d.v, be32_get(e), be64_get(e + 4)))
+				continue;
+			memcpy(last, kk + 12, 12);
+			have_last = 1;
+			if (e[12] & EF_TOMBSTONE)
+				continue;
+			rc = fn(c, dir == 0, be32_get(kk + 12), be64_get(kk + 16), be32_get(e + 13),
+				(const char *)e + 17, v.mv_size - 17, arg);
+			if (rc) {
+				mdb_cursor_close(cur);
+				return rc;
+			}
+		}
+		mdb_cursor_close(cur);
+		if (rc && rc != MDB_NOTFOUND)
+			return store_err(rc, db_names[db]);
+	}
+	return 0;
+}
+
+struct cascade_arg {
+	size_t ri;
+	long idx;
+};
+
+/* Delete with cascade: plan an unlink of each Link of the Record. */
+static int cascade_one(cctx *c, int out_dir, uint32_t rel, uint64_t other, uint32_t other_kind,
+		       const char *other_key, size_t other_len, void *arg)
+{
+	struct cascade_arg *a = arg;
+	size_t oi, li;
+	int rc;
+
+	(void)other;
+	rc = rstate_get(c, other_kind, other_key, other_len, &oi);
+	if (rc)
+		return rc;
+	rc = out_dir ? lstate_get(c, rel, a->ri, oi, &li) : lstate_get(c, rel, oi, a->ri, &li);
+	if (rc)
+		return rc;
+	if (!c->ls[li].exists)
+		return 0; /* already unlinked by this commit */
+	return plan_link_op(c, a->idx, li, V_LINK_DEL, NULL);
+}
+
+static int do_delete(cctx *c, long idx, size_t ri, const cs_change *ch)
+{
+	rstate *r = &c->rs[ri];
+	vrec v = {0};
+	pop *o;
+	int rc;
+
+	if (ch->flags & CAIRN_CASCADE) {
+		struct cascade_arg a = {ri, idx};
+
+		rc = links_in_view(c, r->rid, cascade_one, &a);
+		if (rc)
+			return rc;
+		/* Links this commit created. */
+		for (size_t i = 0; i < c->n_ls; i++) {
+			lstate *l = &c->ls[i];
+
+			if (l->exists && (l->from == ri || l->to == ri) &&
+			    (rc = plan_link_op(c, idx, i, V_LINK_DEL, NULL)))
+				return rc;
+		}
+		r = &c->rs[ri];
+	}
+	o = op_new(c, V_REC_DEL, idx, ri);
+	if (!o)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	o->prev = r->cur_vid;
+	o->prev_live = r->cur_live;
+	o->count_delta = -1;
+	v.type = V_REC_DEL;
+	v.kr = r->kind;
+	v.branch = c->d.br.id;
+	v.rev = c->rev;
+	v.prev = o->prev;
+	v.rid = r->rid;
+	v.key = r->key;
+	v.key_len = r->key_len;
+	rc = op_encode(c, o, &v);
+	if (rc)
+		return rc;
+	json_decref(r->values);
+	r->values = NULL;
+	r->exists = 0;
+	r->cur_vid = o->vid;
+	r->cur_live = 0;
+	r->dim = 0;
+	r->vec_vid = 0;
+	r->last_change = idx;
+	r->touched = 1;
+	return 0;
+}
+
+/* Resolve a Kind name of change idx, or record a failure (-1). */
+static int kind_of(cctx *c, long idx, const char *name, const kind_def **k)
+{
+	*k = schema_kind(c->d.s, name);
+	if (*k)
+		return 0;
+	return failed(failf(c, idx, CAIRN_EUNKNOWNKIND, 0, NULL, 0, "change %ld: unknown Kind \"%s\"", idx,
+		     name)
+		       );
+}
+
+static int do_change(cctx *c, long idx, const cs_change *ch)
+{
+	const kind_def *k;
+	const rel_def *rl;
+	size_t ri, fi, ti, li;
+	int rc;
+
+	switch (ch->op) {
+	case OP_PUT:
+	case OP_PATCH: {
+		json_t *vals;
+
+		if ((rc = kind_of(c, idx, ch->kind, &k)))
+			return rc;
+		if ((rc = vector_dim_check(c, idx, ch)))
+			return rc;
+		if ((rc = rstate_get(c, k->id, ch->key, ch->key_len, &ri)))
+			return rc;
+		if ((rc = rstate_load(c, &c->rs[ri])))
+			return rc;
+		if (ch->op == OP_PATCH) {
+			if (!c->rs[ri].exists)
+				return failed(failf(c, idx, CAIRN_ENOTFOUND, 0, NULL, 0,
+					     "change %ld: cannot patch %s:%.*s, which does not exist",
+					     idx, k->name, (int)ch->key_len, ch->key)
+					       );
+			vals = merge_patch(c->rs[ri].values, ch->values);
+		} else {
+			vals = json_deep_copy(ch->values);
+		}
+		if (!vals)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		rc = values_validate(c, idx, k, vals, ch->key, ch->key_len);
+		if (rc) {
+			json_decref(vals);
+			return rc;
+		}
+		if (ch->op == OP_PATCH)
+			return plan_record(c, idx, ri, vals, c->rs[ri].title, c->rs[ri].title_len,
+					   ch);
+		return plan_record(c, idx, ri, vals, ch->title ? ch->title : "", ch->title_len, ch);
+	}
+	case OP_DELETE:
+		if ((rc = kind_of(c, idx, ch->kind, &k)))
+			return rc;
+		if ((rc = rstate_get(c, k->id, ch->key, ch->key_len, &ri)))
+			return rc;
+		if (!c->rs[ri].exists)
+			return failed(failf(c, idx, CAIRN_ENOTFOUND, 0, NULL, 0,
+				     "change %ld: cannot delete %s:%.*s, which does not exist", idx,
+				     k->name, (int)ch->key_len, ch->key)
+				       );
+		return do_delete(c, idx, ri, ch);
+	case OP_LINK:
+	case OP_UNLINK: {
+		const kind_def *fk, *tk;
+
+		rl = schema_rel(c->d.s, ch->rel);
+		if (!rl)
+			return failed(failf(c, idx, CAIRN_EUNKNOWNREL, 0, NULL, 0,
+				     "change %ld: unknown Relation \"%s\"", idx, ch->rel)
+				       );
+		fk = schema_kind(c->d.s, ch->from_kind);
+		tk = schema_kind(c->d.s, ch->to_kind);
+		if (!fk || !tk || fk->id != rl->from_kind || tk->id != rl->to_kind)
+			return failed(failf(c, idx, CAIRN_ELINKKIND, 0, NULL, 0,
+				     "change %ld: Relation %s links %s to %s, not %s to %s", idx,
+				     rl->name, rl->from, rl->to, ch->from_kind, ch->to_kind)
+				       );
+		if ((rc = rstate_get(c, fk->id, ch->from_key, ch->from_len, &fi)) ||
+		    (rc = rstate_get(c, tk->id, ch->to_key, ch->to_len, &ti)) ||
+		    (rc = lstate_get(c, rl->id, fi, ti, &li)))
+			return rc;
+		if (ch->op == OP_UNLINK) {
+			if (!c->ls[li].exists)
+				return failed(failf(c, idx, CAIRN_ENOTFOUND, 0, NULL, 0,
+					     "change %ld: no Link %s from %s:%.*s to %s:%.*s", idx,
+					     rl->name, fk->name, (int)ch->from_len, ch->from_key,
+					     tk->name, (int)ch->to_len, ch->to_key)
+					       );
+			return plan_link_op(c, idx, li, V_LINK_DEL, NULL);
+		}
+		return plan_link_op(c, idx, li, V_LINK, ch->values);
+	}
+	}
+	return err_set(CAIRN_EINVAL, "change %ld: unknown operation", idx);
+}
+
+/* ---------------------------------------------------- final checks -- */
+
+static int check_refs(cctx *c)
+{
+	size_t n = c->n_rs; /* looking up targets adds states: check only those before */
+
+	for (size_t i = 0; i < n; i++) {
+		const kind_def *k;
+
+		if (!c->rs[i].touched || !c->rs[i].exists)
+			continue;
+		k = schema_kind_id(c->d.s, c->rs[i].kind);
+		for (size_t j = 0; j < k->n_attrs; j++) {
+			const attr_def *a = &k->attrs[j];
+			json_t *v;
+			size_t ti;
+			int rc;
+
+			if (a->type != AT_REF)
+				continue;
+			v = json_object_get(c->rs[i].values, a->name);
+			if (!v)
+				continue;
+			if (json_string_length(v) == 0 || json_string_length(v) > CAIRN_MAX_KEY) {
+				rc = failf(c, c->rs[i].last_change, CAIRN_EREF, 0, NULL, 0,
+					   "change %ld (%s:%.*s): %s names no %s", c->rs[i].last_change,
+					   k->name, (int)c->rs[i].key_len, c->rs[i].key, a->name,
+					   a->ref);
+				if (rc)
+					return rc;
+				continue;
+			}
+			rc = rstate_get(c, a->ref_kind, json_string_value(v), json_string_length(v),
+					&ti);
+			if (rc)
+				return rc;
+			if (c->rs[ti].exists)
+				continue;
+			rc = failf(c, c->rs[i].last_change, CAIRN_EREF, a->ref_kind,
+				   json_string_value(v), json_string_length(v),
+				   "change %ld (%s:%.*s): %s names %s:%s, which does not exist",
+				   c->rs[i].last_change, k->name, (int)c->rs[i].key_len,
+				   c->rs[i].key, a->name, a->ref, json_string_value(v));
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int check_link_ends(cctx *c)
+{
+	for (size_t i = 0; i < c->n_ls; i++) {
+		lstate *l = &c->ls[i];
+		rstate *e;
+		int rc;
+
+		if (!l->touched || !l->exists)
+			continue;
+		e = !c->rs[l->from].exists ? &c->rs[l->from] : !c->rs[l->to].exists ? &c->rs[l->to]
+										   : NULL;
+		if (!e)
+			continue;
+		rc = failf(c, l->last_change, CAIRN_ELINKEND, e->kind, e->key, e->key_len,
+			   "change %ld: Link end %s:%.*s does not exist", l->last_change,
+			   schema_kind_id(c->d.s, e->kind)->name, (int)e->key_len, e->key);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+struct count_arg {
+	uint32_t rel;
+	uint64_t n;
+	int out_only;
+};
+
+static int count_one(cctx *c, int out_dir, uint32_t rel, uint64_t other, uint32_t other_kind,
+		     const char *other_key, size_t other_len, void *arg)
+{
+	struct count_arg *a = arg;
+	uint8_t mk[4 + CAIRN_MAX_KEY];
+	uint64_t *slot;
+
+	(void)other;
+	if ((a->out_only && !out_dir) || (a->rel && rel != a->rel))
+		return 0;
+	/* A Link this commit touched is counted from its state instead. */
+	be32_put(mk, other_kind);
+	memcpy(mk + 4, other_key, other_len);
+	slot = hmap_get(&c->rmap, mk, 4 + other_len);
+	if (slot)
+		return 0;
+	a->n++;
+	return 0;
+}
+
+/* Links of Record ri that exist after the commit (optionally only outgoing Links of rel). */
+static int links_after(cctx *c, size_t ri, uint32_t rel, int out_only, uint64_t *n)
+{
+	struct count_arg a = {rel, 0, out_only};
+	int rc = links_in_view(c, c->rs[ri].rid, count_one, &a);
+
+	if (rc)
+		return rc;
+	/*
+	 * Links whose other end is a Record this commit touched or looked up were
+	 * skipped above: count them from the commit's Link states, looking each
+	 * identity up when the commit did not touch it.
+	 */
+	for (size_t i = 0; i < c->n_rs; i++) {
+		for (int dir = 0; dir < 2; dir++) {
+			size_t from = dir == 0 ? ri : i, to = dir == 0 ? i : ri;
+
+			if (out_only && dir == 1)
+				continue;
+			if (dir == 1 && i == ri)
+				continue; /* a self-Link is counted once */
+			for (size_t r = 0; r < c->d.s->n_rels; r++) {
+				const rel_def *rd = &c->d.s->rels[r];
+				uint8_t mk[20];
+				uint64_t *slot;
+				ident id;
+
+				if (rel && rd->id != rel)
+					continue;
+				if (rd->from_kind != c->rs[from].kind || rd->to_kind != c->rs[to].kind)
+					continue;
+				lkey(mk, rd->id, c->rs[from].rid, c->rs[to].rid);
+				slot = hmap_get(&c->lmap, mk, sizeof(mk));
+				if (slot) {
+					a.n += c->ls[*slot - 1].exists;
+					continue;
+				}
+				rc = link_lookup(&c->d, c->rs[from].rid, rd->id, c->rs[to].rid, &id);
+				if (rc)
+					return rc;
+				a.n += id.visible;
+			}
+		}
+	}
+	*n = a.n;
+	return 0;
+}
+
+static int check_deleted_links(cctx *c)
+{
+	for (size_t i = 0; i < c->n_rs; i++) {
+		rstate *r = &c->rs[i];
+		uint64_t n;
+		int rc;
+
+		if (!r->touched || !r->existed || r->exists)
+			continue;
+		rc = links_after(c, i, 0, 0, &n);
+		if (rc)
+			return rc;
+		if (n == 0)
+			continue;
+		rc = failf(c, r->last_change, CAIRN_EHASLINKS, 0, NULL, 0,
+			   "change %ld: %s:%.*s still has %llu Link(s); unlink them first or "
+			   "delete with cascade",
+			   r->last_change, schema_kind_id(c->d.s, r->kind)->name, (int)r->key_len,
+			   r->key, (unsigned long long)n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int check_cardinality(cctx *c)
+{
+	hmap seen = HMAP_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->n_ls && !rc; i++) {
+		lstate *l = &c->ls[i];
+		const rel_def *rd = schema_rel_id(c->d.s, l->rel);
+		uint8_t mk[12];
+		uint64_t n, *slot;
+		int isnew;
+
+		if (!l->touched || !l->exists || !rd->one)
+			continue;
+		be32_put(mk, l->rel);
+		be64_put(mk + 4, c->rs[l->from].rid);
+		slot = hmap_put(&seen, mk, sizeof(mk), &isnew);
+		if (!slot) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			break;
+		}
+		if (!isnew)
+			continue;
+		rc = links_after(c, l->from, l->rel, 1, &n);
+		if (rc || n <= 1)
+			continue;
+		rc = failf(c, l->last_change, CAIRN_ECARDINALITY, 0, NULL, 0,
+			   "change %ld: Relation %s has cardinality one, and %s:%.*s would have "
+			   "%llu Links of it",
+			   l->last_change, rd->name, rd->from, (int)c->rs[l->from].key_len,
+			   c->rs[l->from].key, (unsigned long long)n);
+	}
+	hmap_release(&seen);
+	return rc;
+}
+
+/* Is the value of attribute a held by a live Record other than r, outside this commit? */
+static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int *taken)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc, rc = 0;
+
+	*taken = 0;
+	buf_reset(&c->tmp);
+	if (attr_encode(a, val, &c->tmp))
+		return 0;
+	if (c->tmp.oom)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	kb_init(&p);
+	kb_be32(&p, c->d.dom);
+	kb_be32(&p, r->kind);
+	kb_be32(&p, a->id);
+	kb_bytes(&p, c->tmp.p, c->tmp.len);
+	if (p.over)
+		return 0;
+	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_ATTR], &cur);
+	if (mrc)
+		return store_err(mrc, "attr");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc && !*taken;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint8_t mk[4 + CAIRN_MAX_KEY];
+		uint64_t vid, *slot;
+		json_t *other;
+		vrec ver;
+		int live;
+
+		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		vid = be64_get((uint8_t *)k.mv_data + p.n);
+		if ((rc = live_test(&c->d, vid, &live)) || !live)
+			continue;
+		if ((rc = version_get(&c->d, vid, &ver)))
+			continue;
+		if (ver.rid == r->rid || ver.key_len > CAIRN_MAX_KEY)
+			continue;
+		/* A Record this commit touched is judged by its final state, elsewhere. */
+		be32_put(mk, ver.kr);
+		memcpy(mk + 4, ver.key, ver.key_len);
+		slot = hmap_get(&c->rmap, mk, 4 + ver.key_len);
+		if (slot && c->rs[*slot - 1].touched)
+			continue;
+		other = json_parse(ver.values, ver.values_len, "stored values");
+		if (!other) {
+			rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
+							: err_set(CAIRN_ECORRUPT, "stored values do not parse");
+			continue;
+		}
+		*taken = json_equal(json_object_get(other, a->name), val);
+		json_decref(other);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "attr") : 0;
+}
+
+static int check_unique(cctx *c)
+{
+	hmap inside = HMAP_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->n_rs && !rc; i++) {
+		rstate *r = &c->rs[i];
+		const kind_def *k;
+
+		if (!r->touched || !r->exists)
+			continue;
+		k = schema_kind_id(c->d.s, r->kind);
+		for (size_t j = 0; j < k->n_attrs && !rc; j++) {
+			const attr_def *a = &k->attrs[j];
+			json_t *v = json_object_get(r->values, a->name);
+			uint64_t *slot;
+			int isnew, taken;
+
+			if (!(a->flags & AF_UNIQUE) || !v)
+				continue;
+			/* Twice in this commit? Key the map by Kind, attribute and canonical value. */
+			buf_reset(&c->tmp);
+			buf_put_be32(&c->tmp, r->kind);
+			buf_put_be32(&c->tmp, a->id);
+			json_canon(v, &c->tmp);
+			if (c->tmp.oom) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			slot = hmap_put(&inside, c->tmp.p, c->tmp.len, &isnew);
+			if (!slot) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			if (!isnew) {
+				rstate *o = &c->rs[*slot - 1];
+				long later = r->last_change > o->last_change ? r->last_change
+									      : o->last_change;
+
+				rc = failf(c, later, CAIRN_EUNIQUE, 0, NULL, 0,
+					   "change %ld: %s.%s must be unique, and %s:%.*s and "
+					   "%s:%.*s both have it",
+					   later, k->name, a->name, k->name, (int)o->key_len, o->key,
+					   k->name, (int)r->key_len, r->key);
+				continue;
+			}
+			*slot = i + 1;
+			rc = unique_taken(c, a, r, v, &taken);
+			if (rc || !taken)
+				continue;
+			buf_reset(&c->tmp);
+			json_canon(v, &c->tmp);
+			buf_cstr(&c->tmp);
+			rc = failf(c, r->last_change, CAIRN_EUNIQUE, 0, NULL, 0,
+				   "change %ld (%s:%.*s): %s.%s must be unique, and %s is already "
+				   "used by another Record",
+				   r->last_change, k->name, (int)r->key_len, r->key, k->name,
+				   a->name, c->tmp.oom ? "the value" : (char *)c->tmp.p);
+		}
+	}
+	hmap_release(&inside);
+	return rc;
+}
+
+/* -------------------------------------------------------------- apply -- */
+
+struct live_chunk {
+	uint64_t id;
+	uint8_t bits[LIVE_CHUNK_BYTES];
+};
+
+static int live_chunk(cctx *c, hmap *m, struct live_chunk **chunks, size_t *n, size_t *cap,
+		      uint64_t vid, struct live_chunk **out)
+{
+	uint64_t id = vid >> LIVE_CHUNK_BITS, *slot;
+	uint8_t mk[8];
+	int isnew, rc;
+
+	be64_put(mk, id);
+	slot = hmap_put(m, mk, 8, &isnew);
+	if (!slot)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (!isnew) {
+		*out = &(*chunks)[*slot - 1];
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct live_chunk *p = cr_reallocarray(*chunks, nc, sizeof(*p));
+
+		if (!p)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		*chunks = p;
+		*cap = nc;
+	}
+	*out = &(*chunks)[*n];
+	(*out)->id = id;
+	{
+		const uint8_t *val;
+		size_t len;
+
+		rc = cell_get(&c->d, CELL_LIVE, id, &val, &len);
+		if (rc == CAIRN_ENOTFOUND) {
+			memset((*out)->bits, 0, LIVE_CHUNK_BYTES);
+		} else if (rc) {
+			return rc;
+		} else if (len != LIVE_CHUNK_BYTES) {
+			return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
+		} else {
+			memcpy((*out)->bits, val, LIVE_CHUNK_BYTES);
+		}
+	}
+	*slot = ++*n;
+	return 0;
+}
+
+static int live_set(cctx *c, hmap *m, struct live_chunk **ch, size_t *n, size_t *cap,
+		    uint64_t vid, int on)
+{
+	struct live_chunk *k;
+	unsigned bit = (unsigned)(vid & ((1u << LIVE_CHUNK_BITS) - 1));
+	int rc = live_chunk(c, m, ch, n, cap, vid, &k);
+
+	if (rc)
+		return rc;
+	if (on)
+		k->bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	else
+		k->bits[bit >> 3] &= (uint8_t) ~(1u << (bit & 7));
+	return 0;
+}
+
+static int put_entry(cctx *c, int db, const kbuf *p, uint64_t vid, const void *val, size_t n)
+{
+	kbuf k = *p;
+
+	kb_be64(&k, ~vid);
+	if (k.over)
+		return err_set(CAIRN_ELIMIT, "index key too long");
+	return db_put(c->d.txn, c->d.st, db, k.b, k.n, val, n, 0);
+}
+
+static int write_attr_entries(cctx *c, uint32_t kind, json_t *values, uint64_t vid)
+{
+	const kind_def *k = schema_kind_id(c->d.s, kind);
+
+	for (size_t i = 0; i < k->n_attrs; i++) {
+		const attr_def *a = &k->attrs[i];
+		json_t *v = json_object_get(values, a->name), *e;
+		size_t n = 1, j;
+
+		if (!(a->flags & AF_INDEXED) || !v)
+			continue;
+		if (a->type == AT_STRINGS)
+			n = json_array_size(v);
+		for (j = 0; j < n; j++) {
+			kbuf key;
+			int rc;
+
+			e = a->type == AT_STRINGS ? json_array_get(v, j) : v;
+			buf_reset(&c->tmp);
+			if (attr_encode(a, e, &c->tmp))
+				continue;
+			if (c->tmp.oom)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			kb_init(&key);
+			kb_be32(&key, c->d.dom);
+			kb_be32(&key, kind);
+			kb_be32(&key, a->id);
+			kb_bytes(&key, c->tmp.p, c->tmp.len);
+			kb_be64(&key, vid);
+			if (key.over)
+				continue;
+			rc = db_put(c->d.txn, c->d.st, DB_ATTR, key.b, key.n, "", 0, 0);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int attr_entries_put(dctx *d, uint32_t kind, json_t *values, uint64_t vid)
+{
+	cctx c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.d = *d;
+	rc = write_attr_entries(&c, kind, values, vid);
+	buf_release(&c.tmp);
+	return rc;
+}
+
+static int apply_op(cctx *c, pop *o, sha256_ctx *h)
+{
+	uint8_t val[8 + 4 + 8 + 1 + 4 + CAIRN_MAX_KEY], vb[8];
+	kbuf k;
+	int rc;
+
+	be64_put(vb, o->vid);
+	sha256_update(h, vb, 8);
+	sha256_update(h, c->arena.p + o->enc_off, o->enc_len);
+	key_u64(&k, c->d.dom, o->vid);
+	rc = db_put(c->d.txn, c->d.st, DB_VERSIONS, k.b, k.n, c->arena.p + o->enc_off, o->enc_len,
+		    0);
+	if (rc)
+		return rc;
+	if (o->type == V_REC || o->type == V_REC_DEL) {
+		rstate *r = &c->rs[o->st];
+		uint8_t fl = o->type == V_REC_DEL ? EF_TOMBSTONE : 0;
+
+		be64_put(val, r->rid);
+		be32_put(val + 8, c->d.br.id);
+		be64_put(val + 12, c->rev);
+		val[20] = fl;
+		key_keys(&k, c->d.dom, r->kind, r->key, r->key_len);
+		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, 21)))
+			return rc;
+		key_rvids(&k, c->d.dom, r->rid);
+		if ((rc = put_entry(c, DB_RVIDS, &k, o->vid, val + 8, 13)))
+			return rc;
+		if (o->type == V_REC && o->values &&
+		    (rc = write_attr_entries(c, r->kind, o->values, o->vid)))
+			return rc;
+		if (o->vec || o->vec_from) {
+			kbuf vk;
+			MDB_val src;
+			const void *data = o->vec;
+
+			if (o->vec_from) {
+				key_u64(&vk, c->d.dom, o->vec_from);
+				rc = db_get(c->d.txn, c->d.st, DB_VECTORS, vk.b, vk.n, &src);
+				if (rc)
+					return rc == CAIRN_ENOTFOUND
+						       ? err_set(CAIRN_ECORRUPT, "vector missing")
+						       : rc;
+				data = src.mv_data;
+			}
+			key_u64(&vk, c->d.dom, o->vid);
+			rc = db_put(c->d.txn, c->d.st, DB_VECTORS, vk.b, vk.n, data,
+				    (size_t)o->dim * sizeof(float), 0);
+			if (rc)
+				return rc;
+		}
+	} else {
+		lstate *l = &c->ls[o->st];
+		rstate *f = &c->rs[l->from], *t = &c->rs[l->to];
+		uint8_t fl = o->type == V_LINK_DEL ? EF_TOMBSTONE : (o->link_values ? EF_VALUES : 0);
+
+		be32_put(val, c->d.br.id);
+		be64_put(val + 4, c->rev);
+		val[12] = fl;
+		be32_put(val + 13, t->kind);
+		memcpy(val + 17, t->key, t->key_len);
+		key_adj(&k, c->d.dom, f->rid, l->rel, t->rid);
+		if ((rc = put_entry(c, DB_ADJ, &k, o->vid, val, 17 + t->key_len)))
+			return rc;
+		be32_put(val + 13, f->kind);
+		memcpy(val + 17, f->key, f->key_len);
+		key_adj(&k, c->d.dom, t->rid, l->rel, f->rid);
+		if ((rc = put_entry(c, DB_ADJR, &k, o->vid, val, 17 + f->key_len)))
+			return rc;
+	}
+	return 0;
+}
+
+static int write_revision(cctx *c, int type, const cairn_provenance *p, const uint8_t digest[32],
+			  uint64_t first_vid, uint64_t n_versions, cairn_commit_result *out)
+{
+	rrec r = {0};
+	buf b = BUF_INIT;
+	kbuf k;
+	int64_t now = time_now_ms();
+	int rc;
+
+	r.type = type;
+	r.branch = c->d.br.id;
+	r.parent = c->d.br.head_rev ? c->d.br.head_rev : c->d.br.fork_rev;
+	r.time_ms = now > c->ctr.last_time_ms ? now : c->ctr.last_time_ms;
+	r.client_time_ms = p->client_time_ms;
+	r.confidence = p->has_confidence ? p->confidence : 1.0;
+	r.actor = p->actor ? p->actor : "";
+	r.actor_len = strlen(r.actor);
+	r.source = p->source ? p->source : "";
+	r.source_len = strlen(r.source);
+	r.message = p->message ? p->message : "";
+	r.message_len = strlen(r.message);
+	r.trace = p->trace_id ? p->trace_id : "";
+	r.trace_len = strlen(r.trace);
+	r.first_vid = first_vid;
+	r.n_versions = n_versions;
+	memcpy(r.digest, digest, 32);
+	if (r.parent) {
+		MDB_val pv;
+		rrec pr;
+
+		key_u64(&k, c->d.dom, r.parent);
+		rc = db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &pv);
+		if (rc)
+			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "parent revision missing")
+						     : rc;
+		if ((rc = rrec_decode(pv.mv_data, pv.mv_size, &pr)))
+			return rc;
+		memcpy(r.parent_hash, pr.hash, 32);
+	}
+	rrec_hash(c->d.dom, c->rev, &r, r.hash);
+	rrec_encode(&r, &b);
+	if (b.oom)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	key_u64(&k, c->d.dom, c->rev);
+	rc = db_put(c->d.txn, c->d.st, DB_REVS, k.b, k.n, b.p, b.len, MDB_NOOVERWRITE);
+	buf_release(&b);
+	if (rc)
+		return rc;
+	c->d.br.head_rev = c->rev;
+	memcpy(c->d.br.head_hash, r.hash, 32);
+	{
+		char name[CAIRN_MAX_BRANCH + 1];
+
+		snprintf(name, sizeof(name), "%s", c->d.br.name);
+		rc = branch_put(c->d.txn, c->d.st, c->d.dom, &c->d.br, name);
+		if (rc)
+			return rc;
+	}
+	c->ctr.next_rev = c->rev + 1;
+	c->ctr.last_time_ms = r.time_ms;
+	if ((rc = counters_put(c->d.txn, c->d.st, c->d.dom, &c->ctr)))
+		return rc;
+	if (out) {
+		out->revision = c->rev;
+		memcpy(out->hash, r.hash, 32);
+		out->changes = n_versions;
+	}
+	return 0;
+}
+
+static int put_cell(cctx *c, int type, uint64_t id, const void *val, size_t n)
+{
+	kbuf k;
+
+	key_cell(&k, c->d.dom, type, c->d.br.id, id);
+	kb_be64(&k, ~c->rev);
+	return db_put(c->d.txn, c->d.st, DB_CELLS, k.b, k.n, val, n, 0);
+}
+
+static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out)
+{
+	hmap lm = HMAP_INIT;
+	struct live_chunk *chunks = NULL;
+	size_t n_chunks = 0, cap_chunks = 0;
+	int64_t *deltas = NULL;
+	sha256_ctx h;
+	uint8_t digest[32];
+	uint64_t first_vid = c->n_ops ? c->ops[0].vid : c->ctr.next_vid;
+	int rc = 0;
+
+	if (sha256_init(&h))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	deltas = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
+	if (!deltas) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c->n_ops && !rc; i++) {
+		pop *o = &c->ops[i];
+
+		rc = apply_op(c, o, &h);
+		if (!rc && o->prev && o->prev_live)
+			rc = live_set(c, &lm, &chunks, &n_chunks, &cap_chunks, o->prev, 0);
+		if (!rc && (o->type == V_REC || o->type == V_LINK))
+			rc = live_set(c, &lm, &chunks, &n_chunks, &cap_chunks, o->vid, 1);
+		if (o->type == V_REC || o->type == V_REC_DEL)
+			deltas[c->rs[o->st].kind] += o->count_delta;
+	}
+	for (size_t i = 0; i < n_chunks && !rc; i++)
+		rc = put_cell(c, CELL_LIVE, chunks[i].id, chunks[i].bits, LIVE_CHUNK_BYTES);
+	for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
+		uint64_t n;
+		uint8_t b[8];
+
+		if (!deltas[kd])
+			continue;
+		rc = count_get(&c->d, kd, &n);
+		if (rc)
+			break;
+		be64_put(b, (uint64_t)((int64_t)n + deltas[kd]));
+		rc = put_cell(c, CELL_COUNT, kd, b, 8);
+	}
+	if (!rc && c->vec_dim_new) {
+		uint8_t b[4];
+		kbuf k;
+
+		be32_put(b, c->vec_dim);
+		kb_init(&k);
+		kb_be32(&k, c->d.dom);
+		kb_u8(&k, 'V');
+		rc = db_put(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, b, 4, 0);
+	}
+	sha256_final(&h, digest);
+	if (!rc)
+		rc = write_revision(c, CAIRN_REV_DATA, prov, digest, first_vid, c->n_ops, out);
+out:
+	hmap_release(&lm);
+	cr_free(chunks);
+	cr_free(deltas);
+	return rc;
+}
+
+/* ------------------------------------------------------------ driver -- */
+
+static void cctx_release(cctx *c)
+{
+	for (size_t i = 0; i < c->n_rs; i++) {
+		cr_free(c->rs[i].key_own);
+		json_decref(c->rs[i].values);
+		cr_free(c->rs[i].title);
+		cr_free(c->rs[i].lin);
+	}
+	for (size_t i = 0; i < c->n_ops; i++)
+		json_decref(c->ops[i].values);
+	cr_free(c->rs);
+	cr_free(c->ls);
+	cr_free(c->ops);
+	hmap_release(&c->rmap);
+	hmap_release(&c->lmap);
+	buf_release(&c->arena);
+	buf_release(&c->tmp);
+	dctx_close(&c->d);
+}
+
+static int vec_dim_load(cctx *c)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	kb_init(&k);
+	kb_be32(&k, c->d.dom);
+	kb_u8(&k, 'V');
+	rc = db_get(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (v.mv_size != 4)
+		return err_set(CAIRN_ECORRUPT, "bad vector dimension");
+	c->vec_dim = be32_get(v.mv_data);
+	return 0;
+}
+
+static int fail_cmp(const void *a, const void *b)
+{
+	const commit_fail *x = a, *y = b;
+
+	return (x->change > y->change) - (x->change < y->change);
+}
+
+/* Validate and plan in an open write transaction. Returns 0, a fatal error, or the first failure's code. */
+static int validate(cctx *c)
+{
+	int rc;
+
+	if ((rc = counters_get(c->d.txn, c->d.st, c->d.dom, &c->ctr)) || (rc = vec_dim_load(c)))
+		return rc;
+	c->rev = c->ctr.next_rev;
+	for (size_t i = 0; i < c->cs->n; i++) {
+		size_t before = c->n_fails;
+
+		rc = do_change(c, (long)i, &c->cs->v[i]);
+		if (rc && rc != COLLECTED)
+			return rc;
+		if (c->n_fails > before && c->mode == COMMIT_STOP)
+			break;
+	}
+	if (c->n_fails == 0 || c->mode == COMMIT_COLLECT) {
+		if ((rc = check_refs(c)) || (rc = check_link_ends(c)) ||
+		    (rc = check_deleted_links(c)) || (rc = check_cardinality(c)) ||
+		    (rc = check_unique(c)))
+			return rc;
+	}
+	if (c->n_fails) {
+		qsort(c->fails, c->n_fails, sizeof(*c->fails), fail_cmp);
+		return err_change(c->fails[0].code, c->fails[0].change, "%s", c->fails[0].msg);
+	}
+	return 0;
+}
+
+static int commit_once(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
+		       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails)
+{
+	MDB_txn *txn;
+	cctx c;
+	int rc;
+
+	rc = store_write_begin(st, &txn);
+	if (rc)
+		return rc;
+	memset(&c, 0, sizeof(c));
+	c.cs = cs;
+	c.mode = mode;
+	rc = dctx_open(&c.d, st, txn, o->domain, o->branch);
+	if (rc)
+		goto out_abort;
+	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {
+		rc = err_set(CAIRN_ECONFLICT,
+			     "branch %s is at revision %llu, not the expected %llu", c.d.br.name,
+			     (unsigned long long)c.d.br.head_rev,
+			     (unsigned long long)o->expect_revision);
+		goto out_abort;
+	}
+	rc = validate(&c);
+	if (rc)
+		goto out_abort;
+	rc = apply(&c, &o->prov, out);
+	if (rc)
+		goto out_abort;
+	cctx_release(&c);
+	return store_write_commit(st, txn);
+out_abort:
+	if (fails && c.n_fails) {
+		*fails = c.fails;
+		*n_fails = c.n_fails;
+		c.fails = NULL;
+	} else {
+		commit_fails_free(c.fails, c.n_fails);
+	}
+	cctx_release(&c);
+	store_write_abort(st, txn);
+	return rc;
+}
+
+static int prov_check(const cairn_provenance *p)
+{
+	const char *f[] = {p->actor, p->source, p->message, p->trace_id};
+	const char *names[] = {"actor", "source", "message", "trace id"};
+
+	if (p->has_confidence && !(p->confidence >= 0 && p->confidence <= 1))
+		return err_set(CAIRN_EINVAL, "confidence must be between 0 and 1");
+	for (int i = 0; i < 4; i++) {
+		if (!f[i])
+			continue;
+		if (strlen(f[i]) > 65536)
+			return err_set(CAIRN_ELIMIT, "the %s is longer than 65536 bytes", names[i]);
+		if (!utf8_valid(f[i], strlen(f[i])))
+			return err_set(CAIRN_EUTF8, "the %s is not valid UTF-8", names[i]);
+	}
+	return 0;
+}
+
+int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
+	       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails)
+{
+	int rc;
+
+	if (fails) {
+		*fails = NULL;
+		*n_fails = 0;
+	}
+	if (!st || !o || !cs)
+		return err_set(CAIRN_EINVAL, "cairn_commit: NULL argument");
+	if (!o->domain)
+		return err_set(CAIRN_EINVAL, "cairn_commit: no Domain");
+	if (cs->n == 0)
+		return err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
+	if ((rc = prov_check(&o->prov)))
+		return rc;
+	for (;;) {
+		rc = commit_once(st, o, cs, mode, out, fails, n_fails);
+		if (rc != CAIRN_EMAPFULL)
+			return rc;
+		if (fails && *fails) {
+			commit_fails_free(*fails, *n_fails);
+			*fails = NULL;
+			*n_fails = 0;
+		}
+		if ((rc = store_grow(st)))
+			return rc;
+	}
+}
+
+int cairn_commit(cairn_store *st, const cairn_commit_options *opts, const cairn_changeset *cs,
+		 cairn_commit_result *out)
+{
+	return commit_run(st, opts, cs, COMMIT_STOP, out, NULL, NULL);
+}
+
+/* ------------------------------------------------------ schema commit -- */
+
+static int schema_once(cairn_store *st, const cairn_commit_options *o, const char *json,
+		       size_t len, cairn_commit_result *out)
+{
+	MDB_txn *txn;
+	cctx c;
+	schema *m = NULL;
+	schema_delta delta = {0};
+	sha256_ctx h;
+	uint8_t digest[32];
+	int rc;
+
+	rc = store_write_begin(st, &txn);
+	if (rc)
+		return rc;
+	memset(&c, 0, sizeof(c));
+	rc = dctx_open(&c.d, st, txn, o->domain, o->branch);
+	if (rc)
+		goto out_abort;
+	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {
+		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
+			     c.d.br.name, (unsigned long long)c.d.br.head_rev,
+			     (unsigned long long)o->expect_revision);
+		goto out_abort;
+	}
+	rc = schema_apply_json(c.d.s, json, len, &m, &delta);
+	if (rc)
+		goto out_abort;
+	if ((rc = counters_get(txn, st, c.d.dom, &c.ctr)))
+		goto out_abort;
+	c.rev = c.ctr.next_rev;
+	rc = schema_check_data(&c.d, m, &delta);
+	if (rc)
+		goto out_abort;
+	if ((rc = schema_store(txn, st, c.d.dom, c.rev, m)))
+		goto out_abort;
+	if (sha256_init(&h)) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out_abort;
+	}
+	sha256_update(&h, m->json, m->json_len);
+	sha256_final(&h, digest);
+	rc = write_revision(&c, CAIRN_REV_SCHEMA, &o->prov, digest, c.ctr.next_vid, 0, out);
+	if (rc)
+		goto out_abort;
+	if ((rc = catalog_touch(txn, st)))
+		goto out_abort;
+	schema_free(m);
+	schema_delta_release(&delta);
+	cctx_release(&c);
+	rc = store_write_commit(st, txn);
+	if (!rc)
+		cache_invalidate(st);
+	return rc;
+out_abort:
+	schema_free(m);
+	schema_delta_release(&delta);
+	cctx_release(&c);
+	store_write_abort(st, txn);
+	return rc;
+}
+
+int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const char *json,
+		       size_t len, cairn_commit_result *out)
+{
+	int rc;
+
+	if (!st || !opts || !json)
+		return err_set(CAIRN_EINVAL, "cairn_schema_apply: NULL argument");
+	if (!opts->domain)
+		return err_set(CAIRN_EINVAL, "cairn_schema_apply: no Domain");
+	if ((rc = prov_check(&opts->prov)))
+		return rc;
+	json_setup();
+	for (;;) {
+		rc = schema_once(st, opts, json, len, out);
+		if (rc != CAIRN_EMAPFULL)
+			return rc;
+		if ((rc = store_grow(st)))
+			return rc;
+	}
+}

@@ -1,0 +1,349 @@
+/*
+ * Import of JSON Lines in batches, one commit per batch.
+ *
+ * A line may name a Record that comes later in the import (a Part naming a
+ * Plant further down, a Link file after the Record file). Its change cannot
+ * be committed yet, so it waits: it is taken out of its batch and kept with
+ * the name of the Record it needs. Whenever a batch commits a Record some
+ * changes wait for, they join the next batch. At the end, everything still
+ * waiting is tried together in one last commit (which resolves cycles, such
+ * as two Records naming each other); what still fails names its line.
+ *
+ * A batch is validated in collect mode, so every bad line of a batch is found
+ * at once; the bad lines are reported (and the import stops, or skips them)
+ * and the rest of the batch is committed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/changeset.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/hmap.h"
+#include "version/version.h"
+
+#define DEFAULT_BATCH 10000
+#define TAG_LINE_BITS 40
+#define TAG_LINE_MASK ((1ull << TAG_LINE_BITS) - 1)
+
+struct cairn_import {
+	cairn_store *st;
+	cairn_import_options o;
+	char *domain, *branch; /* copies of the option strings */
+	cairn_changeset *batch;
+	cairn_changeset *waiting;  /* changes waiting for a Record */
+	char **awaits;		   /* awaits[i]: "Kind:key" waiting[i] needs */
+	hmap wanted;		   /* "Kind:key" -> 1 waited for, 2 committed since */
+	int released;		   /* some waited-for Record was committed */
+	char **files;
+	size_t n_files;
+	cairn_import_stats stats;
+	int rc;			   /* a stopping error, once one happened */
+	char *line;
+	size_t line_cap;
+};
+
+static void tag_where(cairn_import *im, uint64_t tag, const char **file, uint64_t *line)
+{
+	size_t f = (size_t)(tag >> TAG_LINE_BITS);
+
+	*file = f < im->n_files ? im->files[f] : "?";
+	*line = tag & TAG_LINE_MASK;
+}
+
+int cairn_import_begin(cairn_store *st, const cairn_import_options *opts, cairn_import **out)
+{
+	cairn_import *im;
+	int rc;
+
+	if (!out)
+		return err_set(CAIRN_EINVAL, "cairn_import_begin: out is NULL");
+	*out = NULL;
+	if (!st || !opts || !opts->commit.domain)
+		return err_set(CAIRN_EINVAL, "cairn_import_begin: a store and a Domain are required");
+	if (opts->on_error != CAIRN_ON_ERROR_STOP && opts->on_error != CAIRN_ON_ERROR_SKIP)
+		return err_set(CAIRN_EINVAL, "on_error must be stop or skip");
+	im = cr_calloc(1, sizeof(*im));
+	if (!im)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	im->st = st;
+	im->o = *opts;
+	if (!im->o.batch)
+		im->o.batch = DEFAULT_BATCH;
+	im->domain = cr_strdup(opts->commit.domain);
+	im->branch = opts->commit.branch ? cr_strdup(opts->commit.branch) : NULL;
+	if (!im->domain || (opts->commit.branch && !im->branch)) {
+		cairn_import_abort(im);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	im->o.commit.domain = im->domain;
+	im->o.commit.branch = im->branch;
+	if ((rc = cairn_changeset_new(&im->batch)) || (rc = cairn_changeset_new(&im->waiting))) {
+		cairn_import_abort(im);
+		return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+void cairn_import_abort(cairn_import *im)
+{
+	if (!im)
+		return;
+	cairn_changeset_free(im->batch);
+	cairn_changeset_free(im->waiting);
+	if (im->awaits)
+		for (size_t i = 0; i < (im->waiting ? im->waiting->n : 0); i++)
+			cr_free(im->awaits[i]);
+	cr_free(im->awaits);
+	hmap_release(&im->wanted);
+	for (size_t i = 0; i < im->n_files; i++)
+		cr_free(im->files[i]);
+	cr_free(im->files);
+	cr_free(im->domain);
+	cr_free(im->branch);
+	cr_free(im->line);
+	cr_free(im);
+}
+
+/* Report a bad line; returns the error to stop with, or 0 to skip it. */
+static int bad_line(cairn_import *im, uint64_t tag, int code, const char *msg)
+{
+	const char *file;
+	uint64_t line;
+
+	tag_where(im, tag, &file, &line);
+	if (im->o.on_bad_line)
+		im->o.on_bad_line(im->o.ctx, file, line, code, msg);
+	if (im->o.on_error == CAIRN_ON_ERROR_SKIP) {
+		im->stats.skipped++;
+		return 0;
+	}
+	return err_set(code, "%s:%llu: %s", file, (unsigned long long)line, msg);
+}
+
+static int wait_for(cairn_import *im, size_t idx, const char *missing)
+{
+	char **a = cr_reallocarray(im->awaits, im->waiting->n + 1, sizeof(char *));
+	char *m = cr_strdup(missing);
+	uint64_t *slot;
+	int rc;
+
+	if (a)
+		im->awaits = a;
+	if (!a || !m) {
+		cr_free(m);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	slot = hmap_put(&im->wanted, missing, strlen(missing), NULL);
+	if (!slot) {
+		cr_free(m);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	*slot = 1;
+	rc = changeset_move(im->waiting, im->batch, idx);
+	if (rc) {
+		cr_free(m);
+		return rc;
+	}
+	im->awaits[im->waiting->n - 1] = m;
+	im->stats.deferred++;
+	return 0;
+}
+
+/* After a commit: note the Records it created that changes wait for. */
+static void note_committed(cairn_import *im, const cairn_changeset *cs)
+{
+	char name[CAIRN_MAX_NAME + 1 + CAIRN_MAX_KEY + 1];
+
+	if (im->wanted.n == 0)
+		return;
+	for (size_t i = 0; i < cs->n; i++) {
+		const cs_change *c = &cs->v[i];
+		size_t kn;
+		uint64_t *slot;
+
+		if (c->op != OP_PUT)
+			continue;
+		kn = strlen(c->kind);
+		memcpy(name, c->kind, kn);
+		name[kn] = ':';
+		memcpy(name + kn + 1, c->key, c->key_len);
+		slot = hmap_get(&im->wanted, name, kn + 1 + c->key_len);
+		if (slot && *slot == 1) {
+			*slot = 2;
+			im->released = 1;
+		}
+	}
+}
+
+/* Move the waiting changes whose Record was committed into the batch, in order. */
+static int release_waiting(cairn_import *im, int all)
+{
+	size_t i = 0;
+
+	if (!all && !im->released)
+		return 0;
+	im->released = 0;
+	while (i < im->waiting->n) {
+		uint64_t *slot = hmap_get(&im->wanted, im->awaits[i], strlen(im->awaits[i]));
+		int rc;
+
+		if (!all && (!slot || *slot != 2)) {
+			i++;
+			continue;
+		}
+		rc = changeset_move(im->batch, im->waiting, i);
+		if (rc)
+			return rc;
+		cr_free(im->awaits[i]);
+		memmove(&im->awaits[i], &im->awaits[i + 1], (im->waiting->n - i) * sizeof(char *));
+		im->stats.deferred--;
+	}
+	return 0;
+}
+
+/* Commit the batch; bad changes are reported and removed, needy ones wait (unless final). */
+static int flush(cairn_import *im, int final)
+{
+	while (im->batch->n) {
+		cairn_commit_result res;
+		commit_fail *fails = NULL;
+		size_t n_fails = 0;
+		int rc;
+
+		rc = commit_run(im->st, &im->o.commit, im->batch, COMMIT_COLLECT, &res, &fails,
+				&n_fails);
+		if (rc == 0) {
+			for (size_t i = 0; i < im->batch->n; i++) {
+				if (im->batch->v[i].kind)
+					im->stats.records++;
+				else
+					im->stats.links++;
+			}
+			im->stats.commits++;
+			note_committed(im, im->batch);
+			cairn_changeset_clear(im->batch);
+			if (im->o.progress)
+				im->o.progress(im->o.ctx, &im->stats);
+			return 0;
+		}
+		if (!fails)
+			return rc; /* not a validation failure: I/O, memory, no Domain... */
+		/* Remove the failing changes, last first so indexes stay valid. */
+		for (size_t j = n_fails; j-- > 0 && !rc;) {
+			commit_fail *f = &fails[j];
+			size_t idx = (size_t)f->change;
+
+			if (idx >= im->batch->n || (j + 1 < n_fails && fails[j + 1].change == f->change))
+				continue; /* one report per change */
+			if (f->missing && !final) {
+				rc = wait_for(im, idx, f->missing);
+				continue;
+			}
+			rc = bad_line(im, im->batch->v[idx].tag, f->code, f->msg);
+			if (!rc)
+				changeset_remove(im->batch, idx);
+		}
+		commit_fails_free(fails, n_fails);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int batch_done(cairn_import *im)
+{
+	int rc = flush(im, 0);
+
+	if (!rc)
+		rc = release_waiting(im, 0);
+	return rc;
+}
+
+static int add_file(cairn_import *im, const char *name, size_t *idx)
+{
+	char **f = cr_reallocarray(im->files, im->n_files + 1, sizeof(char *));
+
+	if (!f)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	im->files = f;
+	f[im->n_files] = cr_strdup(name ? name : "-");
+	if (!f[im->n_files])
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	*idx = im->n_files++;
+	return 0;
+}
+
+int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
+{
+	uint64_t line = 0;
+	size_t fidx = 0;
+	ssize_t n;
+	int rc;
+
+	if (!im || !in)
+		return err_set(CAIRN_EINVAL, "cairn_import_feed: NULL argument");
+	if (im->rc)
+		return err_set(im->rc, "the import already stopped");
+	if ((rc = add_file(im, name, &fidx)))
+		return im->rc = rc;
+	while ((n = getline(&im->line, &im->line_cap, in)) >= 0) {
+		size_t len = (size_t)n, s = 0;
+
+		line++;
+		im->stats.lines++;
+		im->stats.bytes += len;
+		while (len > 0 && (im->line[len - 1] == '\n' || im->line[len - 1] == '\r'))
+			len--;
+		while (s < len && (im->line[s] == ' ' || im->line[s] == '\t'))
+			s++;
+		if (s == len)
+			continue; /* blank lines are allowed */
+		rc = cairn_cs_add_json(im->batch, im->line + s, len - s);
+		if (rc) {
+			char msg[1024];
+
+			if (rc == CAIRN_ENOMEM)
+				return im->rc = rc;
+			snprintf(msg, sizeof(msg), "%s", cairn_errmsg());
+			rc = bad_line(im, (uint64_t)fidx << TAG_LINE_BITS | line, rc, msg);
+			if (rc)
+				return im->rc = rc;
+			continue;
+		}
+		im->batch->v[im->batch->n - 1].tag = (uint64_t)fidx << TAG_LINE_BITS | line;
+		if (im->batch->n >= im->o.batch && (rc = batch_done(im)))
+			return im->rc = rc;
+	}
+	if (ferror(in))
+		return im->rc = err_set(CAIRN_EIO, "%s: read error", im->files[fidx]);
+	return 0;
+}
+
+int cairn_import_end(cairn_import *im, cairn_import_stats *stats)
+{
+	int rc;
+
+	if (!im)
+		return err_set(CAIRN_EINVAL, "cairn_import_end: NULL argument");
+	rc = im->rc;
+	if (!rc)
+		rc = batch_done(im);
+	/* Whatever still waits is tried together once; what fails now fails for good. */
+	while (!rc && (im->batch->n || im->waiting->n)) {
+		rc = flush(im, 0);
+		if (!rc)
+			rc = release_waiting(im, 0);
+		if (!rc && im->batch->n == 0 && im->waiting->n) {
+			rc = release_waiting(im, 1);
+			if (!rc)
+				rc = flush(im, 1);
+		}
+	}
+	if (stats)
+		*stats = im->stats;
+	cairn_import_abort(im);
+	return rc;
+}

@@ -1,0 +1,486 @@
+/*
+ * Stored records of the version layer: Versions and Revisions (encode,
+ * decode, hash), index keys, identity lookups through a view, versioned cells
+ * (live-set chunks and counts) and the order-preserving attribute encoding.
+ * Decoders treat stored bytes as untrusted: a short or malformed record is
+ * CAIRN_ECORRUPT, never a crash.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/text.h"
+#include "version/version.h"
+
+#define VREC_FORMAT 1
+#define RREC_FORMAT 1
+
+/* ---------------------------------------------------------- Versions -- */
+
+void vrec_encode(const vrec *v, buf *b)
+{
+	buf_put_u8(b, (uint8_t)v->type);
+	buf_put_u8(b, VREC_FORMAT);
+	buf_put_varint(b, v->kr);
+	buf_put_varint(b, v->branch);
+	buf_put_varint(b, v->rev);
+	buf_put_varint(b, v->prev);
+	if (v->type == V_REC || v->type == V_REC_DEL) {
+		buf_put_varint(b, v->rid);
+		buf_put_str(b, v->key, v->key_len);
+	} else {
+		buf_put_varint(b, v->from_rid);
+		buf_put_varint(b, v->to_rid);
+	}
+	if (v->type == V_REC) {
+		buf_put_str(b, v->title, v->title_len);
+		buf_put_str(b, v->values, v->values_len);
+		buf_put_varint(b, v->dim);
+	} else if (v->type == V_LINK) {
+		buf_put_str(b, v->values, v->values_len);
+	}
+	if (v->type == V_REC || v->type == V_LINK) {
+		buf_put_varint(b, v->n_lineage);
+		buf_put(b, v->lineage, v->lineage_len);
+	}
+}
+
+int vrec_decode(const void *p, size_t n, vrec *v)
+{
+	rdr r;
+
+	memset(v, 0, sizeof(*v));
+	rd_init(&r, p, n);
+	v->type = rd_u8(&r);
+	if (rd_u8(&r) != VREC_FORMAT || v->type < V_REC || v->type > V_LINK_DEL)
+		return err_set(CAIRN_ECORRUPT, "a Version has an unknown format");
+	v->kr = (uint32_t)rd_varint(&r);
+	v->branch = (uint32_t)rd_varint(&r);
+	v->rev = rd_varint(&r);
+	v->prev = rd_varint(&r);
+	if (v->type == V_REC || v->type == V_REC_DEL) {
+		v->rid = rd_varint(&r);
+		v->key = (const char *)rd_str(&r, &v->key_len);
+	} else {
+		v->from_rid = rd_varint(&r);
+		v->to_rid = rd_varint(&r);
+	}
+	if (v->type == V_REC) {
+		v->title = (const char *)rd_str(&r, &v->title_len);
+		v->values = (const char *)rd_str(&r, &v->values_len);
+		v->dim = (uint32_t)rd_varint(&r);
+	} else if (v->type == V_LINK) {
+		v->values = (const char *)rd_str(&r, &v->values_len);
+	}
+	if (v->type == V_REC || v->type == V_LINK) {
+		v->n_lineage = (uint32_t)rd_varint(&r);
+		v->lineage = r.p;
+		v->lineage_len = (size_t)(r.end - r.p);
+	}
+	if (r.bad)
+		return err_set(CAIRN_ECORRUPT, "a Version is truncated");
+	if (!v->values) {
+		v->values = "{}";
+		v->values_len = 2;
+	}
+	if (!v->title) {
+		v->title = "";
+		v->title_len = 0;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- Revisions -- */
+
+void rrec_encode(const rrec *r, buf *b)
+{
+	uint64_t conf;
+
+	memcpy(&conf, &r->confidence, 8);
+	buf_put_u8(b, RREC_FORMAT);
+	buf_put_u8(b, (uint8_t)r->type);
+	buf_put_varint(b, r->branch);
+	buf_put_varint(b, r->parent);
+	buf_put_varint(b, r->parent2);
+	buf_put_be64(b, (uint64_t)r->time_ms);
+	buf_put_be64(b, (uint64_t)r->client_time_ms);
+	buf_put_be64(b, conf);
+	buf_put_str(b, r->actor, r->actor_len);
+	buf_put_str(b, r->source, r->source_len);
+	buf_put_str(b, r->message, r->message_len);
+	buf_put_str(b, r->trace, r->trace_len);
+	buf_put_varint(b, r->first_vid);
+	buf_put_varint(b, r->n_versions);
+	buf_put(b, r->parent_hash, 32);
+	buf_put(b, r->digest, 32);
+	buf_put(b, r->hash, 32);
+}
+
+int rrec_decode(const void *p, size_t n, rrec *o)
+{
+	const uint8_t *h;
+	uint64_t conf;
+	rdr r;
+
+	memset(o, 0, sizeof(*o));
+	rd_init(&r, p, n);
+	if (rd_u8(&r) != RREC_FORMAT)
+		return err_set(CAIRN_ECORRUPT, "a Revision has an unknown format");
+	o->type = rd_u8(&r);
+	o->branch = (uint32_t)rd_varint(&r);
+	o->parent = rd_varint(&r);
+	o->parent2 = rd_varint(&r);
+	o->time_ms = (int64_t)rd_be64(&r);
+	o->client_time_ms = (int64_t)rd_be64(&r);
+	conf = rd_be64(&r);
+	memcpy(&o->confidence, &conf, 8);
+	o->actor = (const char *)rd_str(&r, &o->actor_len);
+	o->source = (const char *)rd_str(&r, &o->source_len);
+	o->message = (const char *)rd_str(&r, &o->message_len);
+	o->trace = (const char *)rd_str(&r, &o->trace_len);
+	o->first_vid = rd_varint(&r);
+	o->n_versions = rd_varint(&r);
+	if ((h = rd_bytes(&r, 32)))
+		memcpy(o->parent_hash, h, 32);
+	if ((h = rd_bytes(&r, 32)))
+		memcpy(o->digest, h, 32);
+	if ((h = rd_bytes(&r, 32)))
+		memcpy(o->hash, h, 32);
+	if (r.bad || r.p != r.end)
+		return err_set(CAIRN_ECORRUPT, "a Revision is malformed");
+	return 0;
+}
+
+static void hash_str(sha256_ctx *h, const char *s, size_t n)
+{
+	uint8_t len[8];
+
+	be64_put(len, n);
+	sha256_update(h, len, 8);
+	sha256_update(h, s, n);
+}
+
+static void hash_u64(sha256_ctx *h, uint64_t v)
+{
+	uint8_t b[8];
+
+	be64_put(b, v);
+	sha256_update(h, b, 8);
+}
+
+void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32])
+{
+	sha256_ctx h;
+	uint64_t conf;
+
+	memcpy(&conf, &r->confidence, 8);
+	if (sha256_init(&h)) {
+		memset(out, 0, 32);
+		return;
+	}
+	sha256_update(&h, "cairn-revision-1", 16);
+	hash_u64(&h, dom);
+	hash_u64(&h, rev);
+	hash_u64(&h, (uint64_t)r->type);
+	hash_u64(&h, r->branch);
+	hash_u64(&h, r->parent);
+	hash_u64(&h, r->parent2);
+	sha256_update(&h, r->parent_hash, 32);
+	hash_u64(&h, (uint64_t)r->time_ms);
+	hash_u64(&h, (uint64_t)r->client_time_ms);
+	hash_u64(&h, conf);
+	hash_str(&h, r->actor, r->actor_len);
+	hash_str(&h, r->source, r->source_len);
+	hash_str(&h, r->message, r->message_len);
+	hash_str(&h, r->trace, r->trace_len);
+	hash_u64(&h, r->first_vid);
+	hash_u64(&h, r->n_versions);
+	sha256_update(&h, r->digest, 32);
+	sha256_final(&h, out);
+}
+
+/* -------------------------------------------------------------- keys -- */
+
+void key_keys(kbuf *k, uint32_t dom, uint32_t kind, const char *key, size_t key_len)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be32(k, kind);
+	kb_bytes(k, key, key_len);
+	kb_u8(k, 0);
+}
+
+void key_rvids(kbuf *k, uint32_t dom, uint64_t rid)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be64(k, rid);
+}
+
+void key_adj(kbuf *k, uint32_t dom, uint64_t a, uint32_t rel, uint64_t b)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be64(k, a);
+	kb_be32(k, rel);
+	kb_be64(k, b);
+}
+
+void key_cell(kbuf *k, uint32_t dom, int type, uint32_t branch, uint64_t id)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_u8(k, (uint8_t)type);
+	kb_be32(k, branch);
+	kb_be64(k, id);
+}
+
+void key_u64(kbuf *k, uint32_t dom, uint64_t id)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be64(k, id);
+}
+
+/* ----------------------------------------------------------- lookups -- */
+
+/*
+ * Walk the entries of one identity (keys with prefix p, each followed by
+ * ~vid) newest first, and stop at the first the view sees. Values start with
+ * [rid be64] when has_rid, then branch be32, rev be64, flags u8.
+ */
+static int ident_walk(dctx *c, int db, const kbuf *p, int has_rid, ident *out)
+{
+	MDB_cursor *cur;
+	MDB_val k = {p->n, (void *)p->b}, v;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = mdb_cursor_open(c->txn, c->st->dbi[db], &cur);
+	if (rc)
+		return store_err(rc, db_names[db]);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *d = v.mv_data;
+		size_t off = has_rid ? 8 : 0;
+		uint32_t branch;
+		uint64_t rev;
+
+		if (k.mv_size != p->n + 8 || memcmp(k.mv_data, p->b, p->n) != 0)
+			break;
+		if (v.mv_size < off + 13) {
+			mdb_cursor_close(cur);
+			return err_set(CAIRN_ECORRUPT, "%s: short entry", db_names[db]);
+		}
+		if (!out->found && has_rid)
+			out->rid = be64_get(d);
+		out->found = 1;
+		branch = be32_get(d + off);
+		rev = be64_get(d + off + 4);
+		if (!view_sees(&c->v, branch, rev))
+			continue;
+		out->vid = ~be64_get((const uint8_t *)k.mv_data + p->n);
+		out->rev = rev;
+		out->tomb = d[off + 12] & EF_TOMBSTONE;
+		out->visible = !out->tomb;
+		break;
+	}
+	mdb_cursor_close(cur);
+	if (rc && rc != MDB_NOTFOUND)
+		return store_err(rc, db_names[db]);
+	return 0;
+}
+
+int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *out)
+{
+	kbuf p;
+
+	key_keys(&p, c->dom, kind, key, key_len);
+	if (p.over)
+		return err_set(CAIRN_EKEYLONG, "key too long");
+	return ident_walk(c, DB_KEYS, &p, 1, out);
+}
+
+int rid_lookup(dctx *c, uint64_t rid, ident *out)
+{
+	kbuf p;
+	int rc;
+
+	key_rvids(&p, c->dom, rid);
+	rc = ident_walk(c, DB_RVIDS, &p, 0, out);
+	out->rid = rid;
+	return rc;
+}
+
+int version_get(dctx *c, uint64_t vid, vrec *out)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	key_u64(&k, c->dom, vid);
+	rc = db_get(c->txn, c->st, DB_VERSIONS, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return err_set(CAIRN_ECORRUPT, "Version %llu is missing", (unsigned long long)vid);
+	if (rc)
+		return rc;
+	return vrec_decode(v.mv_data, v.mv_size, out);
+}
+
+/* ------------------------------------------------------------- cells -- */
+
+int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
+{
+	MDB_cursor *cur;
+	int rc;
+
+	*val = NULL;
+	*len = 0;
+	rc = mdb_cursor_open(c->txn, c->st->dbi[DB_CELLS], &cur);
+	if (rc)
+		return store_err(rc, "cells");
+	for (int i = 0; i < c->v.n; i++) {
+		kbuf p, s;
+		MDB_val k, v;
+
+		key_cell(&p, c->dom, type, c->v.lv[i].branch, id);
+		s = p;
+		kb_be64(&s, ~c->v.lv[i].limit);
+		k.mv_data = s.b;
+		k.mv_size = s.n;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc == MDB_NOTFOUND)
+			continue;
+		if (rc) {
+			mdb_cursor_close(cur);
+			return store_err(rc, "cells");
+		}
+		if (k.mv_size == p.n + 8 && memcmp(k.mv_data, p.b, p.n) == 0) {
+			*val = v.mv_data;
+			*len = v.mv_size;
+			mdb_cursor_close(cur);
+			return 0;
+		}
+	}
+	mdb_cursor_close(cur);
+	return CAIRN_ENOTFOUND;
+}
+
+int live_test(dctx *c, uint64_t vid, int *live)
+{
+	const uint8_t *chunk;
+	size_t len;
+	unsigned bit = (unsigned)(vid & ((1u << LIVE_CHUNK_BITS) - 1));
+	int rc = cell_get(c, CELL_LIVE, vid >> LIVE_CHUNK_BITS, &chunk, &len);
+
+	*live = 0;
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (len != LIVE_CHUNK_BYTES)
+		return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
+	*live = (chunk[bit >> 3] >> (bit & 7)) & 1;
+	return 0;
+}
+
+int count_get(dctx *c, uint32_t kind, uint64_t *n)
+{
+	const uint8_t *v;
+	size_t len;
+	int rc = cell_get(c, CELL_COUNT, kind, &v, &len);
+
+	*n = 0;
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (len != 8)
+		return err_set(CAIRN_ECORRUPT, "count cell of %zu bytes", len);
+	*n = be64_get(v);
+	return 0;
+}
+
+/* --------------------------------------------------- attribute index -- */
+
+/* Strings: bytes with 0x00 escaped as 0x00 0xff, ended by 0x00 0x00, so prefixes sort first. */
+static void enc_string(buf *b, const char *s, size_t n)
+{
+	size_t start = 0;
+
+	if (n > 384)
+		n = 384; /* the index keeps a prefix; equality is confirmed on the Version */
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != 0)
+			continue;
+		buf_put(b, s + start, i - start);
+		buf_put(b, "\0\xff", 2);
+		start = i + 1;
+	}
+	buf_put(b, s + start, n - start);
+	buf_put(b, "\0\0", 2);
+}
+
+static void enc_int(buf *b, int64_t v)
+{
+	buf_put_be64(b, (uint64_t)v ^ 0x8000000000000000ull);
+}
+
+static void enc_float(buf *b, double d)
+{
+	uint64_t u;
+
+	if (d == 0)
+		d = 0; /* -0 sorts with 0 */
+	memcpy(&u, &d, 8);
+	u = (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
+	buf_put_be64(b, u);
+}
+
+int attr_encode(const attr_def *a, json_t *v, buf *b)
+{
+	int64_t t;
+
+	switch (a->type) {
+	case AT_STRING:
+	case AT_ENUM:
+	case AT_REF:
+		if (!json_is_string(v))
+			return CAIRN_ETYPE;
+		enc_string(b, json_string_value(v), json_string_length(v));
+		return 0;
+	case AT_INT:
+		if (!json_is_integer(v))
+			return CAIRN_ETYPE;
+		enc_int(b, json_integer_value(v));
+		return 0;
+	case AT_FLOAT:
+		if (!json_is_number(v))
+			return CAIRN_ETYPE;
+		enc_float(b, json_number_value(v));
+		return 0;
+	case AT_BOOL:
+		if (!json_is_boolean(v))
+			return CAIRN_ETYPE;
+		buf_put_u8(b, json_is_true(v) ? 1 : 0);
+		return 0;
+	case AT_DATE:
+		if (!json_is_string(v) || date_parse(json_string_value(v), json_string_length(v), &t))
+			return CAIRN_ETYPE;
+		enc_int(b, t);
+		return 0;
+	case AT_DATETIME:
+		if (!json_is_string(v) ||
+		    time_parse_rfc3339(json_string_value(v), json_string_length(v), &t))
+			return CAIRN_ETYPE;
+		enc_int(b, t);
+		return 0;
+	case AT_STRINGS:
+		/* Each element is indexed on its own; the caller iterates the array. */
+		if (!json_is_string(v))
+			return CAIRN_ETYPE;
+		enc_string(b, json_string_value(v), json_string_length(v));
+		return 0;
+	}
+	return CAIRN_ETYPE;
+}

@@ -1,0 +1,320 @@
+/*
+ * Schema changes against existing data: before a schema change commits,
+ * every Record current on any branch of the Domain is checked against what
+ * the change tightens (types, required, unique, enum values, ref targets,
+ * cardinality), and the indexes it adds are built. The refusal names the
+ * first offending Records.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/json.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/hmap.h"
+#include "version/version.h"
+
+#define MAX_NAMED 10
+
+typedef struct offenders {
+	buf msg;
+	size_t n;
+} offenders;
+
+static void offend(offenders *o, const char *what, const char *key, size_t key_len,
+		   const char *branch, const char *why)
+{
+	if (o->n < MAX_NAMED)
+		buf_printf(&o->msg, "%s %s:%.*s on branch %s (%s)", o->n ? ";" : "", what,
+			   (int)key_len, key, branch, why);
+	o->n++;
+}
+
+/* Call fn for every Record of Kind kind visible in the view of d. */
+typedef int (*rec_fn)(dctx *d, uint64_t vid, const vrec *v, json_t *values, void *arg);
+
+static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	uint8_t last[4 + 4 + CAIRN_MAX_KEY + 1];
+	size_t last_len = 0;
+	int mrc, rc = 0;
+
+	kb_init(&p);
+	kb_be32(&p, d->dom);
+	kb_be32(&p, kind);
+	mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_KEYS], &cur);
+	if (mrc)
+		return store_err(mrc, "keys");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *kk = k.mv_data, *e = v.mv_data;
+		size_t ident_len = k.mv_size - 8;
+		uint64_t vid;
+		json_t *vals;
+		vrec ver;
+
+		if (k.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
+			break;
+		if (v.mv_size < 21 || ident_len > sizeof(last)) {
+			rc = err_set(CAIRN_ECORRUPT, "keys: malformed entry");
+			break;
+		}
+		if (last_len == ident_len && memcmp(last, kk, ident_len) == 0)
+			continue; /* this identity is decided */
+		if (!view_sees(&d->v, be32_get(e + 8), be64_get(e + 12)))
+			continue;
+		memcpy(last, kk, ident_len);
+		last_len = ident_len;
+		if (e[20] & EF_TOMBSTONE)
+			continue;
+		vid = ~be64_get(kk + ident_len);
+		if ((rc = version_get(d, vid, &ver)))
+			break;
+		vals = json_parse(ver.values, ver.values_len, "stored values");
+		if (!vals) {
+			rc = err_code() == CAIRN_ENOMEM
+				     ? CAIRN_ENOMEM
+				     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+			break;
+		}
+		rc = fn(d, vid, &ver, vals, arg);
+		json_decref(vals);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "keys") : 0;
+}
+
+struct attr_check {
+	const kind_def *k;
+	const attr_def *a;
+	int what;
+	offenders *off;
+	hmap *seen; /* DELTA_UNIQUE: canonical values seen on this branch */
+};
+
+static int check_one(dctx *d, uint64_t vid, const vrec *v, json_t *values, void *arg)
+{
+	struct attr_check *ac = arg;
+	json_t *val = json_object_get(values, ac->a->name);
+	char why[512];
+
+	switch (ac->what) {
+	case DELTA_INDEXED:
+		return val ? attr_entries_put(d, ac->k->id, values, vid) : 0;
+	case DELTA_REQUIRED:
+		if (!val)
+			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name,
+			       "it has no value for the required attribute");
+		return 0;
+	case DELTA_TYPE:
+	case DELTA_ENUM:
+		if (val && attr_value_check(ac->a, val, why, sizeof(why)))
+			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name, why);
+		return 0;
+	case DELTA_REF:
+		if (val)
+			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name,
+			       "it has a value for the attribute whose ref Kind changed");
+		return 0;
+	case DELTA_UNIQUE: {
+		buf t = BUF_INIT;
+		uint64_t *slot;
+		int isnew;
+
+		if (!val)
+			return 0;
+		json_canon(val, &t);
+		slot = t.oom ? NULL : hmap_put(ac->seen, t.p, t.len, &isnew);
+		buf_release(&t);
+		if (!slot)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		if (!isnew)
+			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name,
+			       "another Record has the same value of the attribute made unique");
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Visit every Link of Relation rel visible in the view: count per from-Record, or name all. */
+static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	uint8_t last[32];
+	int have_last = 0, mrc, rc = 0;
+	hmap per_from = HMAP_INIT;
+
+	kb_init(&p);
+	kb_be32(&p, d->dom);
+	mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_ADJ], &cur);
+	if (mrc)
+		return store_err(mrc, "adj");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *kk = k.mv_data, *e = v.mv_data;
+		uint64_t *slot;
+		int isnew;
+
+		if (k.mv_size != 32 || memcmp(kk, p.b, 4) != 0)
+			break;
+		if (v.mv_size < 17) {
+			rc = err_set(CAIRN_ECORRUPT, "adj: short entry");
+			break;
+		}
+		if (be32_get(kk + 12) != r->id)
+			continue;
+		if (have_last && memcmp(last, kk, 24) == 0)
+			continue;
+		if (!view_sees(&d->v, be32_get(e), be64_get(e + 4)))
+			continue;
+		memcpy(last, kk, 24);
+		have_last = 1;
+		if (e[12] & EF_TOMBSTONE)
+			continue;
+		if (what == DELTA_REL_ENDS) {
+			offend(off, r->name, (const char *)e + 17, v.mv_size - 17, d->br.name,
+			       "a Link of the Relation whose Kinds changed ends here");
+			continue;
+		}
+		slot = hmap_put(&per_from, kk + 4, 8, &isnew);
+		if (!slot) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			break;
+		}
+		if (++*slot == 2) {
+			ident id;
+			vrec ver;
+
+			rc = rid_lookup(d, be64_get(kk + 4), &id);
+			if (!rc && id.visible && !(rc = version_get(d, id.vid, &ver)))
+				offend(off, r->from, ver.key, ver.key_len, d->br.name,
+				       "it has more than one Link of the Relation made one");
+		}
+	}
+	mdb_cursor_close(cur);
+	hmap_release(&per_from);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "adj") : 0;
+}
+
+/* Every branch id of the Domain. */
+static int branch_ids(dctx *d, uint32_t **ids, size_t *n)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc;
+
+	*ids = NULL;
+	*n = 0;
+	kb_init(&p);
+	kb_be32(&p, d->dom);
+	kb_u8(&p, 'b');
+	mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_CATALOG], &cur);
+	if (mrc)
+		return store_err(mrc, "catalog");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint32_t *a;
+
+		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		a = cr_reallocarray(*ids, *n + 1, sizeof(*a));
+		if (!a) {
+			mdb_cursor_close(cur);
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		}
+		*ids = a;
+		a[(*n)++] = be32_get((uint8_t *)k.mv_data + p.n);
+	}
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+/* A view of branch id at its head, built like dctx_open does. */
+static int view_of(dctx *base, uint32_t id, dctx *out)
+{
+	branch_info b;
+	int rc;
+
+	*out = *base;
+	out->sref = NULL;
+	if ((rc = branch_get(base->txn, base->st, base->dom, id, &out->br)))
+		return rc;
+	out->v.n = 1;
+	out->v.lv[0].branch = id;
+	out->v.lv[0].limit = UINT64_MAX;
+	for (b = out->br; b.parent && out->v.n < VIEW_MAX;) {
+		uint64_t limit = b.fork_rev;
+
+		if ((rc = branch_get(base->txn, base->st, base->dom, b.parent, &b)))
+			return rc;
+		out->v.lv[out->v.n].branch = b.id;
+		out->v.lv[out->v.n].limit = limit;
+		out->v.n++;
+	}
+	return 0;
+}
+
+int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
+{
+	offenders off = {BUF_INIT, 0};
+	uint32_t *ids = NULL;
+	size_t n_ids = 0;
+	int rc;
+
+	if (delta->n == 0)
+		return 0;
+	if ((rc = branch_ids(d, &ids, &n_ids)))
+		return rc;
+	for (size_t b = 0; b < n_ids && !rc; b++) {
+		dctx bd;
+
+		if ((rc = view_of(d, ids[b], &bd)))
+			break;
+		bd.s = s;
+		for (size_t i = 0; i < delta->n && !rc; i++) {
+			const schema_delta_item *it = &delta->items[i];
+
+			if (it->what == DELTA_CARD_ONE || it->what == DELTA_REL_ENDS) {
+				rc = check_rel(&bd, schema_rel_id(s, it->rel), it->what, &off);
+			} else {
+				hmap seen = HMAP_INIT;
+				struct attr_check ac;
+
+				ac.k = schema_kind_id(s, it->kind);
+				ac.a = kind_attr_id(ac.k, it->attr);
+				ac.what = it->what;
+				ac.off = &off;
+				ac.seen = &seen;
+				rc = each_record(&bd, it->kind, check_one, &ac);
+				hmap_release(&seen);
+			}
+		}
+	}
+	cr_free(ids);
+	if (!rc && off.n) {
+		buf_cstr(&off.msg);
+		rc = err_set(CAIRN_ESCHEMADATA, "the schema change conflicts with %zu existing "
+						 "Record(s):%s%s",
+			     off.n, off.msg.oom ? " (names lost: out of memory)" : (char *)off.msg.p,
+			     off.n > MAX_NAMED ? "; ..." : "");
+	}
+	buf_release(&off.msg);
+	return rc;
+}

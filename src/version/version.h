@@ -1,0 +1,242 @@
+/*
+ * The version layer: Domains, branches and their views, the encoding of
+ * Versions and Revisions, versioned cells (live-set chunks and counts), and
+ * the commit pipeline (validate, then apply).
+ *
+ * Visibility. Every Version carries the branch and revision that wrote it.
+ * A read of branch B at revision R sees through a view: B itself up to R,
+ * then B's parent up to min(fork revision, R), and so on up the chain. For
+ * indexes grouped by identity (keys, rvids, adj, adj_rev) entries of one
+ * identity are sorted newest first, and the first entry the view sees
+ * decides (a tombstone means "absent"). For indexes that are not grouped by
+ * identity (attr, and later postings and vectors) an entry counts when its
+ * vid is in the live set of the view: a bitmap per branch, stored in chunks
+ * of 4096 vids, each chunk rewritten as a new cell at every revision that
+ * changes it, so the live set of any branch at any revision is one seek per
+ * chunk and a fork copies nothing.
+ */
+#ifndef CAIRN_VERSION_H
+#define CAIRN_VERSION_H
+
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "cairn.h"
+#include "model/schema.h"
+#include "store/store.h"
+
+#define MAIN_BRANCH_ID 1u
+#define VIEW_MAX 32		/* longest branch ancestry */
+#define LIVE_CHUNK_BITS 12	/* 4096 vids per live-set chunk */
+#define LIVE_CHUNK_BYTES (1u << (LIVE_CHUNK_BITS - 3))
+
+/* Entry flags in keys, rvids, adj and adj_rev values. */
+#define EF_TOMBSTONE 1u
+#define EF_VALUES 2u	/* a Link entry whose Version has values */
+
+/* Cell types in DB_CELLS. */
+enum cell_type {
+	CELL_LIVE = 1,	/* id: vid >> 12; value: 512-byte bitmap */
+	CELL_COUNT = 2, /* id: Kind id; value: be64 count */
+};
+
+/* Version types. */
+enum vtype {
+	V_REC = 1,
+	V_REC_DEL = 2,
+	V_LINK = 3,
+	V_LINK_DEL = 4,
+};
+
+typedef struct view_level {
+	uint32_t branch;
+	uint64_t limit; /* highest revision of this branch the view sees */
+} view_level;
+
+typedef struct view {
+	view_level lv[VIEW_MAX];
+	int n;
+} view;
+
+static inline int view_sees(const view *v, uint32_t branch, uint64_t rev)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->lv[i].branch == branch)
+			return rev <= v->lv[i].limit;
+	return 0;
+}
+
+/* A decoded Version (pointers into the stored bytes). */
+typedef struct vrec {
+	int type;
+	uint32_t kr;	    /* Kind id (Records) or Relation id (Links) */
+	uint32_t branch;
+	uint64_t rev;
+	uint64_t prev;	    /* the Version this one replaced on its branch, or 0 */
+	uint64_t rid;	    /* Records */
+	uint64_t from_rid, to_rid; /* Links */
+	const char *key;
+	size_t key_len;
+	const char *title;
+	size_t title_len;
+	const char *values;
+	size_t values_len;
+	uint32_t dim;	    /* vector dimension, 0 if none */
+	const uint8_t *lineage; /* n_lineage pairs of varints (attribute id, revision) */
+	size_t lineage_len;
+	uint32_t n_lineage;
+} vrec;
+
+int vrec_decode(const void *p, size_t n, vrec *out);
+/* Encode a Version; b receives the bytes. */
+void vrec_encode(const vrec *v, buf *b);
+
+/* A decoded Revision. */
+typedef struct rrec {
+	int type;
+	uint32_t branch;
+	uint64_t parent, parent2;
+	int64_t time_ms, client_time_ms;
+	double confidence;
+	const char *actor, *source, *message, *trace;
+	size_t actor_len, source_len, message_len, trace_len;
+	uint64_t first_vid, n_versions;
+	uint8_t digest[32];
+	uint8_t hash[32];
+	uint8_t parent_hash[32];
+} rrec;
+
+int rrec_decode(const void *p, size_t n, rrec *out);
+void rrec_encode(const rrec *r, buf *b);
+/* The chained hash of revision rev (everything but r->hash). */
+void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32]);
+
+/* Branch info as stored in the catalog. */
+typedef struct branch_info {
+	uint32_t id;
+	uint32_t parent;
+	uint64_t fork_rev;
+	uint64_t head_rev;
+	int64_t created_ms;
+	uint8_t head_hash[32];
+	const char *name; /* NUL-terminated, in the stored bytes */
+} branch_info;
+
+struct schema_ref {
+	schema *s;
+	int refs;
+};
+
+/* A resolved Domain and branch inside one LMDB transaction. */
+typedef struct dctx {
+	cairn_store *st;
+	MDB_txn *txn;
+	uint32_t dom;
+	struct schema_ref *sref;
+	const schema *s;
+	branch_info br;	/* the branch read or written */
+	view v;
+	uint64_t rev;	/* revision read: the branch head or the one asked for */
+} dctx;
+
+/* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
+int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
+/* Restrict the view to revision rev (<= head). */
+void dctx_at(dctx *c, uint64_t rev);
+void dctx_close(dctx *c);
+/* Drop the cached schema of a Domain (after a schema commit). */
+void cache_invalidate(cairn_store *st);
+/* Bump the catalog generation (any Domain, branch or schema change). */
+int catalog_touch(MDB_txn *txn, cairn_store *st);
+
+int branch_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t id, branch_info *out);
+int branch_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const branch_info *b,
+	       const char *name);
+
+/* Domain counters. */
+typedef struct counters {
+	uint64_t next_vid, next_rid, next_rev;
+	int64_t last_time_ms;
+} counters;
+int counters_get(MDB_txn *txn, cairn_store *st, uint32_t dom, counters *c);
+int counters_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const counters *c);
+
+/* ----------------------------------------------------------- lookups -- */
+
+/* What the view sees of one identity. */
+typedef struct ident {
+	int found;	/* an entry of the identity exists (on any branch) */
+	int visible;	/* the view sees a live (non-tombstone) Version */
+	uint64_t rid;	/* Records: the rid (valid when found) */
+	uint64_t vid;	/* the Version the view sees (0 if none) */
+	uint64_t rev;
+	int tomb;	/* the newest entry the view sees is a tombstone */
+} ident;
+
+/* Look up Record (kind, key) in the view. */
+int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *out);
+/* Look up the current Version of rid in the view. */
+int rid_lookup(dctx *c, uint64_t rid, ident *out);
+/* Fetch and decode Version vid. */
+int version_get(dctx *c, uint64_t vid, vrec *out);
+
+/* Encoded keys. */
+void key_keys(kbuf *k, uint32_t dom, uint32_t kind, const char *key, size_t key_len);
+void key_rvids(kbuf *k, uint32_t dom, uint64_t rid);
+void key_adj(kbuf *k, uint32_t dom, uint64_t a, uint32_t rel, uint64_t b);
+void key_cell(kbuf *k, uint32_t dom, int type, uint32_t branch, uint64_t id);
+void key_u64(kbuf *k, uint32_t dom, uint64_t id);
+
+/*
+ * Read a versioned cell as the view sees it: *val points to the stored bytes,
+ * or *len is 0 (and CAIRN_ENOTFOUND returned) when there is none.
+ */
+int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len);
+/* Is vid in the live set of the view? */
+int live_test(dctx *c, uint64_t vid, int *live);
+/* Count of Records of a Kind in the view. */
+int count_get(dctx *c, uint32_t kind, uint64_t *n);
+
+/* Encode an attribute value for the attr index (order-preserving). Returns 0 or CAIRN_ETYPE. */
+int attr_encode(const attr_def *a, json_t *v, buf *b);
+
+/* The commit pipeline, shared by the public calls and the importer. */
+struct cs_change;
+typedef struct commit_fail {
+	long change;	/* index of the failing change */
+	int code;
+	char *msg;	/* what is wrong */
+	char *missing;	/* "Kind:key" of a Record the change needs that does not exist (EREF, ELINKEND) */
+} commit_fail;
+
+enum commit_mode {
+	COMMIT_STOP = 0,	/* the first failing change fails the commit */
+	COMMIT_COLLECT = 1,	/* collect every failing change; write nothing if any */
+};
+
+/*
+ * Validate cs and, when every change is valid, write it. When changes fail
+ * validation nothing is written, the code of the first failure is returned,
+ * and (when fails is not NULL) every failure found is returned in *fails,
+ * sorted by change, to be freed with commit_fails_free. COMMIT_STOP stops
+ * at the first failing change; COMMIT_COLLECT goes on to find them all.
+ */
+int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
+	       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails);
+void commit_fails_free(commit_fail *f, size_t n);
+
+/* Write the attribute index entries of a Record Version (values: its values object). */
+int attr_entries_put(dctx *d, uint32_t kind, json_t *values, uint64_t vid);
+/* Store a schema as of revision rev. */
+int schema_store(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const schema *s);
+/* The schema JSON as of revision rev (zero-copy). */
+int schema_json_at(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const char **json,
+		   size_t *len);
+/*
+ * Check a schema change against the data of every branch of the Domain, and
+ * build the indexes it adds. CAIRN_ESCHEMADATA names the offending Records.
+ */
+int schema_check_data(dctx *d, const schema *s, const schema_delta *delta);
+
+#endif

@@ -1,0 +1,122 @@
+/* Shared test helpers: a store with the test schema, commits from import lines, export. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+const char test_schema[] =
+	"{\"kinds\":["
+	"{\"name\":\"Supplier\",\"attributes\":["
+	"{\"name\":\"vat\",\"type\":\"string\",\"unique\":true},"
+	"{\"name\":\"country\",\"type\":\"enum\",\"values\":[\"DE\",\"FR\",\"US\"],\"indexed\":true},"
+	"{\"name\":\"rating\",\"type\":\"int\"},"
+	"{\"name\":\"since\",\"type\":\"date\"},"
+	"{\"name\":\"audited\",\"type\":\"datetime\"},"
+	"{\"name\":\"active\",\"type\":\"bool\"},"
+	"{\"name\":\"tags\",\"type\":\"strings\"}]},"
+	"{\"name\":\"Part\",\"attributes\":["
+	"{\"name\":\"sku\",\"type\":\"string\",\"required\":true,\"unique\":true},"
+	"{\"name\":\"supplier\",\"type\":\"ref\",\"ref\":\"Supplier\",\"indexed\":true},"
+	"{\"name\":\"status\",\"type\":\"enum\",\"values\":[\"active\",\"eol\"]},"
+	"{\"name\":\"price\",\"type\":\"float\"}]},"
+	"{\"name\":\"Plant\",\"attributes\":[{\"name\":\"city\",\"type\":\"string\"}]}],"
+	"\"relations\":["
+	"{\"name\":\"supplied_by\",\"from\":\"Part\",\"to\":\"Supplier\",\"cardinality\":\"many\"},"
+	"{\"name\":\"stocked_at\",\"from\":\"Part\",\"to\":\"Plant\"},"
+	"{\"name\":\"primary_plant\",\"from\":\"Part\",\"to\":\"Plant\",\"cardinality\":\"one\"}]}";
+
+cairn_store *test_store(void)
+{
+	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 0, 0};
+	cairn_commit_options co = {0};
+	cairn_store *st = NULL;
+
+	if (cairn_open(test_path("store"), &o, &st) || cairn_domain_create(st, "d")) {
+		fprintf(stderr, "    test_store: %s\n", cairn_errmsg());
+		cairn_close(st);
+		return NULL;
+	}
+	co.domain = "d";
+	co.prov.actor = "test";
+	if (cairn_schema_apply(st, &co, test_schema, strlen(test_schema), NULL)) {
+		fprintf(stderr, "    test_store: schema: %s\n", cairn_errmsg());
+		cairn_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+int test_commit_in(cairn_store *st, const char *domain, const char *lines,
+		   cairn_commit_result *res)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	const char *p = lines;
+	int rc;
+
+	if ((rc = cairn_changeset_new(&cs)))
+		return rc;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
+			cairn_changeset_free(cs);
+			return rc;
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	co.domain = domain;
+	co.prov.actor = "test";
+	rc = cairn_commit(st, &co, cs, res);
+	cairn_changeset_free(cs);
+	return rc;
+}
+
+int test_commit(cairn_store *st, const char *lines, cairn_commit_result *res)
+{
+	return test_commit_in(st, "d", lines, res);
+}
+
+char *test_export(cairn_store *st, const char *domain)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ro.domain = domain;
+	if (cairn_read_begin(st, &ro, &t))
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f || cairn_export(t, f)) {
+		if (f)
+			fclose(f);
+		free(buf);
+		cairn_txn_end(t);
+		return NULL;
+	}
+	fclose(f);
+	cairn_txn_end(t);
+	return buf;
+}
+
+uint64_t test_head(cairn_store *st, const char *domain)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	uint64_t rev;
+
+	ro.domain = domain;
+	if (cairn_read_begin(st, &ro, &t))
+		return UINT64_MAX;
+	rev = cairn_txn_revision(t);
+	cairn_txn_end(t);
+	return rev;
+}
+
+int test_streq(const char *p, size_t n, const char *s)
+{
+	return strlen(s) == n && memcmp(p, s, n) == 0;
+}

@@ -1,0 +1,202 @@
+/* Unit tests of src/util and src/model/json: buffers, encodings, UTF-8, time, hash map, allocator. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "model/json.h"
+#include "tests.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/hmap.h"
+#include "util/text.h"
+
+void test_util_buf(void)
+{
+	buf b = BUF_INIT;
+	uint64_t vals[] = {0, 1, 127, 128, 300, 1ull << 35, UINT64_MAX};
+	rdr r;
+	size_t n;
+	const uint8_t *s;
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		buf_put_varint(&b, vals[i]);
+	buf_put_be32(&b, 0xdeadbeef);
+	buf_put_be64(&b, 0x0102030405060708ull);
+	buf_put_str(&b, "hello", 5);
+	CHECK(!b.oom);
+	rd_init(&r, b.p, b.len);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		CHECK(rd_varint(&r) == vals[i]);
+	CHECK(rd_be32(&r) == 0xdeadbeef);
+	CHECK(rd_be64(&r) == 0x0102030405060708ull);
+	s = rd_str(&r, &n);
+	CHECK(s && n == 5 && memcmp(s, "hello", 5) == 0);
+	CHECK(!r.bad && r.p == r.end);
+	/* Reading past the end fails cleanly, never crashes. */
+	CHECK(rd_u8(&r) == 0 && r.bad);
+	rd_init(&r, b.p, 3);
+	rd_be64(&r);
+	CHECK(r.bad);
+	/* A length prefix larger than the input. */
+	buf_reset(&b);
+	buf_put_varint(&b, 1000);
+	buf_put(&b, "abc", 3);
+	rd_init(&r, b.p, b.len);
+	CHECK(rd_str(&r, &n) == NULL && r.bad);
+	/* An unterminated varint. */
+	rd_init(&r, "\xff\xff", 2);
+	rd_varint(&r);
+	CHECK(r.bad);
+	/* Big-endian keys sort like numbers. */
+	{
+		uint8_t a[8], c[8];
+
+		be64_put(a, 255);
+		be64_put(c, 256);
+		CHECK(memcmp(a, c, 8) < 0);
+	}
+	buf_release(&b);
+}
+
+void test_util_utf8(void)
+{
+	CHECK(utf8_valid("", 0));
+	CHECK(utf8_valid("plain ascii", 11));
+	CHECK(utf8_valid("gr\xc3\xbc\xc3\x9f", 6));		  /* grüß */
+	CHECK(utf8_valid("\xe2\x82\xac", 3));		  /* € */
+	CHECK(utf8_valid("\xf0\x9f\x98\x80", 4));	  /* emoji */
+	CHECK(!utf8_valid("\xff", 1));
+	CHECK(!utf8_valid("\xc3", 1));			  /* truncated */
+	CHECK(!utf8_valid("\xc0\xaf", 2));		  /* overlong */
+	CHECK(!utf8_valid("\xe0\x80\xaf", 3));		  /* overlong */
+	CHECK(!utf8_valid("\xed\xa0\x80", 3));		  /* surrogate */
+	CHECK(!utf8_valid("\xf4\x90\x80\x80", 4));	  /* above U+10FFFF */
+	CHECK(name_valid("Part", 64));
+	CHECK(name_valid("agent_7.x-y", 64));
+	CHECK(!name_valid("", 64));
+	CHECK(!name_valid("-x", 64));
+	CHECK(!name_valid("a b", 64));
+	CHECK(!name_valid("abc", 2));
+}
+
+void test_util_time(void)
+{
+	int64_t d, ms;
+	char out[48];
+
+	CHECK(date_parse("1970-01-01", 10, &d) == 0 && d == 0);
+	CHECK(date_parse("2024-02-29", 10, &d) == 0);
+	CHECK(date_parse("2023-02-29", 10, &d) != 0);
+	CHECK(date_parse("2024-13-01", 10, &d) != 0);
+	CHECK(date_parse("2024-1-01", 9, &d) != 0);
+	CHECK(date_parse("1969-12-31", 10, &d) == 0 && d == -1);
+	CHECK(time_parse_rfc3339("1970-01-01T00:00:01Z", 20, &ms) == 0 && ms == 1000);
+	CHECK(time_parse_rfc3339("1970-01-01T01:00:00+01:00", 25, &ms) == 0 && ms == 0);
+	CHECK(time_parse_rfc3339("2026-11-30T12:00:00.250Z", 24, &ms) == 0 && ms % 1000 == 250);
+	CHECK(time_parse_rfc3339("2026-11-30T12:00:00", 19, &ms) != 0); /* no zone */
+	CHECK(time_parse_rfc3339("2026-11-30T25:00:00Z", 20, &ms) != 0);
+	time_format_ms(1000, out);
+	CHECK(strcmp(out, "1970-01-01T00:00:01.000Z") == 0);
+	time_format_ms(1764504000123, out);
+	CHECK(time_parse_rfc3339(out, strlen(out), &ms) == 0 && ms == 1764504000123);
+}
+
+void test_util_hmap(void)
+{
+	hmap m = HMAP_INIT;
+	char k[32];
+	int isnew;
+
+	for (int i = 0; i < 5000; i++) {
+		uint64_t *v;
+
+		snprintf(k, sizeof(k), "key-%d", i);
+		v = hmap_put(&m, k, strlen(k), &isnew);
+		CHECK(v && isnew);
+		*v = (uint64_t)i * 3;
+	}
+	CHECK(m.n == 5000);
+	for (int i = 0; i < 5000; i++) {
+		uint64_t *v;
+
+		snprintf(k, sizeof(k), "key-%d", i);
+		v = hmap_get(&m, k, strlen(k));
+		CHECK(v && *v == (uint64_t)i * 3);
+		CHECK(hmap_put(&m, k, strlen(k), &isnew) == v && !isnew);
+	}
+	CHECK(hmap_get(&m, "nope", 4) == NULL);
+	CHECK(hmap_get(&m, "", 0) == NULL);
+	hmap_clear(&m);
+	CHECK(m.n == 0 && hmap_get(&m, "key-1", 5) == NULL);
+	hmap_release(&m);
+}
+
+void test_util_alloc(void)
+{
+	void *p;
+
+	alloc_fail_after(2, 0);
+	p = cr_malloc(10);
+	CHECK(p != NULL);
+	cr_free(p);
+	CHECK(cr_malloc(10) == NULL);
+	CHECK(alloc_failures() == 1);
+	p = cr_malloc(10); /* not sticky: later ones succeed */
+	CHECK(p != NULL);
+	cr_free(p);
+	CHECK(cr_reallocarray(NULL, SIZE_MAX / 2, 4) == NULL); /* overflow */
+	alloc_fail_after(0, 0);
+}
+
+static int canon_is(const char *in, const char *want)
+{
+	json_t *v = json_parse(in, strlen(in), "test");
+	buf b = BUF_INIT;
+	int ok;
+
+	if (!v)
+		return 0;
+	json_canon(v, &b);
+	buf_cstr(&b);
+	ok = !b.oom && strcmp((char *)b.p, want) == 0;
+	if (!ok)
+		fprintf(stderr, "    canon(%s) = %s, want %s\n", in, b.oom ? "(oom)" : (char *)b.p,
+			want);
+	json_decref(v);
+	buf_release(&b);
+	return ok;
+}
+
+void test_json_canon(void)
+{
+	CHECK(canon_is("{ \"b\" : 1, \"a\" : [true, false, null] }", "{\"a\":[true,false,null],\"b\":1}"));
+	CHECK(canon_is("{\"x\":0.1}", "{\"x\":0.1}"));
+	CHECK(canon_is("{\"x\":12.0}", "{\"x\":12.0}"));
+	CHECK(canon_is("{\"x\":1e300}", "{\"x\":1e+300}"));
+	CHECK(canon_is("{\"x\":0.30000000000000004}", "{\"x\":0.30000000000000004}"));
+	CHECK(canon_is("{\"s\":\"a\\\"b\\\\c\\n\\u0001\"}", "{\"s\":\"a\\\"b\\\\c\\n\\u0001\"}"));
+	CHECK(canon_is("{\"s\":\"gr\xc3\xbc\xc3\x9f\"}", "{\"s\":\"gr\xc3\xbc\xc3\x9f\"}"));
+	CHECK(canon_is("{\"n\":-9223372036854775808}", "{\"n\":-9223372036854775808}"));
+	CHECK(canon_is("{}", "{}"));
+	CHECK(canon_is("{\"a\":{\"d\":1,\"c\":2}}", "{\"a\":{\"c\":2,\"d\":1}}"));
+}
+
+void test_json_limits(void)
+{
+	char deep[300];
+	json_t *v;
+
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	CHECK(json_parse(deep, 200, "t") == NULL);
+	CHECK(strstr(cairn_errmsg(), "deeper") != NULL);
+	memset(deep, '[', 60);
+	memset(deep + 60, ']', 60);
+	v = json_parse(deep, 120, "t");
+	CHECK(v != NULL);
+	json_decref(v);
+	CHECK(json_parse("{\"a\":1,\"a\":2}", 13, "t") == NULL); /* duplicate keys */
+	CHECK(json_parse("{\"a\":\"\xff\"}", 9, "t") == NULL);	 /* not UTF-8 */
+	CHECK(json_parse("{\"a\":1", 6, "t") == NULL);
+	CHECK(json_parse("", 0, "t") == NULL);
+	CHECK(json_parse("{} {}", 5, "t") == NULL); /* trailing data */
+}

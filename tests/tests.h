@@ -1,0 +1,128 @@
+/*
+ * The test harness: every test is a function registered in TESTS below, run
+ * in a child process of its own (so a crash fails one test) with a fresh
+ * scratch directory. A failed check prints file:line, the expression and,
+ * for error codes, the error's name and message.
+ */
+#ifndef CAIRN_TESTS_H
+#define CAIRN_TESTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cairn.h"
+
+/* One line per test file: X(name) declares and runs test_<name>_*. */
+#define TESTS(X)                                                                                   \
+	X(util_buf)                                                                                \
+	X(util_utf8)                                                                               \
+	X(util_time)                                                                               \
+	X(util_hmap)                                                                               \
+	X(util_alloc)                                                                              \
+	X(json_canon)                                                                              \
+	X(json_limits)                                                                             \
+	X(schema_parse)                                                                            \
+	X(schema_errors)                                                                           \
+	X(schema_merge)                                                                            \
+	X(store_open)                                                                              \
+	X(store_locked)                                                                            \
+	X(store_grow)                                                                              \
+	X(domain_lifecycle)                                                                        \
+	X(domain_isolation)                                                                        \
+	X(commit_basic)                                                                            \
+	X(commit_provenance)                                                                       \
+	X(commit_hash_chain)                                                                       \
+	X(commit_expect)                                                                           \
+	X(commit_patch_delete)                                                                     \
+	X(commit_links)                                                                            \
+	X(commit_cascade)                                                                          \
+	X(commit_same_record_twice)                                                                \
+	X(read_page)                                                                               \
+	X(read_links_page)                                                                         \
+	X(read_at_revision)                                                                        \
+	X(read_count_log)                                                                          \
+	X(schema_populated)                                                                        \
+	X(import_forward)                                                                          \
+	X(import_errors)                                                                           \
+	X(import_roundtrip)                                                                        \
+	X(oom_commit)                                                                              \
+	X(crash_sigkill)                                                                           \
+	VALIDATION_TESTS(X)
+
+/* Negative tests, one per validation rule (tests/test_validation.c). */
+#define VALIDATION_TESTS(X)                                                                        \
+	X(neg_unknown_kind)                                                                        \
+	X(neg_unknown_attribute)                                                                   \
+	X(neg_wrong_type)                                                                          \
+	X(neg_enum_value)                                                                          \
+	X(neg_required_missing)                                                                    \
+	X(neg_unique_store)                                                                        \
+	X(neg_unique_in_commit)                                                                    \
+	X(neg_ref_missing)                                                                         \
+	X(neg_link_end_missing)                                                                    \
+	X(neg_link_wrong_kinds)                                                                    \
+	X(neg_cardinality_one)                                                                     \
+	X(neg_key_empty)                                                                           \
+	X(neg_key_too_long)                                                                        \
+	X(neg_key_not_utf8)                                                                        \
+	X(neg_delete_with_links)                                                                   \
+	X(neg_patch_missing)                                                                       \
+	X(neg_unlink_missing)                                                                      \
+	X(neg_bad_json)                                                                            \
+	X(neg_unknown_relation)                                                                    \
+	X(neg_confidence_range)                                                                    \
+	X(neg_bad_dates)                                                                           \
+	X(neg_vector_dimension)                                                                    \
+	X(neg_one_bad_change_of_many)
+
+#define X(name) void test_##name(void);
+TESTS(X)
+#undef X
+
+/* Failure reporting (the test function returns right after). */
+void test_fail(const char *file, int line, const char *expr);
+void test_fail_rc(const char *file, int line, const char *expr, int got, int want);
+extern int test_failed;
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			test_fail(__FILE__, __LINE__, #cond);                                      \
+			return;                                                                    \
+		}                                                                                  \
+	} while (0)
+
+#define CHECK_RC(expr, want)                                                                       \
+	do {                                                                                       \
+		int rc_ = (expr);                                                                  \
+		if (rc_ != (want)) {                                                               \
+			test_fail_rc(__FILE__, __LINE__, #expr, rc_, (want));                      \
+			return;                                                                    \
+		}                                                                                  \
+	} while (0)
+
+#define OK(expr) CHECK_RC(expr, 0)
+
+/* A fresh scratch directory for this test (removed after it). */
+const char *test_dir(void);
+/* A path inside the scratch directory. */
+const char *test_path(const char *name);
+
+/* The schema used by most tests (Supplier, Part, Plant; relations supplied_by, stocked_at, primary_plant (one)). */
+extern const char test_schema[];
+/* Open a new store in the scratch directory with Domain "d" and test_schema applied. */
+cairn_store *test_store(void);
+/* Commit import lines (separated by newlines) to Domain "d", main, as one change set. */
+int test_commit(cairn_store *st, const char *lines, cairn_commit_result *res);
+/* Same on a given Domain. */
+int test_commit_in(cairn_store *st, const char *domain, const char *lines,
+		   cairn_commit_result *res);
+/* Export Domain "d" (main) into a malloc'd string. */
+char *test_export(cairn_store *st, const char *domain);
+/* Head revision of Domain d's main branch. */
+uint64_t test_head(cairn_store *st, const char *domain);
+/* Equality of a (ptr, len) string with a C string. */
+int test_streq(const char *p, size_t n, const char *s);
+
+#endif
