@@ -23,7 +23,7 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c bench/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 

@@ -9,9 +9,16 @@
 #include "util/err.h"
 #include "util/text.h"
 
+/* Set when an allocation for jansson failed, so a failed parse can say "out of memory". */
+static _Thread_local int alloc_failed;
+
 static void *json_alloc(size_t n)
 {
-	return cr_malloc(n);
+	void *p = cr_malloc(n);
+
+	if (!p)
+		alloc_failed = 1;
+	return p;
 }
 
 static void json_release(void *p)
@@ -68,9 +75,10 @@ json_t *json_parse(const char *p, size_t n, const char *what)
 		err_set(CAIRN_EUTF8, "%s: not valid UTF-8", what);
 		return NULL;
 	}
+	alloc_failed = 0;
 	v = json_loadb(p, n, JSON_REJECT_DUPLICATES, &e);
 	if (!v) {
-		if (json_error_code(&e) == json_error_out_of_memory)
+		if (alloc_failed || json_error_code(&e) == json_error_out_of_memory)
 			err_set(CAIRN_ENOMEM, "%s: out of memory", what);
 		else
 			err_set(CAIRN_EJSON, "%s: %s at line %d column %d", what, e.text, e.line,

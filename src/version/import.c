@@ -91,12 +91,12 @@ void cairn_import_abort(cairn_import *im)
 {
 	if (!im)
 		return;
-	cairn_changeset_free(im->batch);
-	cairn_changeset_free(im->waiting);
 	if (im->awaits)
 		for (size_t i = 0; i < (im->waiting ? im->waiting->n : 0); i++)
 			cr_free(im->awaits[i]);
 	cr_free(im->awaits);
+	cairn_changeset_free(im->batch);
+	cairn_changeset_free(im->waiting);
 	hmap_release(&im->wanted);
 	for (size_t i = 0; i < im->n_files; i++)
 		cr_free(im->files[i]);
@@ -232,6 +232,7 @@ static int flush(cairn_import *im, int final)
 		if (!fails)
 			return rc; /* not a validation failure: I/O, memory, no Domain... */
 		/* Remove the failing changes, last first so indexes stay valid. */
+		rc = 0;
 		for (size_t j = n_fails; j-- > 0 && !rc;) {
 			commit_fail *f = &fails[j];
 			size_t idx = (size_t)f->change;

@@ -1,0 +1,205 @@
+/* Tests of the store layer and Domains: open, format, one environment per process, map growth, isolation. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+void test_store_open(void)
+{
+	cairn_open_options create = {CAIRN_OPEN_CREATE, 0, 0}, ro = {CAIRN_OPEN_RDONLY, 0, 0};
+	cairn_store *st = NULL;
+	cairn_changeset *cs;
+	cairn_commit_options co = {0};
+	FILE *f;
+
+	/* No store, no create: not found, and nothing is created. */
+	CHECK_RC(cairn_open(test_path("none"), NULL, &st), CAIRN_ENOTFOUND);
+	CHECK(st == NULL);
+	CHECK(access(test_path("none"), F_OK) != 0);
+	CHECK_RC(cairn_open(NULL, NULL, &st), CAIRN_EINVAL);
+	OK(cairn_open(test_path("s"), &create, &st));
+	OK(cairn_domain_create(st, "d"));
+	cairn_close(st);
+	/* Reopen: the Domain is there. */
+	OK(cairn_open(test_path("s"), NULL, &st));
+	CHECK_RC(cairn_domain_create(st, "d"), CAIRN_EEXIST);
+	cairn_close(st);
+	/* Read-only: reads work, writes are refused. */
+	OK(cairn_open(test_path("s"), &ro, &st));
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "X", "k", 1, NULL, 0, NULL, 0));
+	co.domain = "d";
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EREADONLY);
+	CHECK_RC(cairn_domain_create(st, "e"), CAIRN_EREADONLY);
+	cairn_changeset_free(cs);
+	cairn_close(st);
+	/* A directory that is not a store, and a file that is not a directory. */
+	mkdir(test_path("empty"), 0755);
+	CHECK_RC(cairn_open(test_path("empty"), NULL, &st), CAIRN_ENOTFOUND);
+	f = fopen(test_path("file"), "w");
+	CHECK(f);
+	fclose(f);
+	CHECK_RC(cairn_open(test_path("file"), &create, &st), CAIRN_EINVAL);
+	/* An LMDB file that is not a Cairn store. */
+	mkdir(test_path("junk"), 0755);
+	f = fopen(test_path("junk/data.mdb"), "w");
+	CHECK(f);
+	for (int i = 0; i < 8192; i++)
+		fputc(i * 7, f);
+	fclose(f);
+	CHECK(cairn_open(test_path("junk"), NULL, &st) != 0 && st == NULL);
+	cairn_close(NULL); /* a no-op */
+}
+
+void test_store_locked(void)
+{
+	cairn_open_options create = {CAIRN_OPEN_CREATE, 0, 0};
+	cairn_store *a = NULL, *b = NULL;
+
+	OK(cairn_open(test_path("s"), &create, &a));
+	/* LMDB forbids two environments on one file in a process: the second open is refused. */
+	CHECK_RC(cairn_open(test_path("s"), NULL, &b), CAIRN_ELOCKED);
+	CHECK(b == NULL);
+	cairn_close(a);
+	OK(cairn_open(test_path("s"), NULL, &b));
+	cairn_close(b);
+}
+
+void test_store_grow(void)
+{
+	/* A 1 MiB map must grow (several times) to hold what is written. */
+	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 1 << 20, 0};
+	cairn_commit_options co = {0};
+	cairn_store *st = NULL;
+	cairn_changeset *cs;
+	char key[32], title[600];
+	const char *schema = "{\"kinds\":[{\"name\":\"Note\"}]}";
+
+	OK(cairn_open(test_path("s"), &o, &st));
+	OK(cairn_domain_create(st, "d"));
+	co.domain = "d";
+	OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+	OK(cairn_changeset_new(&cs));
+	memset(title, 'x', sizeof(title));
+	for (int batch = 0; batch < 20; batch++) {
+		cairn_changeset_clear(cs);
+		for (int i = 0; i < 500; i++) {
+			snprintf(key, sizeof(key), "n-%d-%d", batch, i);
+			OK(cairn_cs_put(cs, "Note", key, strlen(key), title, sizeof(title), NULL, 0));
+		}
+		OK(cairn_commit(st, &co, cs, NULL));
+	}
+	cairn_changeset_free(cs);
+	{
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+		uint64_t n;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_count(t, "Note", &n));
+		CHECK(n == 10000);
+		cairn_txn_end(t);
+	}
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+	/* Reopening with the default (smaller than the data) adopts the larger map. */
+	OK(cairn_open(test_path("s"), NULL, &st));
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}
+
+static int collect(void *ctx, const cairn_domain_info *d)
+{
+	char *names = ctx;
+
+	strcat(names, d->name);
+	strcat(names, ",");
+	return 0;
+}
+
+void test_domain_lifecycle(void)
+{
+	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 0, 0};
+	cairn_store *st = NULL;
+	cairn_read_options ro = {0};
+	cairn_txn *t = NULL;
+	char names[256] = "";
+
+	OK(cairn_open(test_path("s"), &o, &st));
+	CHECK_RC(cairn_domain_create(st, "bad name"), CAIRN_EINVAL);
+	CHECK_RC(cairn_domain_create(st, ""), CAIRN_EINVAL);
+	OK(cairn_domain_create(st, "beta"));
+	OK(cairn_domain_create(st, "alpha"));
+	OK(cairn_domain_list(st, collect, names));
+	CHECK(strcmp(names, "alpha,beta,") == 0);
+	CHECK_RC(cairn_domain_drop(st, "gamma"), CAIRN_ENODOMAIN);
+	cairn_close(st);
+
+	/* A Domain with data, dropped: its data is gone, the name can be created again, empty. */
+	st = test_store();
+	CHECK(st);
+	OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L1\"}", NULL));
+	OK(cairn_domain_drop(st, "d"));
+	ro.domain = "d";
+	CHECK_RC(cairn_read_begin(st, &ro, &t), CAIRN_ENODOMAIN);
+	CHECK(t == NULL);
+	CHECK_RC(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L2\"}", NULL), CAIRN_ENODOMAIN);
+	OK(cairn_domain_create(st, "d"));
+	OK(cairn_read_begin(st, &ro, &t));
+	CHECK(cairn_txn_revision(t) == 0);
+	{
+		cairn_record r;
+
+		CHECK_RC(cairn_get(t, "Plant", "L1", 2, &r), CAIRN_EUNKNOWNKIND); /* schema gone too */
+	}
+	cairn_txn_end(t);
+	cairn_close(st);
+	/* The drop is durable. */
+	OK(cairn_open(test_path("store"), NULL, &st));
+	OK(cairn_read_begin(st, &ro, &t));
+	CHECK(cairn_txn_revision(t) == 0);
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+void test_domain_isolation(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0};
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	cairn_record r;
+	char *a, *b;
+
+	CHECK(st);
+	OK(cairn_domain_create(st, "e"));
+	co.domain = "e";
+	OK(cairn_schema_apply(st, &co, test_schema, strlen(test_schema), NULL));
+	OK(test_commit_in(st, "d", "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"in d\",\"values\":{\"vat\":\"V\"}}", NULL));
+	/* The same key and the same unique value in another Domain are independent. */
+	OK(test_commit_in(st, "e", "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"in e\",\"values\":{\"vat\":\"V\"}}", NULL));
+	ro.domain = "e";
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Supplier", "S1", 2, &r));
+	CHECK(test_streq(r.title, r.title_len, "in e"));
+	CHECK_RC(cairn_get(t, "Part", "P1", 2, &r), CAIRN_ENOTFOUND);
+	cairn_txn_end(t);
+	/* A reference into another Domain does not resolve. */
+	OK(test_commit_in(st, "d", "{\"kind\":\"Supplier\",\"key\":\"S9\",\"values\":{\"vat\":\"V9\"}}", NULL));
+	CHECK_RC(test_commit_in(st, "e", "{\"kind\":\"Part\",\"key\":\"P1\",\"values\":{\"sku\":\"x\",\"supplier\":\"S9\"}}", NULL),
+		 CAIRN_EREF);
+	a = test_export(st, "d");
+	b = test_export(st, "e");
+	CHECK(a && b && !strstr(a, "in e") && !strstr(b, "in d") && !strstr(b, "S9"));
+	free(a);
+	free(b);
+	/* Dropping one Domain leaves the other whole. */
+	OK(cairn_domain_drop(st, "d"));
+	OK(cairn_check(st, "e", NULL, NULL, NULL));
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Supplier", "S1", 2, &r));
+	cairn_txn_end(t);
+	cairn_close(st);
+}
