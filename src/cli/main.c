@@ -505,7 +505,8 @@ static int cmd_import(cli *c)
 			pr.total += (uint64_t)sb.st_size;
 	}
 	io.progress = on_progress;
-	io.on_bad_line = on_bad_line;
+	/* A stopping error is reported once, at the end; skipped lines as they come. */
+	io.on_bad_line = io.on_error == CAIRN_ON_ERROR_SKIP ? on_bad_line : NULL;
 	io.ctx = &pr;
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;

@@ -401,8 +401,10 @@ static int add_json_record(cairn_changeset *cs, json_t *o, long idx)
 	json_t *values, *vec, *cascade;
 	int bad = 0, rc;
 
-	if ((rc = json_only(o, allowed, CAIRN_EJSON, "record line")))
-		return err_change(rc, idx, "%s", cairn_errmsg());
+	if ((rc = json_only(o, allowed, CAIRN_EJSON, "record line"))) {
+		err_set_index(idx);
+		return rc;
+	}
 	kind = str_member(o, "kind", &kind_len, &bad);
 	key = str_member(o, "key", &key_len, &bad);
 	title = str_member(o, "title", &title_len, &bad);
@@ -463,8 +465,10 @@ static int add_json_link(cairn_changeset *cs, json_t *o, long idx)
 	json_t *values;
 	int bad = 0;
 
-	if (json_only(o, allowed, CAIRN_EJSON, "link line"))
-		return err_change(CAIRN_EJSON, idx, "%s", cairn_errmsg());
+	if (json_only(o, allowed, CAIRN_EJSON, "link line")) {
+		err_set_index(idx);
+		return CAIRN_EJSON;
+	}
 	rel = str_member(o, "rel", &rel_len, &bad);
 	from = str_member(o, "from", &from_len, &bad);
 	to = str_member(o, "to", &to_len, &bad);

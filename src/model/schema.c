@@ -220,6 +220,9 @@ static int parse_attr(json_t *o, attr_def *a, const char *kind)
 		return rc;
 	a->flags = (req ? AF_REQUIRED : 0) | (uniq ? AF_UNIQUE | AF_INDEXED : 0) |
 		   (idx ? AF_INDEXED : 0);
+	/* A ref is always indexed: deleting a Record must find the Records that name it. */
+	if (a->type == AT_REF)
+		a->flags |= AF_INDEXED;
 	if (uniq && a->type == AT_STRINGS)
 		return err_set(CAIRN_ESCHEMA, "%s: an array of strings cannot be unique", what);
 	vals = json_object_get(o, "values");

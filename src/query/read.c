@@ -96,6 +96,16 @@ void cairn_txn_end(cairn_txn *t)
 	cr_free(t);
 }
 
+void cairn_txn_stats(const cairn_txn *t, cairn_read_stats *out)
+{
+	if (!out)
+		return;
+	if (!t)
+		memset(out, 0, sizeof(*out));
+	else
+		*out = t->d.stats;
+}
+
 uint64_t cairn_txn_revision(const cairn_txn *t)
 {
 	return t ? t->d.rev : 0;
@@ -186,11 +196,13 @@ int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_l
 		return store_err(mrc, "keys");
 	key.mv_data = s.b;
 	key.mv_size = s.n;
+	t->d.stats.seeks++;
 	for (mrc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); mrc == 0 && *n < cap;
 	     mrc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
 		const uint8_t *kk = key.mv_data, *e = val.mv_data;
 		size_t ident_len = key.mv_size - 8;
 
+		t->d.stats.entries++;
 		if (key.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
 			break;
 		if (val.mv_size < 21 || ident_len > sizeof(last)) {
@@ -307,6 +319,7 @@ int cairn_links(cairn_txn *t, const char *kind, const char *key, size_t key_len,
 			return store_err(mrc, "adj");
 		kv.mv_data = s.b;
 		kv.mv_size = s.n;
+		t->d.stats.seeks++;
 		for (mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE); mrc == 0 && *n < cap;
 		     mrc = mdb_cursor_get(cur, &kv, &vv, MDB_NEXT)) {
 			const uint8_t *kk = kv.mv_data, *e = vv.mv_data;
@@ -314,6 +327,7 @@ int cairn_links(cairn_txn *t, const char *kind, const char *key, size_t key_len,
 			const rel_def *lr;
 			const kind_def *ok;
 
+			t->d.stats.entries++;
 			if (kv.mv_size != 32 || memcmp(kk, p.b, p.n) != 0)
 				break;
 			if (vv.mv_size < 17) {

@@ -124,6 +124,7 @@ static int failf(cctx *c, long change, int code, uint32_t kind, const char *key,
 	memset(f, 0, sizeof(*f));
 	f->change = change;
 	f->code = code;
+	f->seq = c->n_fails;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -1011,27 +1012,35 @@ static int check_deleted_links(cctx *c)
 
 static int check_cardinality(cctx *c)
 {
-	hmap seen = HMAP_INIT;
+	hmap groups = HMAP_INIT; /* (rel, from rid) -> 1 + index of the group's latest Link state */
 	int rc = 0;
 
-	for (size_t i = 0; i < c->n_ls && !rc; i++) {
+	for (size_t i = 0; i < c->n_ls; i++) {
 		lstate *l = &c->ls[i];
-		const rel_def *rd = schema_rel_id(c->d.s, l->rel);
 		uint8_t mk[12];
-		uint64_t n, *slot;
-		int isnew;
+		uint64_t *slot;
 
-		if (!l->touched || !l->exists || !rd->one)
+		if (!l->touched || !l->exists || !schema_rel_id(c->d.s, l->rel)->one)
 			continue;
 		be32_put(mk, l->rel);
 		be64_put(mk + 4, c->rs[l->from].rid);
-		slot = hmap_put(&seen, mk, sizeof(mk), &isnew);
+		slot = hmap_put(&groups, mk, sizeof(mk), NULL);
 		if (!slot) {
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
-			break;
+			goto out;
 		}
-		if (!isnew)
+		if (!*slot || c->ls[*slot - 1].last_change < l->last_change)
+			*slot = i + 1;
+	}
+	for (size_t g = 0; g < groups.cap && !rc; g++) {
+		const rel_def *rd;
+		lstate *l;
+		uint64_t n;
+
+		if (!groups.slots[g].hash)
 			continue;
+		l = &c->ls[groups.slots[g].val - 1];
+		rd = schema_rel_id(c->d.s, l->rel);
 		rc = links_after(c, l->from, l->rel, 1, &n);
 		if (rc || n <= 1)
 			continue;
@@ -1041,8 +1050,55 @@ static int check_cardinality(cctx *c)
 			   l->last_change, rd->name, rd->from, (int)c->rs[l->from].key_len,
 			   c->rs[l->from].key, (unsigned long long)n);
 	}
-	hmap_release(&seen);
+out:
+	hmap_release(&groups);
 	return rc;
+}
+
+static int ref_holder(cctx *c, const kind_def *kd, const attr_def *ad, rstate *r, uint64_t *vid);
+
+/*
+ * A deleted Record must not stay named by the ref value of a live Record
+ * this commit does not touch (those it touches are checked by check_refs).
+ * Refs are always indexed, so the referrers are one index scan away.
+ */
+static int check_referrers(cctx *c)
+{
+	for (size_t i = 0; i < c->n_rs; i++) {
+		rstate *r = &c->rs[i];
+
+		if (!r->touched || !r->existed || r->exists)
+			continue;
+		for (size_t k = 0; k < c->d.s->n_kinds; k++) {
+			const kind_def *kd = &c->d.s->kinds[k];
+
+			for (size_t a = 0; a < kd->n_attrs; a++) {
+				const attr_def *ad = &kd->attrs[a];
+				uint64_t vid;
+				vrec ver;
+				int rc;
+
+				if (ad->type != AT_REF || ad->ref_kind != r->kind)
+					continue;
+				rc = ref_holder(c, kd, ad, r, &vid);
+				if (rc)
+					return rc;
+				if (!vid)
+					continue;
+				if ((rc = version_get(&c->d, vid, &ver)))
+					return rc;
+				rc = failf(c, r->last_change, CAIRN_EREF, 0, NULL, 0,
+					   "change %ld: %s:%.*s is still named by %s:%.*s (attribute "
+					   "%s); change that Record first",
+					   r->last_change, schema_kind_id(c->d.s, r->kind)->name,
+					   (int)r->key_len, r->key, kd->name, (int)ver.key_len, ver.key,
+					   ad->name);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Is the value of attribute a held by a live Record other than r, outside this commit? */
@@ -1102,6 +1158,62 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int 
 		}
 		*taken = json_equal(json_object_get(other, a->name), val);
 		json_decref(other);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "attr") : 0;
+}
+
+/* A live Record outside this commit whose ref attribute ad names r (*vid, 0 if none). */
+static int ref_holder(cctx *c, const kind_def *kd, const attr_def *ad, rstate *r, uint64_t *vid)
+{
+	json_t *key = json_stringn(r->key, r->key_len);
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc, rc = 0;
+
+	*vid = 0;
+	if (!key)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	buf_reset(&c->tmp);
+	attr_encode(ad, key, &c->tmp);
+	json_decref(key);
+	if (c->tmp.oom)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	kb_init(&p);
+	kb_be32(&p, c->d.dom);
+	kb_be32(&p, kd->id);
+	kb_be32(&p, ad->id);
+	kb_bytes(&p, c->tmp.p, c->tmp.len);
+	if (p.over)
+		return 0;
+	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_ATTR], &cur);
+	if (mrc)
+		return store_err(mrc, "attr");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc && !*vid;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uint8_t mk[4 + CAIRN_MAX_KEY];
+		uint64_t cand, *slot;
+		vrec ver;
+		int live;
+
+		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		cand = be64_get((uint8_t *)k.mv_data + p.n);
+		if ((rc = live_test(&c->d, cand, &live)) || !live)
+			continue;
+		if ((rc = version_get(&c->d, cand, &ver)) || ver.key_len > CAIRN_MAX_KEY)
+			continue;
+		be32_put(mk, ver.kr);
+		memcpy(mk + 4, ver.key, ver.key_len);
+		slot = hmap_get(&c->rmap, mk, 4 + ver.key_len);
+		if (slot && c->rs[*slot - 1].touched)
+			continue; /* judged by its final state in check_refs */
+		*vid = cand;
 	}
 	mdb_cursor_close(cur);
 	if (rc)
@@ -1563,7 +1675,9 @@ static int fail_cmp(const void *a, const void *b)
 {
 	const commit_fail *x = a, *y = b;
 
-	return (x->change > y->change) - (x->change < y->change);
+	if (x->change != y->change)
+		return (x->change > y->change) - (x->change < y->change);
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Validate and plan in an open write transaction. Returns 0, a fatal error, or the first failure's code. */
@@ -1585,8 +1699,8 @@ static int validate(cctx *c)
 	}
 	if (c->n_fails == 0 || c->mode == COMMIT_COLLECT) {
 		if ((rc = check_refs(c)) || (rc = check_link_ends(c)) ||
-		    (rc = check_deleted_links(c)) || (rc = check_cardinality(c)) ||
-		    (rc = check_unique(c)))
+		    (rc = check_deleted_links(c)) || (rc = check_referrers(c)) ||
+		    (rc = check_cardinality(c)) || (rc = check_unique(c)))
 			return rc;
 	}
 	if (c->n_fails) {

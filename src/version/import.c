@@ -114,6 +114,18 @@ static int bad_line(cairn_import *im, uint64_t tag, int code, const char *msg)
 	uint64_t line;
 
 	tag_where(im, tag, &file, &line);
+	/* Within an import the line is what matters, not the change's place in its batch. */
+	if (strncmp(msg, "change ", 7) == 0 && msg[7] >= '0' && msg[7] <= '9') {
+		const char *p = msg + 7;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p[0] == ':' && p[1] == ' ')
+			p += 2;
+		else if (p[0] == ' ')
+			p++;
+		msg = p;
+	}
 	if (im->o.on_bad_line)
 		im->o.on_bad_line(im->o.ctx, file, line, code, msg);
 	if (im->o.on_error == CAIRN_ON_ERROR_SKIP) {

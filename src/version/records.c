@@ -259,6 +259,7 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int has_rid, ident *out)
 	rc = mdb_cursor_open(c->txn, c->st->dbi[db], &cur);
 	if (rc)
 		return store_err(rc, db_names[db]);
+	c->stats.seeks++;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		const uint8_t *d = v.mv_data;
@@ -266,6 +267,7 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int has_rid, ident *out)
 		uint32_t branch;
 		uint64_t rev;
 
+		c->stats.entries++;
 		if (k.mv_size != p->n + 8 || memcmp(k.mv_data, p->b, p->n) != 0)
 			break;
 		if (v.mv_size < off + 13) {
@@ -319,6 +321,8 @@ int version_get(dctx *c, uint64_t vid, vrec *out)
 	int rc;
 
 	key_u64(&k, c->dom, vid);
+	c->stats.versions++;
+	c->stats.seeks++;
 	rc = db_get(c->txn, c->st, DB_VERSIONS, k.b, k.n, &v);
 	if (rc == CAIRN_ENOTFOUND)
 		return err_set(CAIRN_ECORRUPT, "Version %llu is missing", (unsigned long long)vid);
@@ -348,6 +352,8 @@ int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
 		kb_be64(&s, ~c->v.lv[i].limit);
 		k.mv_data = s.b;
 		k.mv_size = s.n;
+		c->stats.seeks++;
+		c->stats.entries++;
 		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 		if (rc == MDB_NOTFOUND)
 			continue;

@@ -138,6 +138,7 @@ typedef struct dctx {
 	branch_info br;	/* the branch read or written */
 	view v;
 	uint64_t rev;	/* revision read: the branch head or the one asked for */
+	cairn_read_stats stats;
 } dctx;
 
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
@@ -208,6 +209,7 @@ typedef struct commit_fail {
 	int code;
 	char *msg;	/* what is wrong */
 	char *missing;	/* "Kind:key" of a Record the change needs that does not exist (EREF, ELINKEND) */
+	size_t seq;	/* order of discovery, to sort failures of one change stably */
 } commit_fail;
 
 enum commit_mode {
