@@ -16,14 +16,14 @@ OPT := -O2 -g
 endif
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror
-CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Isrc -I. -D_GNU_SOURCE
 CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP
 LDLIBS := -llmdb -ljansson -lcrypto -lxxhash -lpthread -lm
 LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c bench/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
@@ -42,6 +42,9 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# The benchmark reports the flags it was built with.
+$(B)/bench/bench.o: CPPFLAGS += -DCAIRN_BENCH_CFLAGS='"$(OPT)"'
 
 $(B)/libcairn.a: $(LIB_OBJ)
 	@rm -f $@

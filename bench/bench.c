@@ -1,0 +1,715 @@
+/*
+ * The benchmark: generate the supply workload, import it into a fresh store
+ * (durably), then time every operation implemented so far, the way
+ * shared/workload.md lists them: 30 warm-up and 300 timed calls per read,
+ * random keys drawn from the data, p50/p95/p99/max per operation, and counts
+ * that do not depend on the machine (index entries visited, Versions read,
+ * B-tree seeks, bytes returned, pages written per commit, bytes per Record).
+ *
+ * Results go to stdout and, with --out, into docs/performance.md between
+ * markers for the dataset size, so that the page's prose survives a re-run
+ * and the run it replaces is kept as "previous" for before/after reading.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <lmdb.h>
+#include <openssl/opensslv.h>
+
+#include "bench/bench.h"
+#include "bench/gen.h"
+#include "cairn.h"
+
+#define DOMAIN "supply"
+
+typedef struct result {
+	char name[64];
+	double p50, p95, p99, max; /* microseconds */
+	double entries, versions, seeks, bytes; /* per call */
+	unsigned calls;
+	char note[96];
+} result;
+
+typedef struct bench {
+	const bench_options *o;
+	cairn_store *st;
+	char dir[1024];
+	char store[1200];
+	/* query keys: kind index and key, from q_keys.txt */
+	char (*kinds)[64];
+	char (*keys)[64];
+	size_t n_keys;
+	result res[32];
+	size_t n_res;
+	double import_s, import_rate, open_ms_p50, open_ms_max;
+	uint64_t records, links, store_bytes;
+	cairn_db_stats dbs[16];
+	size_t n_dbs;
+	uint64_t rng;
+	double commit1_pages, commit1000_pages;
+} bench;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rnd(bench *b)
+{
+	uint64_t z = (b->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void summarize(result *r, double *us, unsigned n)
+{
+	qsort(us, n, sizeof(double), cmp_double);
+	r->calls = n;
+	r->p50 = us[n / 2];
+	r->p95 = us[(size_t)(n * 0.95)];
+	r->p99 = us[(size_t)(n * 0.99)];
+	r->max = us[n - 1];
+}
+
+static int die(const char *what, int rc)
+{
+	fprintf(stderr, "bench: %s: %s (%s)\n", what, cairn_errmsg(), cairn_errname(rc));
+	return -1;
+}
+
+/* Bytes the process wrote through write(2) so far: LMDB writes pages with pwrite. */
+static uint64_t wchar(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	char line[128];
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "wchar: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static int load_keys(bench *b)
+{
+	char path[1200], line[256];
+	FILE *f;
+	size_t cap = 1024;
+
+	snprintf(path, sizeof(path), "%s/q_keys.txt", b->dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	b->kinds = malloc(cap * sizeof(*b->kinds));
+	b->keys = malloc(cap * sizeof(*b->keys));
+	while (b->kinds && b->keys && fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *nl;
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		if ((nl = strchr(tab + 1, '\n')))
+			*nl = '\0';
+		if (b->n_keys == cap) {
+			cap *= 2;
+			b->kinds = realloc(b->kinds, cap * sizeof(*b->kinds));
+			b->keys = realloc(b->keys, cap * sizeof(*b->keys));
+			if (!b->kinds || !b->keys)
+				break;
+		}
+		snprintf(b->kinds[b->n_keys], 64, "%.63s", line);
+		snprintf(b->keys[b->n_keys], 64, "%.63s", tab + 1);
+		b->n_keys++;
+	}
+	fclose(f);
+	return b->n_keys ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- build -- */
+
+static void gen_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r  generating %llu / %llu Records", (unsigned long long)done,
+			(unsigned long long)total);
+}
+
+static int build(bench *b)
+{
+	cairn_open_options oo = {CAIRN_OPEN_CREATE, 0, 0};
+	cairn_commit_options co = {0};
+	cairn_import_options io;
+	cairn_import_stats stats;
+	cairn_import *im;
+	gen_options go = {0};
+	gen_stats gs;
+	char path[1200], *json = NULL;
+	size_t len = 0;
+	uint64_t t0;
+	FILE *f;
+	int rc;
+	const char *files[] = {"records.jsonl", "links.jsonl"};
+
+	go.records = b->o->records;
+	go.seed = b->o->seed;
+	go.dir = b->dir;
+	go.progress = gen_progress;
+	go.stats = &gs;
+	if (gen_run(&go))
+		return -1;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\n");
+	snprintf(path, sizeof(path), "%s/schema.json", b->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	{
+		FILE *m = open_memstream(&json, &len);
+		int ch;
+
+		while ((ch = fgetc(f)) != EOF)
+			fputc(ch, m);
+		fclose(m);
+	}
+	fclose(f);
+	if ((rc = cairn_open(b->store, &oo, &b->st)) || (rc = cairn_domain_create(b->st, DOMAIN)))
+		return die("create store", rc);
+	co.domain = DOMAIN;
+	co.prov.actor = "bench";
+	rc = cairn_schema_apply(b->st, &co, json, len, NULL);
+	free(json);
+	if (rc)
+		return die("schema", rc);
+	memset(&io, 0, sizeof(io));
+	io.commit = co;
+	io.commit.prov.source = "supply workload";
+	t0 = now_ns();
+	if ((rc = cairn_import_begin(b->st, &io, &im)))
+		return die("import", rc);
+	for (int i = 0; i < 2 && !rc; i++) {
+		snprintf(path, sizeof(path), "%s/%s", b->dir, files[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return -1;
+		rc = cairn_import_feed(im, files[i], f);
+		fclose(f);
+	}
+	{
+		int erc = cairn_import_end(im, &stats);
+
+		if (!rc)
+			rc = erc;
+	}
+	if (rc)
+		return die("import", rc);
+	b->import_s = (double)(now_ns() - t0) / 1e9;
+	b->records = stats.records;
+	b->links = stats.links;
+	b->import_rate = (double)stats.records / b->import_s;
+	return 0;
+}
+
+/* -------------------------------------------------------------- reads -- */
+
+typedef int (*read_fn)(bench *b, cairn_txn *t, size_t i, uint64_t *bytes);
+
+static int op_get(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	cairn_record r;
+	int rc = cairn_get(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), &r);
+
+	*bytes += r.key_len + r.title_len + r.values_len;
+	return rc;
+}
+
+static int op_page(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	cairn_record r[50];
+	size_t n;
+	int rc = cairn_page(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), r, 50, &n);
+
+	for (size_t j = 0; j < n; j++)
+		*bytes += r[j].key_len + r[j].title_len + r[j].values_len;
+	return rc;
+}
+
+static int op_links(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	cairn_link l[100];
+	cairn_link_cursor cur;
+	size_t n;
+	int rc;
+
+	memset(&cur, 0, sizeof(cur));
+	rc = cairn_links(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), CAIRN_BOTH, NULL, &cur, l,
+			 100, &n);
+	for (size_t j = 0; j < n; j++)
+		*bytes += l[j].from_key_len + l[j].to_key_len + l[j].values_len;
+	return rc;
+}
+
+static int op_count(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	uint64_t n;
+
+	*bytes += 8;
+	return cairn_count(t, b->kinds[i], &n);
+}
+
+/* Time fn over random query keys, one read transaction for all calls. */
+static int time_read(bench *b, const char *name, read_fn fn, const char *note)
+{
+	cairn_read_options ro = {0};
+	cairn_read_stats s0, s1;
+	unsigned total = b->o->warmup + b->o->calls;
+	double *us = malloc(total * sizeof(double));
+	uint64_t bytes = 0;
+	cairn_txn *t;
+	result *r = &b->res[b->n_res++];
+	int rc;
+
+	ro.domain = DOMAIN;
+	if (!us || (rc = cairn_read_begin(b->st, &ro, &t)))
+		return die(name, us ? rc : CAIRN_ENOMEM);
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->note, sizeof(r->note), "%s", note ? note : "");
+	for (unsigned c = 0; c < total; c++) {
+		size_t i = rnd(b) % b->n_keys;
+		uint64_t t0, bb = 0;
+
+		if (c == b->o->warmup)
+			cairn_txn_stats(t, &s0);
+		t0 = now_ns();
+		rc = fn(b, t, i, &bb);
+		us[c] = (double)(now_ns() - t0) / 1000.0;
+		if (rc && rc != CAIRN_ENOTFOUND) {
+			cairn_txn_end(t);
+			free(us);
+			return die(name, rc);
+		}
+		if (c >= b->o->warmup)
+			bytes += bb;
+	}
+	cairn_txn_stats(t, &s1);
+	cairn_txn_end(t);
+	summarize(r, us + b->o->warmup, b->o->calls);
+	r->entries = (double)(s1.entries - s0.entries) / b->o->calls;
+	r->versions = (double)(s1.versions - s0.versions) / b->o->calls;
+	r->seeks = (double)(s1.seeks - s0.seeks) / b->o->calls;
+	r->bytes = (double)bytes / b->o->calls;
+	free(us);
+	return 0;
+}
+
+/* A read transaction begun and ended per call, with one get inside. */
+static int time_txn_get(bench *b)
+{
+	cairn_read_options ro = {0};
+	unsigned total = b->o->warmup + b->o->calls;
+	double *us = malloc(total * sizeof(double));
+	result *r = &b->res[b->n_res++];
+
+	if (!us)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "get by key, own read transaction");
+	snprintf(r->note, sizeof(r->note), "begin, get, end per call");
+	ro.domain = DOMAIN;
+	for (unsigned c = 0; c < total; c++) {
+		size_t i = rnd(b) % b->n_keys;
+		cairn_record rec;
+		cairn_txn *t;
+		uint64_t t0 = now_ns();
+		int rc = cairn_read_begin(b->st, &ro, &t);
+
+		if (!rc)
+			rc = cairn_get(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), &rec);
+		cairn_txn_end(t);
+		us[c] = (double)(now_ns() - t0) / 1000.0;
+		if (rc && rc != CAIRN_ENOTFOUND) {
+			free(us);
+			return die("txn get", rc);
+		}
+	}
+	summarize(r, us + b->o->warmup, b->o->calls);
+	free(us);
+	return 0;
+}
+
+/* ------------------------------------------------------------- writes -- */
+
+/* A numeric attribute of each Kind of the workload schema that an update can change. */
+static const char *patch_attr(const char *kind)
+{
+	static const char *const map[][2] = {
+		{"Supplier", "rating"},	    {"Plant", "capacity"},  {"Part", "lead_time_days"},
+		{"PurchaseOrder", "quantity"}, {"Contract", "value"}, {"RiskFlag", "score"},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i][0], kind) == 0)
+			return map[i][1];
+	return "value";
+}
+
+static int time_commits(bench *b, unsigned per_commit, unsigned calls, const char *name,
+			double *pages)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	double *us = malloc(calls * sizeof(double));
+	result *r = &b->res[b->n_res++];
+	uint64_t w0, w1;
+	char patch[96];
+	int rc;
+
+	if (!us || (rc = cairn_changeset_new(&cs)))
+		return -1;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	co.domain = DOMAIN;
+	co.prov.actor = "bench";
+	w0 = wchar();
+	for (unsigned c = 0; c < calls; c++) {
+		uint64_t t0;
+
+		cairn_changeset_clear(cs);
+		for (unsigned j = 0; j < per_commit; j++) {
+			size_t i = rnd(b) % b->n_keys;
+			int n = snprintf(patch, sizeof(patch), "{\"%s\":%u}", patch_attr(b->kinds[i]),
+					 (unsigned)(rnd(b) % 1000) + 1);
+
+			rc = cairn_cs_patch(cs, b->kinds[i], b->keys[i], strlen(b->keys[i]), patch,
+					    (size_t)n);
+			if (rc) {
+				free(us);
+				cairn_changeset_free(cs);
+				return die(name, rc);
+			}
+		}
+		t0 = now_ns();
+		rc = cairn_commit(b->st, &co, cs, NULL);
+		us[c] = (double)(now_ns() - t0) / 1000.0;
+		if (rc) {
+			free(us);
+			cairn_changeset_free(cs);
+			return die(name, rc);
+		}
+	}
+	w1 = wchar();
+	*pages = (double)(w1 - w0) / 4096.0 / calls;
+	summarize(r, us, calls);
+	snprintf(r->note, sizeof(r->note), "%.1f pages written per commit", *pages);
+	free(us);
+	cairn_changeset_free(cs);
+	return 0;
+}
+
+static int time_open(bench *b)
+{
+	double ms[11];
+
+	cairn_close(b->st);
+	b->st = NULL;
+	for (int i = 0; i < 11; i++) {
+		uint64_t t0 = now_ns();
+		int rc = cairn_open(b->store, NULL, &b->st);
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+		cairn_record r;
+
+		/* Open, and answer a first read: nothing is rebuilt. */
+		ro.domain = DOMAIN;
+		if (!rc)
+			rc = cairn_read_begin(b->st, &ro, &t);
+		if (!rc) {
+			cairn_get(t, b->kinds[0], b->keys[0], strlen(b->keys[0]), &r);
+			cairn_txn_end(t);
+		}
+		ms[i] = (double)(now_ns() - t0) / 1e6;
+		if (rc)
+			return die("open", rc);
+		if (i < 10) {
+			cairn_close(b->st);
+			b->st = NULL;
+		}
+	}
+	qsort(ms, 11, sizeof(double), cmp_double);
+	b->open_ms_p50 = ms[5];
+	b->open_ms_max = ms[10];
+	return 0;
+}
+
+/* --------------------------------------------------------------- report -- */
+
+static void env_line(FILE *f, const char *label, const char *value)
+{
+	fprintf(f, "| %s | %s |\n", label, value);
+}
+
+static void report_env(FILE *f, bench *b)
+{
+	char cpu[256] = "unknown", buf[512], line[512];
+	FILE *p = fopen("/proc/cpuinfo", "r");
+	long mem_kb = 0;
+	struct utsname u;
+	struct rusage ru;
+	time_t now = time(NULL);
+
+	while (p && fgets(line, sizeof(line), p)) {
+		char *c = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && c) {
+			snprintf(cpu, sizeof(cpu), "%s", c + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+	}
+	if (p)
+		fclose(p);
+	p = fopen("/proc/meminfo", "r");
+	if (p) {
+		if (fscanf(p, "MemTotal: %ld kB", &mem_kb) != 1)
+			mem_kb = 0;
+		fclose(p);
+	}
+	uname(&u);
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(f, "| | |\n|---|---|\n");
+	env_line(f, "CPU", cpu);
+	snprintf(buf, sizeof(buf), "%ld online", sysconf(_SC_NPROCESSORS_ONLN));
+	env_line(f, "cores", buf);
+	snprintf(buf, sizeof(buf), "%.1f GiB", (double)mem_kb / 1048576.0);
+	env_line(f, "memory", buf);
+	snprintf(buf, sizeof(buf), "%s %s", u.sysname, u.release);
+	env_line(f, "kernel", buf);
+	env_line(f, "compiler", __VERSION__);
+	env_line(f, "flags", CAIRN_BENCH_CFLAGS);
+	snprintf(buf, sizeof(buf), "LMDB %d.%d.%d, jansson %s, %s", MDB_VERSION_MAJOR,
+		 MDB_VERSION_MINOR, MDB_VERSION_PATCH, JANSSON_VERSION, OPENSSL_VERSION_TEXT);
+	env_line(f, "libraries", buf);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	env_line(f, "date", buf);
+	{
+		FILE *g = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+
+		if (g && fgets(buf, sizeof(buf), g))
+			buf[strcspn(buf, "\n")] = '\0';
+		else
+			snprintf(buf, sizeof(buf), "unknown");
+		if (g)
+			pclose(g);
+	}
+	env_line(f, "commit", buf);
+	snprintf(buf, sizeof(buf), "%.0f MiB", (double)ru.ru_maxrss / 1024.0);
+	env_line(f, "peak resident memory", buf);
+	(void)b;
+}
+
+static void report(FILE *f, bench *b)
+{
+	uint64_t total = 0;
+
+	fprintf(f, "### %llu Records, %llu Links (seed %llu)\n\n",
+		(unsigned long long)b->records, (unsigned long long)b->links,
+		(unsigned long long)b->o->seed);
+	report_env(f, b);
+	fprintf(f, "\n#### Reads and writes (microseconds; %u timed calls after %u warm-up)\n\n",
+		b->o->calls, b->o->warmup);
+	fprintf(f, "| operation | p50 | p95 | p99 | max | entries/call | Versions/call | seeks/call | bytes/call | note |\n");
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < b->n_res; i++) {
+		result *r = &b->res[i];
+
+		fprintf(f, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %s |\n",
+			r->name, r->p50, r->p95, r->p99, r->max, r->entries, r->versions, r->seeks,
+			r->bytes, r->note);
+	}
+	fprintf(f, "\n#### Import and open\n\n");
+	fprintf(f, "| measure | value |\n|---|---:|\n");
+	fprintf(f, "| bulk import, JSONL to durable store (Records and Links) | %.1f s |\n",
+		b->import_s);
+	fprintf(f, "| import rate | %.0f Records/s (%.0f lines/s) |\n", b->import_rate,
+		(double)(b->records + b->links) / b->import_s);
+	fprintf(f, "| open of the populated store and first read, p50 / max of 11 | %.2f ms / %.2f ms |\n",
+		b->open_ms_p50, b->open_ms_max);
+	fprintf(f, "\n#### Size on disk by sub-database\n\n");
+	fprintf(f, "| sub-database | entries | bytes | bytes per Record |\n|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < b->n_dbs; i++)
+		total += b->dbs[i].bytes;
+	for (size_t i = 0; i < b->n_dbs; i++)
+		fprintf(f, "| %s | %llu | %llu | %.1f |\n", b->dbs[i].name,
+			(unsigned long long)b->dbs[i].entries, (unsigned long long)b->dbs[i].bytes,
+			(double)b->dbs[i].bytes / (double)b->records);
+	fprintf(f, "| **total** | | %llu | **%.1f** |\n", (unsigned long long)total,
+		(double)total / (double)b->records);
+}
+
+/* Replace the block for this size in the page, keeping the prose and the previous run. */
+static int update_page(bench *b, const char *text)
+{
+	char begin[128], end[128], pbegin[128], pend[128];
+	char *page = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	FILE *f = fopen(b->o->out, "r"), *o;
+
+	snprintf(begin, sizeof(begin), "<!-- bench:begin size=%llu -->",
+		 (unsigned long long)b->o->records);
+	snprintf(end, sizeof(end), "<!-- bench:end size=%llu -->",
+		 (unsigned long long)b->o->records);
+	snprintf(pbegin, sizeof(pbegin), "<!-- bench:previous size=%llu -->",
+		 (unsigned long long)b->o->records);
+	snprintf(pend, sizeof(pend), "<!-- bench:previous-end size=%llu -->",
+		 (unsigned long long)b->o->records);
+	if (f) {
+		FILE *m = open_memstream(&page, &len);
+		int ch;
+
+		while ((ch = fgetc(f)) != EOF)
+			fputc(ch, m);
+		fclose(m);
+		fclose(f);
+	} else {
+		page = strdup("# Performance\n\n");
+		len = strlen(page);
+	}
+	o = open_memstream(&out, &olen);
+	{
+		char *bb = strstr(page, begin), *be = bb ? strstr(bb, end) : NULL;
+		char *pb = strstr(page, pbegin), *pe = pb ? strstr(pb, pend) : NULL;
+
+		if (bb && be) {
+			/* The current block becomes the previous one. */
+			char *old = strndup(bb + strlen(begin), (size_t)(be - bb - strlen(begin)));
+
+			fwrite(page, 1, (size_t)(bb - page), o);
+			fprintf(o, "%s\n%s\n%s\n", begin, text, end);
+			be += strlen(end);
+			if (pb && pe && pb > be) {
+				fwrite(be, 1, (size_t)(pb - be), o);
+				fprintf(o, "%s\n<details><summary>The run before this one</summary>\n%s\n</details>\n%s",
+					pbegin, old, pend);
+				fputs(pe + strlen(pend), o);
+			} else {
+				fprintf(o, "\n%s\n<details><summary>The run before this one</summary>\n%s\n</details>\n%s",
+					pbegin, old, pend);
+				fputs(be, o);
+			}
+			free(old);
+		} else {
+			fputs(page, o);
+			fprintf(o, "\n%s\n%s\n%s\n", begin, text, end);
+		}
+	}
+	fclose(o);
+	f = fopen(b->o->out, "w");
+	if (!f || fwrite(out, 1, olen, f) != olen) {
+		if (f)
+			fclose(f);
+		free(page);
+		free(out);
+		return -1;
+	}
+	fclose(f);
+	free(page);
+	free(out);
+	return 0;
+}
+
+int bench_run(const bench_options *o)
+{
+	bench b;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m;
+	int rc = -1;
+
+	memset(&b, 0, sizeof(b));
+	b.o = o;
+	b.rng = o->seed * 7919 + 1;
+	snprintf(b.dir, sizeof(b.dir), "%s", o->work);
+	snprintf(b.store, sizeof(b.store), "%s/store", o->work);
+	if (o->reuse) {
+		if (cairn_open(b.store, NULL, &b.st))
+			return die("open", -1);
+	} else {
+		char cmd[1300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/store'", o->work);
+		if (system(cmd) != 0)
+			return -1;
+		fprintf(stderr, "bench: generating and importing %llu Records into %s\n",
+			(unsigned long long)o->records, b.store);
+		if (build(&b))
+			goto out;
+	}
+	if (load_keys(&b))
+		goto out;
+	fprintf(stderr, "bench: timing reads\n");
+	if (time_read(&b, "get by key", op_get, "one read transaction for all calls") ||
+	    time_txn_get(&b) ||
+	    time_read(&b, "page of 50 of a Kind (keyset)", op_page, NULL) ||
+	    time_read(&b, "Links of a Record (both directions)", op_links, NULL) ||
+	    time_read(&b, "count of a Kind", op_count, NULL))
+		goto out;
+	fprintf(stderr, "bench: timing commits\n");
+	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
+			 &b.commit1_pages) ||
+	    time_commits(&b, 1000, o->calls / 10 > 10 ? o->calls / 10 : 10,
+			 "commit of 1,000 Record updates, durable", &b.commit1000_pages))
+		goto out;
+	if (time_open(&b))
+		goto out;
+	if (cairn_store_stats(b.st, b.dbs, 16, &b.n_dbs))
+		goto out;
+	m = open_memstream(&text, &tlen);
+	report(m, &b);
+	fclose(m);
+	fputs(text, stdout);
+	if (o->out && update_page(&b, text)) {
+		fprintf(stderr, "bench: cannot write %s\n", o->out);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(b.kinds);
+	free(b.keys);
+	cairn_close(b.st);
+	if (!o->keep && !o->reuse) {
+		char cmd[1300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->work);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench: could not remove %s\n", o->work);
+	}
+	return rc;
+}

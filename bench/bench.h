@@ -1,0 +1,20 @@
+/* The benchmark runner behind `cairn bench` (see docs/performance.md). Uses only cairn.h. */
+#ifndef CAIRN_BENCH_H
+#define CAIRN_BENCH_H
+
+#include <stdint.h>
+
+typedef struct bench_options {
+	uint64_t records;	/* dataset size (default 100,000) */
+	uint64_t seed;		/* generator seed (default 42) */
+	const char *work;	/* working directory for the dataset and the store */
+	const char *out;	/* performance page to update (NULL: print only) */
+	int keep;		/* keep the working directory */
+	int reuse;		/* reuse a store already built in work */
+	unsigned warmup;	/* warm-up calls per read (default 30) */
+	unsigned calls;		/* timed calls per read (default 300) */
+} bench_options;
+
+int bench_run(const bench_options *o);
+
+#endif
