@@ -484,6 +484,16 @@ CAIRN_API int cairn_check(cairn_store *st, const char *domain,
 
 /* ---------------------------------------------------------------- stats -- */
 
+/* Work a read transaction has done so far: counts that do not depend on the machine. */
+typedef struct cairn_read_stats {
+	uint64_t entries;	/* index entries visited (keys, adjacency, cells) */
+	uint64_t versions;	/* Versions fetched */
+	uint64_t seeks;		/* B-tree descents (cursor positioning and point gets) */
+} cairn_read_stats;
+
+/* The counters of txn (cumulative since it began). Cannot fail. */
+CAIRN_API void cairn_txn_stats(const cairn_txn *txn, cairn_read_stats *out);
+
 typedef struct cairn_db_stats {
 	const char *name;	/* sub-database name */
 	uint64_t entries;
