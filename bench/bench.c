@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <lmdb.h>
 #include <openssl/opensslv.h>
 
@@ -513,8 +512,8 @@ static void report_env(FILE *f, bench *b)
 	env_line(f, "kernel", buf);
 	env_line(f, "compiler", __VERSION__);
 	env_line(f, "flags", CAIRN_BENCH_CFLAGS);
-	snprintf(buf, sizeof(buf), "LMDB %d.%d.%d, jansson %s, %s", MDB_VERSION_MAJOR,
-		 MDB_VERSION_MINOR, MDB_VERSION_PATCH, JANSSON_VERSION, OPENSSL_VERSION_TEXT);
+	snprintf(buf, sizeof(buf), "LMDB %d.%d.%d, %s", MDB_VERSION_MAJOR, MDB_VERSION_MINOR,
+		 MDB_VERSION_PATCH, OPENSSL_VERSION_TEXT);
 	env_line(f, "libraries", buf);
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	env_line(f, "date", buf);

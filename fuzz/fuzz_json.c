@@ -9,21 +9,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	json_t *v = json_parse((const char *)data, size, "fuzz"), *w;
-	buf a = BUF_INIT, b = BUF_INIT;
+	arena a = ARENA_INIT;
+	const jv *v = jv_parse(&a, (const char *)data, size, "fuzz"), *w;
+	buf x = BUF_INIT, y = BUF_INIT;
 
-	if (!v)
+	if (!v) {
+		arena_release(&a);
 		return 0;
-	json_canon(v, &a);
-	w = json_parse((const char *)a.p, a.len, "canonical");
-	if (!w)
+	}
+	jv_canon(v, &x);
+	w = jv_parse(&a, (const char *)x.p, x.len, "canonical");
+	if (!w || !jv_equal(v, w))
 		abort();
-	json_canon(w, &b);
-	if (a.len != b.len || memcmp(a.p, b.p, a.len) != 0)
+	jv_canon(w, &y);
+	if (x.len != y.len || memcmp(x.p, y.p, x.len) != 0)
 		abort();
-	json_decref(v);
-	json_decref(w);
-	buf_release(&a);
-	buf_release(&b);
+	arena_release(&a);
+	buf_release(&x);
+	buf_release(&y);
 	return 0;
 }

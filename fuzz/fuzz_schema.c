@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
 #include "model/schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,7 +15,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	schema *base = NULL, *s = NULL, *back = NULL;
 	schema_delta d = {0};
 
-	json_setup();
 	if (schema_apply_json(NULL, base_json, strlen(base_json), &base, NULL))
 		abort();
 	if (schema_apply_json(base, (const char *)data, size, &s, &d) == 0) {

@@ -3,7 +3,7 @@
 # Run as root it installs what is missing; otherwise it prints the apt command.
 set -eu
 
-PKGS="gcc make clang pkg-config liblmdb-dev libjansson-dev libssl-dev libxxhash-dev \
+PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev \
 libsqlite3-dev wamerican"
 
 missing=""

@@ -12,23 +12,13 @@ int cairn_changeset_new(cairn_changeset **out)
 {
 	if (!out)
 		return err_set(CAIRN_EINVAL, "cairn_changeset_new: out is NULL");
-	json_setup();
 	*out = cr_calloc(1, sizeof(**out));
 	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
 }
 
 static void change_release(cs_change *c)
 {
-	cr_free(c->kind);
-	cr_free(c->key);
-	cr_free(c->title);
-	json_decref(c->values);
-	cr_free(c->rel);
-	cr_free(c->from_kind);
-	cr_free(c->from_key);
-	cr_free(c->to_kind);
-	cr_free(c->to_key);
-	cr_free(c->vec);
+	arena_release(&c->mem);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -62,6 +52,7 @@ void changeset_remove(cairn_changeset *cs, size_t i)
 	cs->n--;
 }
 
+/* A zeroed slot at the end of cs (not yet counted), or NULL. */
 static cs_change *slot(cairn_changeset *cs)
 {
 	if (cs->n == cs->cap) {
@@ -93,238 +84,256 @@ int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i)
 int key_check(const char *key, size_t len, long idx)
 {
 	if (len == 0)
-		return err_change(CAIRN_EKEYEMPTY, idx, "idx %ld: the key is empty", idx);
+		return err_change(CAIRN_EKEYEMPTY, idx, "change %ld: the key is empty", idx);
 	if (len > CAIRN_MAX_KEY)
 		return err_change(CAIRN_EKEYLONG, idx,
-				  "idx %ld: the key is %zu bytes, longer than the limit of %d",
+				  "change %ld: the key is %zu bytes, longer than the limit of %d",
 				  idx, len, CAIRN_MAX_KEY);
 	if (!utf8_valid(key, len))
-		return err_change(CAIRN_EUTF8, idx, "idx %ld: the key is not valid UTF-8",
-				  idx);
+		return err_change(CAIRN_EUTF8, idx, "change %ld: the key is not valid UTF-8", idx);
 	if (memchr(key, 0, len))
 		return err_change(CAIRN_EUTF8, idx,
-				  "idx %ld: the key contains U+0000, which keys may not", idx);
+				  "change %ld: the key contains U+0000, which keys may not", idx);
 	return 0;
 }
 
-static int name_check(const char *name, const char *what, long idx)
+static int name_check(const char *name, size_t n, const char *what, long idx)
 {
-	if (!name || !*name)
-		return err_change(CAIRN_EINVAL, idx, "idx %ld: %s name is missing", idx,
-				  what);
-	if (strlen(name) > CAIRN_MAX_NAME)
-		return err_change(CAIRN_EINVAL, idx, "idx %ld: %s name is too long", idx,
-				  what);
+	if (!name || n == 0)
+		return err_change(CAIRN_EINVAL, idx, "change %ld: %s name is missing", idx, what);
+	if (n > CAIRN_MAX_NAME || memchr(name, 0, n))
+		return err_change(CAIRN_EINVAL, idx, "change %ld: %s name is not valid", idx, what);
 	return 0;
 }
 
-/* Parse optional JSON object text into *out (NULL text: NULL). */
-static int values_parse(const char *p, size_t n, json_t **out, long idx)
+static int title_check(const char *title, size_t n, long idx)
 {
+	if (n > CAIRN_MAX_TITLE)
+		return err_change(CAIRN_ELIMIT, idx,
+				  "change %ld: the title is %zu bytes, more than the limit of %d",
+				  idx, n, CAIRN_MAX_TITLE);
+	if (!utf8_valid(title, n))
+		return err_change(CAIRN_EUTF8, idx, "change %ld: the title is not valid UTF-8",
+				  idx);
+	return 0;
+}
+
+/* Parse optional JSON object text into the change's arena (NULL text: NULL). */
+static int values_parse(cs_change *c, const char *p, size_t n, const jv **out, long idx)
+{
+	const jv *v;
+
 	*out = NULL;
 	if (!p)
 		return 0;
 	if (n > CAIRN_MAX_VALUES)
 		return err_change(CAIRN_ELIMIT, idx,
-				  "idx %ld: values are %zu bytes, more than the limit of %u",
-				  idx, n, CAIRN_MAX_VALUES);
-	*out = json_parse(p, n, "values");
-	if (!*out) {
+				  "change %ld: values are %zu bytes, more than the limit of %u", idx,
+				  n, CAIRN_MAX_VALUES);
+	v = jv_parse(&c->mem, p, n, "values");
+	if (!v) {
 		int rc = err_code();
 
 		err_set_index(idx);
-		err_prefix("idx %ld: ", idx);
+		err_prefix("change %ld: ", idx);
 		return rc;
 	}
-	if (!json_is_object(*out)) {
-		json_decref(*out);
-		*out = NULL;
-		return err_change(CAIRN_ETYPE, idx, "idx %ld: values must be a JSON object",
-				  idx);
-	}
+	if (v->type != JV_OBJECT)
+		return err_change(CAIRN_ETYPE, idx, "change %ld: values must be a JSON object", idx);
+	*out = v;
 	return 0;
 }
 
-static int dup_into(char **dst, const char *src, size_t n)
+static const char *copy(cs_change *c, const char *p, size_t n)
 {
-	*dst = cr_strndup(src, n);
-	return *dst ? 0 : CAIRN_ENOMEM;
+	return arena_strndup(&c->mem, p, n);
 }
 
-static int add_record(cairn_changeset *cs, int op, const char *kind, const char *key,
-		      size_t key_len, const char *title, size_t title_len, json_t *values,
-		      unsigned flags)
+/* Fill a Record change in slot c (not yet counted). */
+static int fill_record(cs_change *c, int op, const char *kind, size_t kind_len, const char *key,
+		       size_t key_len, const char *title, size_t title_len, unsigned flags, long idx)
 {
-	long idx = (long)cs->n;
-	cs_change *c;
 	int rc;
 
-	if ((rc = name_check(kind, "Kind", idx)) || (rc = key_check(key, key_len, idx)))
-		goto out_values;
-	if (title) {
-		if (title_len > CAIRN_MAX_TITLE) {
-			rc = err_change(CAIRN_ELIMIT, idx,
-					"change %ld: the title is %zu bytes, more than the limit of %d",
-					idx, title_len, CAIRN_MAX_TITLE);
-			goto out_values;
-		}
-		if (!utf8_valid(title, title_len)) {
-			rc = err_change(CAIRN_EUTF8, idx, "change %ld: the title is not valid UTF-8",
-					idx);
-			goto out_values;
-		}
-	}
-	c = slot(cs);
-	if (!c) {
-		rc = err_set(CAIRN_ENOMEM, "out of memory");
-		goto out_values;
-	}
+	if ((rc = name_check(kind, kind_len, "Kind", idx)) || (rc = key_check(key, key_len, idx)))
+		return rc;
+	if (title && (rc = title_check(title, title_len, idx)))
+		return rc;
 	c->op = op;
 	c->flags = flags;
-	c->values = values;
-	if (dup_into(&c->kind, kind, strlen(kind)) || dup_into(&c->key, key, key_len) ||
-	    (title && dup_into(&c->title, title, title_len))) {
-		change_release(c);
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	}
+	c->kind = copy(c, kind, kind_len);
+	c->key = copy(c, key, key_len);
 	c->key_len = key_len;
-	c->title_len = title ? title_len : 0;
+	if (title) {
+		c->title = copy(c, title, title_len);
+		c->title_len = title_len;
+	}
+	if (!c->kind || !c->key || (title && !c->title))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int fill_link(cs_change *c, int op, const char *rel, size_t rel_len, const char *fk,
+		     size_t fk_len, const char *fkey, size_t from_len, const char *tk,
+		     size_t tk_len, const char *tkey, size_t to_len, long idx)
+{
+	int rc;
+
+	if ((rc = name_check(rel, rel_len, "Relation", idx)) ||
+	    (rc = name_check(fk, fk_len, "Kind", idx)) || (rc = name_check(tk, tk_len, "Kind", idx)) ||
+	    (rc = key_check(fkey, from_len, idx)) || (rc = key_check(tkey, to_len, idx)))
+		return rc;
+	c->op = op;
+	c->rel = copy(c, rel, rel_len);
+	c->from_kind = copy(c, fk, fk_len);
+	c->from_key = copy(c, fkey, from_len);
+	c->to_kind = copy(c, tk, tk_len);
+	c->to_key = copy(c, tkey, to_len);
+	c->from_len = from_len;
+	c->to_len = to_len;
+	if (!c->rel || !c->from_kind || !c->from_key || !c->to_kind || !c->to_key)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Count the change in slot c, or release it on failure. */
+static int commit_slot(cairn_changeset *cs, cs_change *c, int rc)
+{
+	if (rc) {
+		change_release(c);
+		return rc;
+	}
 	cs->n++;
 	return 0;
-out_values:
-	json_decref(values);
-	return rc;
+}
+
+static size_t opt_len(const char *s)
+{
+	return s ? strlen(s) : 0;
 }
 
 int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
 		 const char *title, size_t title_len, const char *values, size_t values_len)
 {
-	json_t *v;
+	long idx;
+	cs_change *c;
 	int rc;
 
 	if (!cs || !key)
 		return err_set(CAIRN_EINVAL, "cairn_cs_put: NULL argument");
-	rc = values_parse(values, values_len, &v, (long)cs->n);
-	if (rc)
-		return rc;
-	if (!v && !(v = json_object()))
+	idx = (long)cs->n;
+	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	return add_record(cs, OP_PUT, kind, key, key_len, title ? title : "", title ? title_len : 0,
-			  v, 0);
+	rc = values_parse(c, values, values_len, &c->values, idx);
+	if (!rc)
+		rc = fill_record(c, OP_PUT, kind, opt_len(kind), key, key_len, title ? title : "",
+				 title ? title_len : 0, 0, idx);
+	return commit_slot(cs, c, rc);
 }
 
 int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
 		   const char *patch, size_t patch_len)
 {
-	json_t *v;
+	long idx;
+	cs_change *c;
 	int rc;
 
 	if (!cs || !key || !patch)
 		return err_set(CAIRN_EINVAL, "cairn_cs_patch: NULL argument");
-	rc = values_parse(patch, patch_len, &v, (long)cs->n);
-	if (rc)
-		return rc;
-	return add_record(cs, OP_PATCH, kind, key, key_len, NULL, 0, v, 0);
+	idx = (long)cs->n;
+	if (!(c = slot(cs)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	rc = values_parse(c, patch, patch_len, &c->values, idx);
+	if (!rc)
+		rc = fill_record(c, OP_PATCH, kind, opt_len(kind), key, key_len, NULL, 0, 0, idx);
+	return commit_slot(cs, c, rc);
 }
 
 int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
 		    unsigned flags)
 {
+	long idx;
+	cs_change *c;
+
 	if (!cs || !key)
 		return err_set(CAIRN_EINVAL, "cairn_cs_delete: NULL argument");
+	idx = (long)cs->n;
 	if (flags & ~(unsigned)CAIRN_CASCADE)
-		return err_change(CAIRN_EINVAL, (long)cs->n, "change %zu: unknown delete flags",
-				  cs->n);
-	return add_record(cs, OP_DELETE, kind, key, key_len, NULL, 0, NULL, flags);
-}
-
-static int add_link(cairn_changeset *cs, int op, const char *rel, const char *from_kind,
-		    const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
-		    size_t to_len, json_t *values)
-{
-	long idx = (long)cs->n;
-	cs_change *c;
-	int rc;
-
-	if ((rc = name_check(rel, "Relation", idx)) || (rc = name_check(from_kind, "Kind", idx)) ||
-	    (rc = name_check(to_kind, "Kind", idx)) || (rc = key_check(from_key, from_len, idx)) ||
-	    (rc = key_check(to_key, to_len, idx))) {
-		json_decref(values);
-		return rc;
-	}
-	c = slot(cs);
-	if (!c) {
-		json_decref(values);
+		return err_change(CAIRN_EINVAL, idx, "change %ld: unknown delete flags", idx);
+	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	}
-	c->op = op;
-	c->values = values;
-	if (dup_into(&c->rel, rel, strlen(rel)) ||
-	    dup_into(&c->from_kind, from_kind, strlen(from_kind)) ||
-	    dup_into(&c->from_key, from_key, from_len) ||
-	    dup_into(&c->to_kind, to_kind, strlen(to_kind)) || dup_into(&c->to_key, to_key, to_len)) {
-		change_release(c);
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	}
-	c->from_len = from_len;
-	c->to_len = to_len;
-	cs->n++;
-	return 0;
+	return commit_slot(cs, c,
+			   fill_record(c, OP_DELETE, kind, opt_len(kind), key, key_len, NULL, 0,
+				       flags, idx));
 }
 
 int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind,
 		  const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
 		  size_t to_len, const char *values, size_t values_len)
 {
-	json_t *v;
+	long idx;
+	cs_change *c;
 	int rc;
 
 	if (!cs || !from_key || !to_key)
 		return err_set(CAIRN_EINVAL, "cairn_cs_link: NULL argument");
-	rc = values_parse(values, values_len, &v, (long)cs->n);
-	if (rc)
-		return rc;
-	return add_link(cs, OP_LINK, rel, from_kind, from_key, from_len, to_kind, to_key, to_len, v);
+	idx = (long)cs->n;
+	if (!(c = slot(cs)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	rc = values_parse(c, values, values_len, &c->values, idx);
+	if (!rc)
+		rc = fill_link(c, OP_LINK, rel, opt_len(rel), from_kind, opt_len(from_kind), from_key,
+			       from_len, to_kind, opt_len(to_kind), to_key, to_len, idx);
+	return commit_slot(cs, c, rc);
 }
 
 int cairn_cs_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
 		    const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
 		    size_t to_len)
 {
+	long idx;
+	cs_change *c;
+
 	if (!cs || !from_key || !to_key)
 		return err_set(CAIRN_EINVAL, "cairn_cs_unlink: NULL argument");
-	return add_link(cs, OP_UNLINK, rel, from_kind, from_key, from_len, to_kind, to_key, to_len,
-			NULL);
+	idx = (long)cs->n;
+	if (!(c = slot(cs)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	return commit_slot(cs, c,
+			   fill_link(c, OP_UNLINK, rel, opt_len(rel), from_kind, opt_len(from_kind),
+				     from_key, from_len, to_kind, opt_len(to_kind), to_key, to_len,
+				     idx));
+}
+
+/* Attach a vector (copied into the change's arena) to change c. */
+static int set_vector(cs_change *c, const float *v, size_t dim, long idx)
+{
+	float *copy_v;
+
+	if (dim == 0 || dim > CAIRN_MAX_VECTOR_DIM)
+		return err_change(CAIRN_EDIM, idx, "change %ld: a vector has 1 to %d dimensions, not %zu",
+				  idx, CAIRN_MAX_VECTOR_DIM, dim);
+	for (size_t i = 0; i < dim; i++)
+		if (!isfinite(v[i]))
+			return err_change(CAIRN_ETYPE, idx,
+					  "change %ld: vector component %zu is not finite", idx, i);
+	copy_v = arena_alloc(&c->mem, dim * sizeof(float));
+	if (!copy_v)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	memcpy(copy_v, v, dim * sizeof(float));
+	c->vec = copy_v;
+	c->dim = dim;
+	return 0;
 }
 
 int cairn_cs_vector(cairn_changeset *cs, const float *v, size_t dim)
 {
-	cs_change *c;
-	float *copy;
-
 	if (!cs || !v)
 		return err_set(CAIRN_EINVAL, "cairn_cs_vector: NULL argument");
 	if (cs->n == 0 || (cs->v[cs->n - 1].op != OP_PUT && cs->v[cs->n - 1].op != OP_PATCH))
 		return err_change(CAIRN_EINVAL, (long)cs->n - 1,
 				  "a vector must follow a put or patch of a Record");
-	if (dim == 0 || dim > CAIRN_MAX_VECTOR_DIM)
-		return err_change(CAIRN_EDIM, (long)cs->n - 1,
-				  "change %zu: a vector has 1 to %d dimensions, not %zu", cs->n - 1,
-				  CAIRN_MAX_VECTOR_DIM, dim);
-	for (size_t i = 0; i < dim; i++)
-		if (!isfinite(v[i]))
-			return err_change(CAIRN_ETYPE, (long)cs->n - 1,
-					  "change %zu: vector component %zu is not finite",
-					  cs->n - 1, i);
-	copy = cr_reallocarray(NULL, dim, sizeof(float));
-	if (!copy)
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	memcpy(copy, v, dim * sizeof(float));
-	c = &cs->v[cs->n - 1];
-	cr_free(c->vec);
-	c->vec = copy;
-	c->dim = dim;
-	return 0;
+	return set_vector(&cs->v[cs->n - 1], v, dim, (long)cs->n - 1);
 }
 
 int endpoint_split(const char *s, size_t n, const char **kind, size_t *kind_len, const char **key,
@@ -343,18 +352,19 @@ int endpoint_split(const char *s, size_t n, const char **kind, size_t *kind_len,
 
 /* ------------------------------------------------------- import lines -- */
 
-static const char *str_member(json_t *o, const char *name, size_t *len, int *bad)
+/* A string member: its text, or NULL when absent; *bad when present but not a string. */
+static const char *str_member(const jv *o, const char *name, size_t *len, int *bad)
 {
-	json_t *v = json_object_get(o, name);
+	const jv *v = jv_get(o, name);
 
 	if (!v)
 		return NULL;
-	if (!json_is_string(v)) {
+	if (v->type != JV_STRING) {
 		*bad = 1;
 		return NULL;
 	}
-	*len = json_string_length(v);
-	return json_string_value(v);
+	*len = v->len;
+	return v->u.s;
 }
 
 static int line_err(int code, long idx, const char *msg)
@@ -362,46 +372,41 @@ static int line_err(int code, long idx, const char *msg)
 	return err_change(code, idx, "%s", msg);
 }
 
-static int add_vector(cairn_changeset *cs, json_t *vec)
+static int line_vector(cs_change *c, const jv *vec, long idx)
 {
-	size_t dim, i;
 	float *f;
-	json_t *x;
 	int rc;
 
-	if (!json_is_array(vec))
-		return line_err(CAIRN_ETYPE, (long)cs->n - 1, "\"vector\" must be an array of numbers");
-	dim = json_array_size(vec);
-	if (dim == 0 || dim > CAIRN_MAX_VECTOR_DIM)
-		return err_change(CAIRN_EDIM, (long)cs->n - 1,
-				  "a vector has 1 to %d dimensions, not %zu", CAIRN_MAX_VECTOR_DIM,
-				  dim);
-	f = cr_reallocarray(NULL, dim, sizeof(float));
+	if (vec->type != JV_ARRAY)
+		return line_err(CAIRN_ETYPE, idx, "\"vector\" must be an array of numbers");
+	if (vec->len == 0 || vec->len > CAIRN_MAX_VECTOR_DIM)
+		return err_change(CAIRN_EDIM, idx, "a vector has 1 to %d dimensions, not %u",
+				  CAIRN_MAX_VECTOR_DIM, vec->len);
+	f = cr_reallocarray(NULL, vec->len, sizeof(float));
 	if (!f)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	json_array_foreach(vec, i, x) {
-		if (!json_is_number(x)) {
+	for (uint32_t i = 0; i < vec->len; i++) {
+		if (!jv_is_number(&vec->u.items[i])) {
 			cr_free(f);
-			return line_err(CAIRN_ETYPE, (long)cs->n - 1,
-					"\"vector\" must be an array of numbers");
+			return line_err(CAIRN_ETYPE, idx, "\"vector\" must be an array of numbers");
 		}
-		f[i] = (float)json_number_value(x);
+		f[i] = (float)jv_number(&vec->u.items[i]);
 	}
-	rc = cairn_cs_vector(cs, f, dim);
+	rc = set_vector(c, f, vec->len, idx);
 	cr_free(f);
 	return rc;
 }
 
-static int add_json_record(cairn_changeset *cs, json_t *o, long idx)
+static int line_record(cs_change *c, const jv *o, long idx)
 {
 	static const char *const allowed[] = {"kind",	"key",	  "title", "values",
 					      "vector", "op", "cascade", NULL};
 	const char *kind, *key, *title, *op;
 	size_t kind_len = 0, key_len = 0, title_len = 0, op_len = 0;
-	json_t *values, *vec, *cascade;
+	const jv *values, *vec, *cascade;
 	int bad = 0, rc;
 
-	if ((rc = json_only(o, allowed, CAIRN_EJSON, "record line"))) {
+	if ((rc = jv_only(o, allowed, CAIRN_EJSON, "record line"))) {
 		err_set_index(idx);
 		return rc;
 	}
@@ -413,61 +418,54 @@ static int add_json_record(cairn_changeset *cs, json_t *o, long idx)
 		return line_err(CAIRN_ETYPE, idx,
 				"\"kind\" and \"key\" must be strings, and \"title\" and \"op\" "
 				"strings when present");
-	if (memchr(kind, 0, kind_len))
-		return line_err(CAIRN_EINVAL, idx, "the Kind name contains U+0000");
-	values = json_object_get(o, "values");
-	if (values && !json_is_object(values) && !json_is_null(values))
-		return line_err(CAIRN_ETYPE, idx, "\"values\" must be a JSON object");
-	if (values && json_is_null(values))
+	values = jv_get(o, "values");
+	if (jv_is(values, JV_NULL))
 		values = NULL;
-	vec = json_object_get(o, "vector");
-	cascade = json_object_get(o, "cascade");
-	if (cascade && !json_is_boolean(cascade))
+	if (values && values->type != JV_OBJECT)
+		return line_err(CAIRN_ETYPE, idx, "\"values\" must be a JSON object");
+	vec = jv_get(o, "vector");
+	cascade = jv_get(o, "cascade");
+	if (cascade && !jv_is_bool(cascade))
 		return line_err(CAIRN_ETYPE, idx, "\"cascade\" must be true or false");
 	if (!op || strcmp(op, "put") == 0) {
-		json_t *v = values ? json_incref(values) : json_object();
-
-		if (!v)
-			return err_set(CAIRN_ENOMEM, "out of memory");
-		rc = add_record(cs, OP_PUT, kind, key, key_len, title ? title : "", title_len, v, 0);
+		rc = fill_record(c, OP_PUT, kind, kind_len, key, key_len, title ? title : "", title_len,
+				 0, idx);
 	} else if (strcmp(op, "patch") == 0) {
 		if (!values)
 			return line_err(CAIRN_EINVAL, idx, "a patch needs \"values\"");
 		if (title)
 			return line_err(CAIRN_EINVAL, idx, "a patch changes values only, not the title");
-		rc = add_record(cs, OP_PATCH, kind, key, key_len, NULL, 0, json_incref(values), 0);
+		rc = fill_record(c, OP_PATCH, kind, kind_len, key, key_len, NULL, 0, 0, idx);
 	} else if (strcmp(op, "delete") == 0) {
 		if (values || title || vec)
 			return line_err(CAIRN_EINVAL, idx,
 					"a delete takes no \"title\", \"values\" or \"vector\"");
-		rc = add_record(cs, OP_DELETE, kind, key, key_len, NULL, 0, NULL,
-				json_is_true(cascade) ? CAIRN_CASCADE : 0);
+		rc = fill_record(c, OP_DELETE, kind, kind_len, key, key_len, NULL, 0,
+				 jv_is(cascade, JV_TRUE) ? CAIRN_CASCADE : 0, idx);
 	} else {
 		return err_change(CAIRN_EINVAL, idx,
 				  "unknown op \"%s\" for a Record (put, patch, delete)", op);
 	}
 	if (rc)
 		return rc;
-	if (vec && (rc = add_vector(cs, vec))) {
-		cs->n--;
-		change_release(&cs->v[cs->n]);
-	}
+	c->values = values;
+	if (vec)
+		rc = line_vector(c, vec, idx);
 	return rc;
 }
 
-static int add_json_link(cairn_changeset *cs, json_t *o, long idx)
+static int line_link(cs_change *c, const jv *o, long idx)
 {
 	static const char *const allowed[] = {"rel", "from", "to", "values", "op", NULL};
 	const char *rel, *from, *to, *op, *fk, *fkey, *tk, *tkey;
 	size_t rel_len = 0, from_len = 0, to_len = 0, op_len = 0, fk_len, fkey_len, tk_len,
 	       tkey_len;
-	char fkind[CAIRN_MAX_NAME + 1], tkind[CAIRN_MAX_NAME + 1];
-	json_t *values;
-	int bad = 0;
+	const jv *values;
+	int bad = 0, rc;
 
-	if (json_only(o, allowed, CAIRN_EJSON, "link line")) {
+	if ((rc = jv_only(o, allowed, CAIRN_EJSON, "link line"))) {
 		err_set_index(idx);
-		return CAIRN_EJSON;
+		return rc;
 	}
 	rel = str_member(o, "rel", &rel_len, &bad);
 	from = str_member(o, "from", &from_len, &bad);
@@ -475,39 +473,34 @@ static int add_json_link(cairn_changeset *cs, json_t *o, long idx)
 	op = str_member(o, "op", &op_len, &bad);
 	if (bad || !rel || !from || !to)
 		return line_err(CAIRN_ETYPE, idx, "\"rel\", \"from\" and \"to\" must be strings");
-	if (memchr(rel, 0, rel_len))
-		return line_err(CAIRN_EINVAL, idx, "the Relation name contains U+0000");
 	if (endpoint_split(from, from_len, &fk, &fk_len, &fkey, &fkey_len) ||
 	    endpoint_split(to, to_len, &tk, &tk_len, &tkey, &tkey_len))
 		return line_err(CAIRN_EINVAL, idx, "\"from\" and \"to\" must be \"Kind:key\"");
-	if (fk_len > CAIRN_MAX_NAME || tk_len > CAIRN_MAX_NAME || memchr(fk, 0, fk_len) ||
-	    memchr(tk, 0, tk_len))
-		return line_err(CAIRN_EINVAL, idx, "the Kind of a Link end is not a valid name");
-	memcpy(fkind, fk, fk_len);
-	fkind[fk_len] = '\0';
-	memcpy(tkind, tk, tk_len);
-	tkind[tk_len] = '\0';
-	values = json_object_get(o, "values");
-	if (values && json_is_null(values))
+	values = jv_get(o, "values");
+	if (jv_is(values, JV_NULL))
 		values = NULL;
-	if (values && !json_is_object(values))
+	if (values && values->type != JV_OBJECT)
 		return line_err(CAIRN_ETYPE, idx, "\"values\" must be a JSON object");
-	if (!op || strcmp(op, "put") == 0 || strcmp(op, "link") == 0)
-		return add_link(cs, OP_LINK, rel, fkind, fkey, fkey_len, tkind, tkey, tkey_len,
-				values ? json_incref(values) : NULL);
+	if (!op || strcmp(op, "put") == 0 || strcmp(op, "link") == 0) {
+		rc = fill_link(c, OP_LINK, rel, rel_len, fk, fk_len, fkey, fkey_len, tk, tk_len, tkey,
+			       tkey_len, idx);
+		c->values = values;
+		return rc;
+	}
 	if (strcmp(op, "unlink") == 0 || strcmp(op, "delete") == 0) {
 		if (values)
 			return line_err(CAIRN_EINVAL, idx, "an unlink takes no \"values\"");
-		return add_link(cs, OP_UNLINK, rel, fkind, fkey, fkey_len, tkind, tkey, tkey_len,
-				NULL);
+		return fill_link(c, OP_UNLINK, rel, rel_len, fk, fk_len, fkey, fkey_len, tk, tk_len,
+				 tkey, tkey_len, idx);
 	}
 	return err_change(CAIRN_EINVAL, idx, "unknown op \"%s\" for a Link (link, unlink)", op);
 }
 
 int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
 {
+	const jv *o;
+	cs_change *c;
 	long idx;
-	json_t *o;
 	int rc;
 
 	if (!cs || !line)
@@ -516,21 +509,24 @@ int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
 	if (len > CAIRN_MAX_VALUES + 65536)
 		return err_change(CAIRN_ELIMIT, idx, "the line is longer than %u bytes",
 				  CAIRN_MAX_VALUES + 65536);
-	o = json_parse(line, len, "line");
+	if (!(c = slot(cs)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	/* The tree stays in the change's arena: values point into it. */
+	c->mem.hint = len * 2 + 256;
+	o = jv_parse(&c->mem, line, len, "line");
 	if (!o) {
+		rc = err_code();
 		err_set_index(idx);
-		return err_code();
-	}
-	if (!json_is_object(o))
+	} else if (o->type != JV_OBJECT) {
 		rc = line_err(CAIRN_EJSON, idx, "a line must be a JSON object");
-	else if (json_object_get(o, "kind"))
-		rc = add_json_record(cs, o, idx);
-	else if (json_object_get(o, "rel"))
-		rc = add_json_link(cs, o, idx);
-	else
+	} else if (jv_get(o, "kind")) {
+		rc = line_record(c, o, idx);
+	} else if (jv_get(o, "rel")) {
+		rc = line_link(c, o, idx);
+	} else {
 		rc = line_err(CAIRN_EJSON, idx,
 			      "a line needs \"kind\" and \"key\" (a Record) or \"rel\", \"from\" "
 			      "and \"to\" (a Link)");
-	json_decref(o);
-	return rc;
+	}
+	return commit_slot(cs, c, rc);
 }

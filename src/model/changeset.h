@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "cairn.h"
+#include "model/json.h"
+#include "util/arena.h"
 
 enum change_op {
 	OP_PUT = 1,
@@ -17,21 +17,23 @@ enum change_op {
 	OP_UNLINK,
 };
 
+/* One change. Everything it points to lives in its own arena, so a change can move between sets. */
 typedef struct cs_change {
 	int op;
-	char *kind;	/* Record Kind, or NULL for Links */
-	char *key;
+	const char *kind;   /* Record Kind, or NULL for Links */
+	const char *key;
 	size_t key_len;
-	char *title;	/* OP_PUT; NULL means "" */
+	const char *title;  /* OP_PUT; NULL means "" */
 	size_t title_len;
-	json_t *values; /* OP_PUT values / OP_PATCH merge patch / OP_LINK values (object or NULL) */
-	unsigned flags; /* cairn_delete_flags */
-	char *rel;	/* Links */
-	char *from_kind, *from_key, *to_kind, *to_key;
+	const jv *values;   /* OP_PUT values / OP_PATCH merge patch / OP_LINK values (object or NULL) */
+	unsigned flags;	    /* cairn_delete_flags */
+	const char *rel;    /* Links */
+	const char *from_kind, *from_key, *to_kind, *to_key;
 	size_t from_len, to_len;
-	float *vec;
+	const float *vec;
 	size_t dim;
-	uint64_t tag;	/* caller's tag (the importer's line number) */
+	uint64_t tag;	    /* caller's tag (the importer's line number) */
+	arena mem;
 } cs_change;
 
 struct cairn_changeset {

@@ -145,76 +145,76 @@ const rel_def *schema_rel_id(const schema *s, uint32_t id)
 
 /* ------------------------------------------------------------ parsing -- */
 
-static int dup_opt_string(json_t *o, const char *field, char **out, const char *what)
+static int dup_opt_string(const jv *o, const char *field, char **out, const char *what)
 {
-	json_t *v = json_object_get(o, field);
+	const jv *v = jv_get(o, field);
 
 	*out = NULL;
-	if (!v || json_is_null(v))
+	if (!v || v->type == JV_NULL)
 		return 0;
-	if (!json_is_string(v))
+	if (v->type != JV_STRING || memchr(v->u.s, 0, v->len))
 		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" must be a string", what, field);
-	*out = cr_strndup(json_string_value(v), json_string_length(v));
+	*out = cr_strndup(v->u.s, v->len);
 	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
 }
 
-static int get_bool(json_t *o, const char *field, int *out, const char *what)
+static int get_bool(const jv *o, const char *field, int *out, const char *what)
 {
-	json_t *v = json_object_get(o, field);
+	const jv *v = jv_get(o, field);
 
 	*out = 0;
 	if (!v)
 		return 0;
-	if (!json_is_boolean(v))
+	if (!jv_is_bool(v))
 		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" must be true or false", what, field);
-	*out = json_is_true(v);
+	*out = v->type == JV_TRUE;
 	return 0;
 }
 
-static int get_name(json_t *o, size_t max, char **out, const char *what)
+static int get_name(const jv *o, size_t max, char **out, const char *what)
 {
-	json_t *v = json_object_get(o, "name");
+	const jv *v = jv_get(o, "name");
 
 	*out = NULL;
-	if (!v || !json_is_string(v))
+	if (!jv_is(v, JV_STRING))
 		return err_set(CAIRN_ESCHEMA, "%s: \"name\" (a string) is required", what);
-	if (!name_valid(json_string_value(v), max))
+	if (strlen(v->u.s) != v->len || !name_valid(v->u.s, max))
 		return err_set(CAIRN_ESCHEMA,
 			       "%s: name \"%s\" is not 1 to %zu characters of letters, digits, "
 			       "'_', '.' and '-'",
-			       what, json_string_value(v), max);
-	*out = cr_strdup(json_string_value(v));
+			       what, v->u.s, max);
+	*out = cr_strdup(v->u.s);
 	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
 }
 
-static int parse_attr(json_t *o, attr_def *a, const char *kind)
+static int parse_attr(const jv *o, attr_def *a, const char *kind)
 {
 	static const char *const allowed[] = {"name",	"type",	  "required",	 "unique",
 					      "indexed", "values", "ref", "description", NULL};
 	char what[160];
-	json_t *t, *vals;
+	const jv *t, *vals;
 	int req, uniq, idx, rc;
 
 	memset(a, 0, sizeof(*a));
 	snprintf(what, sizeof(what), "Kind %s: attribute", kind);
-	if (!json_is_object(o))
+	if (!jv_is(o, JV_OBJECT))
 		return err_set(CAIRN_ESCHEMA, "%s: must be an object", what);
 	rc = get_name(o, CAIRN_MAX_NAME, &a->name, what);
 	if (rc)
 		return rc;
 	snprintf(what, sizeof(what), "Kind %s, attribute %s", kind, a->name);
-	rc = json_only(o, allowed, CAIRN_ESCHEMA, what);
+	rc = jv_only(o, allowed, CAIRN_ESCHEMA, what);
 	if (rc)
 		return rc;
-	t = json_object_get(o, "type");
-	if (!t || !json_is_string(t))
+	t = jv_get(o, "type");
+	if (!jv_is(t, JV_STRING))
 		return err_set(CAIRN_ESCHEMA, "%s: \"type\" (a string) is required", what);
-	a->type = type_from_name(json_string_value(t));
+	a->type = type_from_name(t->u.s);
 	if (!a->type)
 		return err_set(CAIRN_ESCHEMA,
 			       "%s: unknown type \"%s\" (string, int, float, bool, date, datetime, "
 			       "enum, ref, strings)",
-			       what, json_string_value(t));
+			       what, t->u.s);
 	if ((rc = get_bool(o, "required", &req, what)) || (rc = get_bool(o, "unique", &uniq, what)) ||
 	    (rc = get_bool(o, "indexed", &idx, what)))
 		return rc;
@@ -225,30 +225,29 @@ static int parse_attr(json_t *o, attr_def *a, const char *kind)
 		a->flags |= AF_INDEXED;
 	if (uniq && a->type == AT_STRINGS)
 		return err_set(CAIRN_ESCHEMA, "%s: an array of strings cannot be unique", what);
-	vals = json_object_get(o, "values");
+	vals = jv_get(o, "values");
 	if (a->type == AT_ENUM) {
-		size_t i;
-		json_t *v;
-
-		if (!vals || !json_is_array(vals) || json_array_size(vals) == 0)
+		if (!jv_is(vals, JV_ARRAY) || vals->len == 0)
 			return err_set(CAIRN_ESCHEMA, "%s: an enum needs \"values\", a non-empty "
 						      "array of strings",
 				       what);
-		a->values = cr_calloc(json_array_size(vals), sizeof(char *));
+		a->values = cr_calloc(vals->len, sizeof(char *));
 		if (!a->values)
 			return err_set(CAIRN_ENOMEM, "out of memory");
-		json_array_foreach(vals, i, v) {
-			if (!json_is_string(v) || json_string_length(v) == 0 ||
-			    json_string_length(v) > 256)
+		for (uint32_t i = 0; i < vals->len; i++) {
+			const jv *v = &vals->u.items[i];
+
+			if (v->type != JV_STRING || v->len == 0 || v->len > 256 ||
+			    memchr(v->u.s, 0, v->len))
 				return err_set(CAIRN_ESCHEMA,
 					       "%s: enum values must be strings of 1 to 256 bytes",
 					       what);
 			for (size_t j = 0; j < a->n_values; j++)
-				if (strcmp(a->values[j], json_string_value(v)) == 0)
+				if (strcmp(a->values[j], v->u.s) == 0)
 					return err_set(CAIRN_ESCHEMA,
 						       "%s: enum value \"%s\" is listed twice", what,
 						       a->values[j]);
-			a->values[a->n_values] = cr_strdup(json_string_value(v));
+			a->values[a->n_values] = cr_strdup(v->u.s);
 			if (!a->values[a->n_values])
 				return err_set(CAIRN_ENOMEM, "out of memory");
 			a->n_values++;
@@ -267,35 +266,34 @@ static int parse_attr(json_t *o, attr_def *a, const char *kind)
 	return dup_opt_string(o, "description", &a->description, what);
 }
 
-static int parse_kind(json_t *o, kind_def *k)
+static int parse_kind(const jv *o, kind_def *k)
 {
 	static const char *const allowed[] = {"name", "attributes", "description", NULL};
 	char what[128];
-	json_t *attrs, *a;
-	size_t i;
+	const jv *attrs;
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if (!json_is_object(o))
+	if (!jv_is(o, JV_OBJECT))
 		return err_set(CAIRN_ESCHEMA, "kinds: each Kind must be an object");
 	rc = get_name(o, CAIRN_MAX_NAME, &k->name, "Kind");
 	if (rc)
 		return rc;
 	snprintf(what, sizeof(what), "Kind %s", k->name);
-	if ((rc = json_only(o, allowed, CAIRN_ESCHEMA, what)))
+	if ((rc = jv_only(o, allowed, CAIRN_ESCHEMA, what)))
 		return rc;
 	if ((rc = dup_opt_string(o, "description", &k->description, what)))
 		return rc;
-	attrs = json_object_get(o, "attributes");
+	attrs = jv_get(o, "attributes");
 	if (!attrs)
 		return 0;
-	if (!json_is_array(attrs))
+	if (attrs->type != JV_ARRAY)
 		return err_set(CAIRN_ESCHEMA, "%s: \"attributes\" must be an array", what);
-	k->attrs = cr_calloc(json_array_size(attrs), sizeof(attr_def));
+	k->attrs = cr_calloc(attrs->len, sizeof(attr_def));
 	if (!k->attrs)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	json_array_foreach(attrs, i, a) {
-		rc = parse_attr(a, &k->attrs[k->n_attrs], k->name);
+	for (uint32_t i = 0; i < attrs->len; i++) {
+		rc = parse_attr(&attrs->u.items[i], &k->attrs[k->n_attrs], k->name);
 		if (rc) {
 			attr_release(&k->attrs[k->n_attrs]);
 			return rc;
@@ -310,22 +308,22 @@ static int parse_kind(json_t *o, kind_def *k)
 	return 0;
 }
 
-static int parse_rel(json_t *o, rel_def *r)
+static int parse_rel(const jv *o, rel_def *r)
 {
 	static const char *const allowed[] = {"name",	     "from",	"to", "cardinality",
 					      "inverse", "description", NULL};
 	char what[128];
-	json_t *c;
+	const jv *c;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!json_is_object(o))
+	if (!jv_is(o, JV_OBJECT))
 		return err_set(CAIRN_ESCHEMA, "relations: each Relation must be an object");
 	rc = get_name(o, CAIRN_MAX_NAME, &r->name, "Relation");
 	if (rc)
 		return rc;
 	snprintf(what, sizeof(what), "Relation %s", r->name);
-	if ((rc = json_only(o, allowed, CAIRN_ESCHEMA, what)) ||
+	if ((rc = jv_only(o, allowed, CAIRN_ESCHEMA, what)) ||
 	    (rc = dup_opt_string(o, "from", &r->from, what)) ||
 	    (rc = dup_opt_string(o, "to", &r->to, what)) ||
 	    (rc = dup_opt_string(o, "inverse", &r->inverse, what)) ||
@@ -336,13 +334,12 @@ static int parse_rel(json_t *o, rel_def *r)
 	if (r->inverse && !name_valid(r->inverse, CAIRN_MAX_NAME))
 		return err_set(CAIRN_ESCHEMA, "%s: inverse name \"%s\" is not valid", what,
 			       r->inverse);
-	c = json_object_get(o, "cardinality");
+	c = jv_get(o, "cardinality");
 	if (c) {
-		if (!json_is_string(c) || (strcmp(json_string_value(c), "one") != 0 &&
-					   strcmp(json_string_value(c), "many") != 0))
+		if (c->type != JV_STRING || (strcmp(c->u.s, "one") != 0 && strcmp(c->u.s, "many") != 0))
 			return err_set(CAIRN_ESCHEMA,
 				       "%s: cardinality must be \"one\" or \"many\"", what);
-		r->one = strcmp(json_string_value(c), "one") == 0;
+		r->one = strcmp(c->u.s, "one") == 0;
 	}
 	return 0;
 }
@@ -351,40 +348,42 @@ static int parse_rel(json_t *o, rel_def *r)
 static int schema_parse(const char *json, size_t len, schema **out)
 {
 	static const char *const allowed[] = {"kinds", "relations", NULL};
-	json_t *doc, *kinds, *rels, *o;
+	arena a = ARENA_INIT;
+	const jv *doc, *kinds, *rels;
 	schema *s;
-	size_t i;
 	int rc;
 
 	*out = NULL;
-	doc = json_parse(json, len, "schema");
-	if (!doc)
+	doc = jv_parse(&a, json, len, "schema");
+	if (!doc) {
+		arena_release(&a);
 		return err_code();
+	}
 	s = schema_new();
 	if (!s) {
-		json_decref(doc);
+		arena_release(&a);
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
-	if (!json_is_object(doc)) {
+	if (doc->type != JV_OBJECT) {
 		rc = err_set(CAIRN_ESCHEMA, "schema: must be a JSON object");
 		goto out;
 	}
-	if ((rc = json_only(doc, allowed, CAIRN_ESCHEMA, "schema")))
+	if ((rc = jv_only(doc, allowed, CAIRN_ESCHEMA, "schema")))
 		goto out;
-	kinds = json_object_get(doc, "kinds");
-	rels = json_object_get(doc, "relations");
-	if ((kinds && !json_is_array(kinds)) || (rels && !json_is_array(rels))) {
+	kinds = jv_get(doc, "kinds");
+	rels = jv_get(doc, "relations");
+	if ((kinds && kinds->type != JV_ARRAY) || (rels && rels->type != JV_ARRAY)) {
 		rc = err_set(CAIRN_ESCHEMA, "schema: \"kinds\" and \"relations\" must be arrays");
 		goto out;
 	}
-	if (kinds && json_array_size(kinds)) {
-		s->kinds = cr_calloc(json_array_size(kinds), sizeof(kind_def));
+	if (kinds && kinds->len) {
+		s->kinds = cr_calloc(kinds->len, sizeof(kind_def));
 		if (!s->kinds) {
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 			goto out;
 		}
-		json_array_foreach(kinds, i, o) {
-			rc = parse_kind(o, &s->kinds[s->n_kinds]);
+		for (uint32_t i = 0; i < kinds->len; i++) {
+			rc = parse_kind(&kinds->u.items[i], &s->kinds[s->n_kinds]);
 			s->n_kinds++;
 			if (rc)
 				goto out;
@@ -396,14 +395,14 @@ static int schema_parse(const char *json, size_t len, schema **out)
 				}
 		}
 	}
-	if (rels && json_array_size(rels)) {
-		s->rels = cr_calloc(json_array_size(rels), sizeof(rel_def));
+	if (rels && rels->len) {
+		s->rels = cr_calloc(rels->len, sizeof(rel_def));
 		if (!s->rels) {
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 			goto out;
 		}
-		json_array_foreach(rels, i, o) {
-			rc = parse_rel(o, &s->rels[s->n_rels]);
+		for (uint32_t i = 0; i < rels->len; i++) {
+			rc = parse_rel(&rels->u.items[i], &s->rels[s->n_rels]);
 			s->n_rels++;
 			if (rc)
 				goto out;
@@ -417,7 +416,7 @@ static int schema_parse(const char *json, size_t len, schema **out)
 	}
 	rc = 0;
 out:
-	json_decref(doc);
+	arena_release(&a);
 	if (rc)
 		schema_free(s);
 	else
@@ -800,61 +799,58 @@ int schema_load(const char *json, size_t len, uint64_t rev, schema **out)
 
 /* ------------------------------------------------------------- values -- */
 
-static int enum_has(const attr_def *a, const char *s)
+static int enum_has(const attr_def *a, const char *s, size_t n)
 {
 	for (size_t i = 0; i < a->n_values; i++)
-		if (strcmp(a->values[i], s) == 0)
+		if (strlen(a->values[i]) == n && memcmp(a->values[i], s, n) == 0)
 			return 1;
 	return 0;
 }
 
-int attr_value_check(const attr_def *a, json_t *v, char *why, size_t whylen)
+int attr_value_check(const attr_def *a, const jv *v, char *why, size_t whylen)
 {
 	int64_t t;
-	size_t i;
-	json_t *e;
 
 	switch (a->type) {
 	case AT_STRING:
 	case AT_REF:
-		if (!json_is_string(v))
+		if (v->type != JV_STRING)
 			goto type;
 		return 0;
 	case AT_INT:
-		if (!json_is_integer(v))
+		if (v->type != JV_INT)
 			goto type;
 		return 0;
 	case AT_FLOAT:
-		if (!json_is_number(v))
+		if (!jv_is_number(v))
 			goto type;
 		return 0;
 	case AT_BOOL:
-		if (!json_is_boolean(v))
+		if (!jv_is_bool(v))
 			goto type;
 		return 0;
 	case AT_DATE:
-		if (!json_is_string(v) || date_parse(json_string_value(v), json_string_length(v), &t))
+		if (v->type != JV_STRING || date_parse(v->u.s, v->len, &t))
 			goto type;
 		return 0;
 	case AT_DATETIME:
-		if (!json_is_string(v) ||
-		    time_parse_rfc3339(json_string_value(v), json_string_length(v), &t))
+		if (v->type != JV_STRING || time_parse_rfc3339(v->u.s, v->len, &t))
 			goto type;
 		return 0;
 	case AT_ENUM:
-		if (!json_is_string(v))
+		if (v->type != JV_STRING)
 			goto type;
-		if (!enum_has(a, json_string_value(v))) {
-			snprintf(why, whylen, "\"%s\" is not one of the values of enum %s",
-				 json_string_value(v), a->name);
+		if (!enum_has(a, v->u.s, v->len)) {
+			snprintf(why, whylen, "\"%.*s\" is not one of the values of enum %s",
+				 (int)v->len, v->u.s, a->name);
 			return CAIRN_EENUM;
 		}
 		return 0;
 	case AT_STRINGS:
-		if (!json_is_array(v))
+		if (v->type != JV_ARRAY)
 			goto type;
-		json_array_foreach(v, i, e)
-			if (!json_is_string(e))
+		for (uint32_t i = 0; i < v->len; i++)
+			if (v->u.items[i].type != JV_STRING)
 				goto type;
 		return 0;
 	}
@@ -869,4 +865,3 @@ type:
 					    : "a string");
 	return CAIRN_ETYPE;
 }
-

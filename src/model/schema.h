@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
 
+#include "model/json.h"
 #include "util/buf.h"
 
 enum attr_type {
@@ -123,6 +123,6 @@ const char *attr_type_name(int type);
  * Check a (non-null) value against its attribute's type and enum values.
  * Returns 0, or CAIRN_ETYPE / CAIRN_EENUM with what is wrong written to why.
  */
-int attr_value_check(const attr_def *a, json_t *v, char *why, size_t whylen);
+int attr_value_check(const attr_def *a, const jv *v, char *why, size_t whylen);
 
 #endif

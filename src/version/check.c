@@ -276,7 +276,8 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 {
 	const kind_def *kd;
 	const attr_def *a;
-	json_t *vals, *val;
+	arena tmp = ARENA_INIT;
+	const jv *vals, *val;
 	uint64_t vid;
 	vrec ver;
 	int rc, found = 0;
@@ -297,20 +298,23 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 		problem(c, "attr entry for Version %llu does not match it", (unsigned long long)vid);
 		return 0;
 	}
-	vals = json_parse(ver.values, ver.values_len, "values");
+	vals = jv_parse(&tmp, ver.values, ver.values_len, "values");
 	if (!vals) {
+		arena_release(&tmp);
 		problem(c, "Version %llu: values do not parse", (unsigned long long)vid);
 		return 0;
 	}
-	val = json_object_get(vals, a->name);
-	for (size_t i = 0; val && i < (a->type == AT_STRINGS ? json_array_size(val) : 1); i++) {
+	val = jv_get(vals, a->name);
+	if (a->type == AT_STRINGS && !jv_is(val, JV_ARRAY))
+		val = NULL;
+	for (size_t i = 0; val && i < (a->type == AT_STRINGS ? val->len : 1); i++) {
 		buf_reset(&c->tmp);
-		if (attr_encode(a, a->type == AT_STRINGS ? json_array_get(val, i) : val, &c->tmp))
+		if (attr_encode(a, a->type == AT_STRINGS ? &val->u.items[i] : val, &c->tmp))
 			continue;
 		if (c->tmp.len == kn - 20 && memcmp(c->tmp.p, k + 12, c->tmp.len) == 0)
 			found = 1;
 	}
-	json_decref(vals);
+	arena_release(&tmp);
 	if (!found)
 		problem(c, "attr entry for Version %llu names a value it does not have",
 			(unsigned long long)vid);
@@ -571,7 +575,6 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 	memset(&c, 0, sizeof(c));
 	c.cb = cb;
 	c.ctx = ctx;
-	json_setup();
 	rc = store_read_begin(st, &txn);
 	if (rc)
 		return rc;

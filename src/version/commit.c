@@ -41,7 +41,7 @@ typedef struct rstate {
 	uint64_t cur_vid;   /* newest Version (in the view or planned), 0 if none */
 	int cur_live;	    /* cur_vid is a live (non-tombstone) Version in the view */
 	int loaded;	    /* values, title, lineage loaded for cur_vid */
-	json_t *values;
+	const jv *values;   /* in a change's or the commit's arena */
 	char *title;
 	size_t title_len;
 	uint64_t *lin;	    /* lineage: revision per attribute id (0 = title), n_attrs + 1 */
@@ -69,7 +69,7 @@ typedef struct pop {
 	int prev_live;	    /* prev was live in the view: clear its bit */
 	int count_delta;    /* +1 / -1 on the Kind's count */
 	size_t enc_off, enc_len; /* encoded Version in the arena */
-	json_t *values;	    /* Records: values, for attribute index entries */
+	const jv *values;   /* Records: values, for attribute index entries */
 	const float *vec;   /* a new vector, or NULL */
 	uint64_t vec_from;  /* copy the vector of this vid (0: none) */
 	uint32_t dim;
@@ -93,6 +93,7 @@ typedef struct cctx {
 	buf tmp;
 	commit_fail *fails;
 	size_t n_fails;
+	arena mem;	    /* stored values parsed, values built by the commit */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
 } cctx;
@@ -224,7 +225,7 @@ static int rstate_load(cctx *c, rstate *r)
 	rc = version_get(&c->d, r->cur_vid, &v);
 	if (rc)
 		return rc;
-	r->values = json_parse(v.values, v.values_len, "stored values");
+	r->values = jv_parse(&c->mem, v.values, v.values_len, "stored values");
 	if (!r->values)
 		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
 						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
@@ -368,72 +369,38 @@ static int op_encode(cctx *c, pop *o, const vrec *v)
 
 /* ---------------------------------------------------------- checking -- */
 
-/* Validate a Record's full values against its Kind; nulls are removed first. */
-static int values_validate(cctx *c, long idx, const kind_def *k, json_t *values, const char *key,
-			   size_t key_len)
+/* Validate a Record's full values against its Kind; *out gets them without null members. */
+static int values_validate(cctx *c, long idx, const kind_def *k, const jv *values,
+			   const char *key, size_t key_len, const jv **out)
 {
-	const char *name;
-	json_t *v;
-	void *tmp;
 	char why[512];
 
-	json_object_foreach_safe(values, tmp, name, v) {
-		const attr_def *a;
+	*out = values = jv_drop_nulls(&c->mem, values);
+	if (!values)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < values->len; i++) {
+		const jv *v = &values->u.items[i];
+		const attr_def *a = kind_attr(k, v->key);
 		int code;
 
-		if (json_is_null(v)) {
-			json_object_del(values, name);
-			continue;
-		}
-		a = kind_attr(k, name);
-		if (!a)
+		if (!a || strlen(v->key) != v->key_len)
 			return failed(failf(c, idx, CAIRN_EUNKNOWNATTR, 0, NULL, 0,
-				     "change %ld: Kind %s has no attribute \"%s\"", idx, k->name,
-				     name)
-				       );
+					    "change %ld: Kind %s has no attribute \"%.*s\"", idx,
+					    k->name, (int)v->key_len, v->key));
 		code = attr_value_check(a, v, why, sizeof(why));
 		if (code)
 			return failed(failf(c, idx, code, 0, NULL, 0, "change %ld (%s:%.*s): %s", idx,
-				     k->name, (int)key_len, key, why)
-				       );
+					    k->name, (int)key_len, key, why));
 	}
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
 
-		if ((a->flags & AF_REQUIRED) && !json_object_get(values, a->name))
+		if ((a->flags & AF_REQUIRED) && !jv_get(values, a->name))
 			return failed(failf(c, idx, CAIRN_EREQUIRED, 0, NULL, 0,
-				     "change %ld (%s:%.*s): required attribute %s is missing", idx,
-				     k->name, (int)key_len, key, a->name)
-				       );
+					    "change %ld (%s:%.*s): required attribute %s is missing",
+					    idx, k->name, (int)key_len, key, a->name));
 	}
 	return 0;
-}
-
-/* RFC 7386 merge patch of target by patch (both objects); returns a new object. */
-static json_t *merge_patch(json_t *target, json_t *patch)
-{
-	json_t *out = json_deep_copy(target ? target : json_object());
-	const char *k;
-	json_t *v;
-
-	if (!out)
-		return NULL;
-	json_object_foreach(patch, k, v) {
-		if (json_is_null(v)) {
-			json_object_del(out, k);
-		} else if (json_is_object(v)) {
-			json_t *m = merge_patch(json_object_get(out, k), v);
-
-			if (!m || json_object_set_new(out, k, m)) {
-				json_decref(out);
-				return NULL;
-			}
-		} else if (json_object_set(out, k, v)) {
-			json_decref(out);
-			return NULL;
-		}
-	}
-	return out;
 }
 
 static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
@@ -454,7 +421,7 @@ static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
 }
 
 /* Plan a put of Record state r with new values (owned) and title. */
-static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char *title,
+static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const char *title,
 		       size_t title_len, const cs_change *ch)
 {
 	rstate *r = &c->rs[ri];
@@ -467,10 +434,8 @@ static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char 
 	int rc;
 
 	lin = cr_calloc(k->n_attrs + 1, sizeof(uint64_t));
-	if (!lin) {
-		json_decref(values);
+	if (!lin)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	}
 	/* Lineage: an unchanged value keeps the revision that set it. */
 	lin[0] = (r->exists && r->title_len == title_len && memcmp(r->title, title, title_len) == 0)
 			 ? r->lin[0]
@@ -480,18 +445,18 @@ static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char 
 	n_lin++;
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
-		json_t *nv = json_object_get(values, a->name), *ov;
+		const jv *nv = jv_get(values, a->name), *ov;
 
 		if (!nv)
 			continue;
-		ov = r->exists && r->values ? json_object_get(r->values, a->name) : NULL;
-		lin[a->id] = (ov && json_equal(ov, nv) && r->lin[a->id]) ? r->lin[a->id] : c->rev;
+		ov = r->exists && r->values ? jv_get(r->values, a->name) : NULL;
+		lin[a->id] = (ov && jv_equal(ov, nv) && r->lin[a->id]) ? r->lin[a->id] : c->rev;
 		buf_put_varint(&lb, a->id);
 		buf_put_varint(&lb, lin[a->id]);
 		n_lin++;
 	}
 	buf_reset(&c->tmp);
-	json_canon(values, &c->tmp);
+	jv_canon(values, &c->tmp);
 	if (lb.oom || c->tmp.oom) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
@@ -509,7 +474,7 @@ static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char 
 	o->prev = r->cur_vid;
 	o->prev_live = r->cur_live;
 	o->count_delta = r->exists ? 0 : 1;
-	o->values = json_incref(values);
+	o->values = values;
 	if (ch->vec) {
 		o->vec = ch->vec;
 		o->dim = (uint32_t)ch->dim;
@@ -548,9 +513,7 @@ static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char 
 		r->title = t;
 		r->title_len = title_len;
 	}
-	json_decref(r->values);
 	r->values = values;
-	values = NULL;
 	cr_free(r->lin);
 	r->lin = lin;
 	lin = NULL;
@@ -562,13 +525,12 @@ static int plan_record(cctx *c, long idx, size_t ri, json_t *values, const char 
 	r->last_change = idx;
 	r->touched = 1;
 out:
-	json_decref(values);
 	cr_free(lin);
 	buf_release(&lb);
 	return rc;
 }
 
-static int plan_link_op(cctx *c, long idx, size_t li, int type, json_t *values)
+static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values)
 {
 	lstate *l = &c->ls[li];
 	vrec v = {0};
@@ -578,7 +540,7 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, json_t *values)
 	buf_reset(&c->tmp);
 	if (type == V_LINK) {
 		if (values)
-			json_canon(values, &c->tmp);
+			jv_canon(values, &c->tmp);
 		else
 			buf_put(&c->tmp, "{}", 2);
 		if (c->tmp.oom)
@@ -601,7 +563,7 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, json_t *values)
 	rc = op_encode(c, o, &v);
 	if (rc)
 		return rc;
-	o->link_values = type == V_LINK && values && json_object_size(values);
+	o->link_values = type == V_LINK && values && values->len;
 	l->exists = type == V_LINK;
 	l->cur_vid = o->vid;
 	l->cur_live = type == V_LINK;
@@ -728,7 +690,6 @@ static int do_delete(cctx *c, long idx, size_t ri, const cs_change *ch)
 	rc = op_encode(c, o, &v);
 	if (rc)
 		return rc;
-	json_decref(r->values);
 	r->values = NULL;
 	r->exists = 0;
 	r->cur_vid = o->vid;
@@ -761,7 +722,7 @@ static int do_change(cctx *c, long idx, const cs_change *ch)
 	switch (ch->op) {
 	case OP_PUT:
 	case OP_PATCH: {
-		json_t *vals;
+		const jv *vals;
 
 		if ((rc = kind_of(c, idx, ch->kind, &k)))
 			return rc;
@@ -774,20 +735,17 @@ static int do_change(cctx *c, long idx, const cs_change *ch)
 		if (ch->op == OP_PATCH) {
 			if (!c->rs[ri].exists)
 				return failed(failf(c, idx, CAIRN_ENOTFOUND, 0, NULL, 0,
-					     "change %ld: cannot patch %s:%.*s, which does not exist",
-					     idx, k->name, (int)ch->key_len, ch->key)
-					       );
-			vals = merge_patch(c->rs[ri].values, ch->values);
+						    "change %ld: cannot patch %s:%.*s, which does not exist",
+						    idx, k->name, (int)ch->key_len, ch->key));
+			vals = jv_merge_patch(&c->mem, c->rs[ri].values, ch->values);
 		} else {
-			vals = json_deep_copy(ch->values);
+			vals = ch->values ? ch->values : jv_object(&c->mem, 0);
 		}
 		if (!vals)
 			return err_set(CAIRN_ENOMEM, "out of memory");
-		rc = values_validate(c, idx, k, vals, ch->key, ch->key_len);
-		if (rc) {
-			json_decref(vals);
+		rc = values_validate(c, idx, k, vals, ch->key, ch->key_len, &vals);
+		if (rc)
 			return rc;
-		}
 		if (ch->op == OP_PATCH)
 			return plan_record(c, idx, ri, vals, c->rs[ri].title, c->rs[ri].title_len,
 					   ch);
@@ -853,16 +811,16 @@ static int check_refs(cctx *c)
 		k = schema_kind_id(c->d.s, c->rs[i].kind);
 		for (size_t j = 0; j < k->n_attrs; j++) {
 			const attr_def *a = &k->attrs[j];
-			json_t *v;
+			const jv *v;
 			size_t ti;
 			int rc;
 
 			if (a->type != AT_REF)
 				continue;
-			v = json_object_get(c->rs[i].values, a->name);
+			v = jv_get(c->rs[i].values, a->name);
 			if (!v)
 				continue;
-			if (json_string_length(v) == 0 || json_string_length(v) > CAIRN_MAX_KEY) {
+			if (v->len == 0 || v->len > CAIRN_MAX_KEY || memchr(v->u.s, 0, v->len)) {
 				rc = failf(c, c->rs[i].last_change, CAIRN_EREF, 0, NULL, 0,
 					   "change %ld (%s:%.*s): %s names no %s", c->rs[i].last_change,
 					   k->name, (int)c->rs[i].key_len, c->rs[i].key, a->name,
@@ -871,17 +829,16 @@ static int check_refs(cctx *c)
 					return rc;
 				continue;
 			}
-			rc = rstate_get(c, a->ref_kind, json_string_value(v), json_string_length(v),
-					&ti);
+			rc = rstate_get(c, a->ref_kind, v->u.s, v->len, &ti);
 			if (rc)
 				return rc;
 			if (c->rs[ti].exists)
 				continue;
 			rc = failf(c, c->rs[i].last_change, CAIRN_EREF, a->ref_kind,
-				   json_string_value(v), json_string_length(v),
+				   v->u.s, v->len,
 				   "change %ld (%s:%.*s): %s names %s:%s, which does not exist",
 				   c->rs[i].last_change, k->name, (int)c->rs[i].key_len,
-				   c->rs[i].key, a->name, a->ref, json_string_value(v));
+				   c->rs[i].key, a->name, a->ref, v->u.s);
 			if (rc)
 				return rc;
 		}
@@ -1102,7 +1059,7 @@ static int check_referrers(cctx *c)
 }
 
 /* Is the value of attribute a held by a live Record other than r, outside this commit? */
-static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int *taken)
+static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, int *taken)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
@@ -1131,7 +1088,8 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int 
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		uint8_t mk[4 + CAIRN_MAX_KEY];
 		uint64_t vid, *slot;
-		json_t *other;
+		arena tmp = ARENA_INIT;
+		const jv *other;
 		vrec ver;
 		int live;
 
@@ -1150,14 +1108,13 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int 
 		slot = hmap_get(&c->rmap, mk, 4 + ver.key_len);
 		if (slot && c->rs[*slot - 1].touched)
 			continue;
-		other = json_parse(ver.values, ver.values_len, "stored values");
-		if (!other) {
+		other = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
+		if (!other)
 			rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
 							: err_set(CAIRN_ECORRUPT, "stored values do not parse");
-			continue;
-		}
-		*taken = json_equal(json_object_get(other, a->name), val);
-		json_decref(other);
+		else
+			*taken = jv_equal(jv_get(other, a->name), val);
+		arena_release(&tmp);
 	}
 	mdb_cursor_close(cur);
 	if (rc)
@@ -1168,7 +1125,7 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, json_t *val, int 
 /* A live Record outside this commit whose ref attribute ad names r (*vid, 0 if none). */
 static int ref_holder(cctx *c, const kind_def *kd, const attr_def *ad, rstate *r, uint64_t *vid)
 {
-	json_t *key = json_stringn(r->key, r->key_len);
+	const jv *key = jv_string(&c->mem, r->key, r->key_len);
 	MDB_cursor *cur;
 	MDB_val k, v;
 	kbuf p;
@@ -1179,7 +1136,6 @@ static int ref_holder(cctx *c, const kind_def *kd, const attr_def *ad, rstate *r
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	buf_reset(&c->tmp);
 	attr_encode(ad, key, &c->tmp);
-	json_decref(key);
 	if (c->tmp.oom)
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	kb_init(&p);
@@ -1235,7 +1191,7 @@ static int check_unique(cctx *c)
 		k = schema_kind_id(c->d.s, r->kind);
 		for (size_t j = 0; j < k->n_attrs && !rc; j++) {
 			const attr_def *a = &k->attrs[j];
-			json_t *v = json_object_get(r->values, a->name);
+			const jv *v = jv_get(r->values, a->name);
 			uint64_t *slot;
 			int isnew, taken;
 
@@ -1245,7 +1201,7 @@ static int check_unique(cctx *c)
 			buf_reset(&c->tmp);
 			buf_put_be32(&c->tmp, r->kind);
 			buf_put_be32(&c->tmp, a->id);
-			json_canon(v, &c->tmp);
+			jv_canon(v, &c->tmp);
 			if (c->tmp.oom) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
@@ -1272,7 +1228,7 @@ static int check_unique(cctx *c)
 			if (rc || !taken)
 				continue;
 			buf_reset(&c->tmp);
-			json_canon(v, &c->tmp);
+			jv_canon(v, &c->tmp);
 			buf_cstr(&c->tmp);
 			rc = failf(c, r->last_change, CAIRN_EUNIQUE, 0, NULL, 0,
 				   "change %ld (%s:%.*s): %s.%s must be unique, and %s is already "
@@ -1363,24 +1319,24 @@ static int put_entry(cctx *c, int db, const kbuf *p, uint64_t vid, const void *v
 	return db_put(c->d.txn, c->d.st, db, k.b, k.n, val, n, 0);
 }
 
-static int write_attr_entries(cctx *c, uint32_t kind, json_t *values, uint64_t vid)
+static int write_attr_entries(cctx *c, uint32_t kind, const jv *values, uint64_t vid)
 {
 	const kind_def *k = schema_kind_id(c->d.s, kind);
 
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
-		json_t *v = json_object_get(values, a->name), *e;
+		const jv *v = jv_get(values, a->name), *e;
 		size_t n = 1, j;
 
 		if (!(a->flags & AF_INDEXED) || !v)
 			continue;
 		if (a->type == AT_STRINGS)
-			n = json_array_size(v);
+			n = v->type == JV_ARRAY ? v->len : 0;
 		for (j = 0; j < n; j++) {
 			kbuf key;
 			int rc;
 
-			e = a->type == AT_STRINGS ? json_array_get(v, j) : v;
+			e = a->type == AT_STRINGS ? &v->u.items[j] : v;
 			buf_reset(&c->tmp);
 			if (attr_encode(a, e, &c->tmp))
 				continue;
@@ -1402,7 +1358,7 @@ static int write_attr_entries(cctx *c, uint32_t kind, json_t *values, uint64_t v
 	return 0;
 }
 
-int attr_entries_put(dctx *d, uint32_t kind, json_t *values, uint64_t vid)
+int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid)
 {
 	cctx c;
 	int rc;
@@ -1635,12 +1591,9 @@ static void cctx_release(cctx *c)
 {
 	for (size_t i = 0; i < c->n_rs; i++) {
 		cr_free(c->rs[i].key_own);
-		json_decref(c->rs[i].values);
 		cr_free(c->rs[i].title);
 		cr_free(c->rs[i].lin);
 	}
-	for (size_t i = 0; i < c->n_ops; i++)
-		json_decref(c->ops[i].values);
 	cr_free(c->rs);
 	cr_free(c->ls);
 	cr_free(c->ops);
@@ -1648,6 +1601,7 @@ static void cctx_release(cctx *c)
 	hmap_release(&c->lmap);
 	buf_release(&c->arena);
 	buf_release(&c->tmp);
+	arena_release(&c->mem);
 	dctx_close(&c->d);
 }
 
@@ -1883,7 +1837,6 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 		return err_set(CAIRN_EINVAL, "cairn_schema_apply: no Domain");
 	if ((rc = prov_check(&opts->prov)))
 		return rc;
-	json_setup();
 	for (;;) {
 		rc = schema_once(st, opts, json, len, out);
 		if (rc != CAIRN_EMAPFULL)

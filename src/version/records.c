@@ -443,7 +443,7 @@ static void enc_float(buf *b, double d)
 	buf_put_be64(b, u);
 }
 
-int attr_encode(const attr_def *a, json_t *v, buf *b)
+int attr_encode(const attr_def *a, const jv *v, buf *b)
 {
 	int64_t t;
 
@@ -451,41 +451,35 @@ int attr_encode(const attr_def *a, json_t *v, buf *b)
 	case AT_STRING:
 	case AT_ENUM:
 	case AT_REF:
-		if (!json_is_string(v))
+	case AT_STRINGS: /* each element is indexed on its own; the caller iterates the array */
+		if (v->type != JV_STRING)
 			return CAIRN_ETYPE;
-		enc_string(b, json_string_value(v), json_string_length(v));
+		enc_string(b, v->u.s, v->len);
 		return 0;
 	case AT_INT:
-		if (!json_is_integer(v))
+		if (v->type != JV_INT)
 			return CAIRN_ETYPE;
-		enc_int(b, json_integer_value(v));
+		enc_int(b, v->u.i);
 		return 0;
 	case AT_FLOAT:
-		if (!json_is_number(v))
+		if (!jv_is_number(v))
 			return CAIRN_ETYPE;
-		enc_float(b, json_number_value(v));
+		enc_float(b, jv_number(v));
 		return 0;
 	case AT_BOOL:
-		if (!json_is_boolean(v))
+		if (!jv_is_bool(v))
 			return CAIRN_ETYPE;
-		buf_put_u8(b, json_is_true(v) ? 1 : 0);
+		buf_put_u8(b, v->type == JV_TRUE);
 		return 0;
 	case AT_DATE:
-		if (!json_is_string(v) || date_parse(json_string_value(v), json_string_length(v), &t))
+		if (v->type != JV_STRING || date_parse(v->u.s, v->len, &t))
 			return CAIRN_ETYPE;
 		enc_int(b, t);
 		return 0;
 	case AT_DATETIME:
-		if (!json_is_string(v) ||
-		    time_parse_rfc3339(json_string_value(v), json_string_length(v), &t))
+		if (v->type != JV_STRING || time_parse_rfc3339(v->u.s, v->len, &t))
 			return CAIRN_ETYPE;
 		enc_int(b, t);
-		return 0;
-	case AT_STRINGS:
-		/* Each element is indexed on its own; the caller iterates the array. */
-		if (!json_is_string(v))
-			return CAIRN_ETYPE;
-		enc_string(b, json_string_value(v), json_string_length(v));
 		return 0;
 	}
 	return CAIRN_ETYPE;

@@ -31,7 +31,7 @@ static void offend(offenders *o, const char *what, const char *key, size_t key_l
 }
 
 /* Call fn for every Record of Kind kind visible in the view of d. */
-typedef int (*rec_fn)(dctx *d, uint64_t vid, const vrec *v, json_t *values, void *arg);
+typedef int (*rec_fn)(dctx *d, uint64_t vid, const vrec *v, const jv *values, void *arg);
 
 static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 {
@@ -55,7 +55,8 @@ static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 		const uint8_t *kk = k.mv_data, *e = v.mv_data;
 		size_t ident_len = k.mv_size - 8;
 		uint64_t vid;
-		json_t *vals;
+		arena tmp = ARENA_INIT;
+		const jv *vals;
 		vrec ver;
 
 		if (k.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
@@ -75,15 +76,14 @@ static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 		vid = ~be64_get(kk + ident_len);
 		if ((rc = version_get(d, vid, &ver)))
 			break;
-		vals = json_parse(ver.values, ver.values_len, "stored values");
-		if (!vals) {
+		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
+		if (!vals)
 			rc = err_code() == CAIRN_ENOMEM
 				     ? CAIRN_ENOMEM
 				     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
-			break;
-		}
-		rc = fn(d, vid, &ver, vals, arg);
-		json_decref(vals);
+		else
+			rc = fn(d, vid, &ver, vals, arg);
+		arena_release(&tmp);
 	}
 	mdb_cursor_close(cur);
 	if (rc)
@@ -99,10 +99,10 @@ struct attr_check {
 	hmap *seen; /* DELTA_UNIQUE: canonical values seen on this branch */
 };
 
-static int check_one(dctx *d, uint64_t vid, const vrec *v, json_t *values, void *arg)
+static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, void *arg)
 {
 	struct attr_check *ac = arg;
-	json_t *val = json_object_get(values, ac->a->name);
+	const jv *val = jv_get(values, ac->a->name);
 	char why[512];
 
 	switch (ac->what) {
@@ -130,7 +130,7 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, json_t *values, void 
 
 		if (!val)
 			return 0;
-		json_canon(val, &t);
+		jv_canon(val, &t);
 		slot = t.oom ? NULL : hmap_put(ac->seen, t.p, t.len, &isnew);
 		buf_release(&t);
 		if (!slot)

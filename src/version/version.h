@@ -200,7 +200,7 @@ int live_test(dctx *c, uint64_t vid, int *live);
 int count_get(dctx *c, uint32_t kind, uint64_t *n);
 
 /* Encode an attribute value for the attr index (order-preserving). Returns 0 or CAIRN_ETYPE. */
-int attr_encode(const attr_def *a, json_t *v, buf *b);
+int attr_encode(const attr_def *a, const jv *v, buf *b);
 
 /* The commit pipeline, shared by the public calls and the importer. */
 struct cs_change;
@@ -229,7 +229,7 @@ int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_chang
 void commit_fails_free(commit_fail *f, size_t n);
 
 /* Write the attribute index entries of a Record Version (values: its values object). */
-int attr_entries_put(dctx *d, uint32_t kind, json_t *values, uint64_t vid);
+int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid);
 /* Store a schema as of revision rev. */
 int schema_store(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const schema *s);
 /* The schema JSON as of revision rev (zero-copy). */
