@@ -199,23 +199,24 @@ int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_l
 	t->d.stats.seeks++;
 	for (mrc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE); mrc == 0 && *n < cap;
 	     mrc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
-		const uint8_t *kk = key.mv_data, *e = val.mv_data;
+		const uint8_t *kk = key.mv_data;
 		size_t ident_len = key.mv_size - 8;
+		ventry e;
 
 		t->d.stats.entries++;
 		if (key.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
 			break;
-		if (val.mv_size < 21 || ident_len > sizeof(last)) {
+		if (ident_len > sizeof(last) || ventry_decode(val.mv_data, val.mv_size, VE_KEYS, &e)) {
 			rc = err_set(CAIRN_ECORRUPT, "keys: malformed entry");
 			break;
 		}
 		if (last_len == ident_len && memcmp(last, kk, ident_len) == 0)
 			continue;
-		if (!view_sees(&t->d.v, be32_get(e + 8), be64_get(e + 12)))
+		if (!view_sees(&t->d.v, e.branch, e.rev))
 			continue;
 		memcpy(last, kk, ident_len);
 		last_len = ident_len;
-		if (e[20] & EF_TOMBSTONE)
+		if (e.flags & EF_TOMBSTONE)
 			continue;
 		rc = fill_record(t, k, ~be64_get(kk + ident_len), &out[*n]);
 		if (rc)
@@ -322,28 +323,29 @@ int cairn_links(cairn_txn *t, const char *kind, const char *key, size_t key_len,
 		t->d.stats.seeks++;
 		for (mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE); mrc == 0 && *n < cap;
 		     mrc = mdb_cursor_get(cur, &kv, &vv, MDB_NEXT)) {
-			const uint8_t *kk = kv.mv_data, *e = vv.mv_data;
+			const uint8_t *kk = kv.mv_data;
 			cairn_link *l;
 			const rel_def *lr;
 			const kind_def *ok;
+			ventry e;
 
 			t->d.stats.entries++;
 			if (kv.mv_size != 32 || memcmp(kk, p.b, p.n) != 0)
 				break;
-			if (vv.mv_size < 17) {
-				rc = err_set(CAIRN_ECORRUPT, "adj: short entry");
+			if (ventry_decode(vv.mv_data, vv.mv_size, VE_ADJ, &e)) {
+				rc = CAIRN_ECORRUPT;
 				break;
 			}
 			if (have_last && memcmp(last, kk, 24) == 0)
 				continue;
-			if (!view_sees(&t->d.v, be32_get(e), be64_get(e + 4)))
+			if (!view_sees(&t->d.v, e.branch, e.rev))
 				continue;
 			memcpy(last, kk, 24);
 			have_last = 1;
-			if (e[12] & EF_TOMBSTONE)
+			if (e.flags & EF_TOMBSTONE)
 				continue;
 			lr = schema_rel_id(t->d.s, be32_get(kk + 12));
-			ok = schema_kind_id(t->d.s, be32_get(e + 13));
+			ok = schema_kind_id(t->d.s, e.kind);
 			if (!lr || !ok) {
 				rc = err_set(CAIRN_ECORRUPT, "a Link names an unknown Relation or Kind");
 				break;
@@ -356,21 +358,21 @@ int cairn_links(cairn_txn *t, const char *kind, const char *key, size_t key_len,
 				l->from_key = self.key;
 				l->from_key_len = self.key_len;
 				l->to_kind = ok->name;
-				l->to_key = (const char *)e + 17;
-				l->to_key_len = vv.mv_size - 17;
+				l->to_key = e.key;
+				l->to_key_len = e.key_len;
 			} else {
 				l->from_kind = ok->name;
-				l->from_key = (const char *)e + 17;
-				l->from_key_len = vv.mv_size - 17;
+				l->from_key = e.key;
+				l->from_key_len = e.key_len;
 				l->to_kind = k->name;
 				l->to_key = self.key;
 				l->to_key_len = self.key_len;
 			}
 			l->vid = ~be64_get(kk + 24);
-			l->revision = be64_get(e + 4);
+			l->revision = e.rev;
 			l->values = "{}";
 			l->values_len = 2;
-			if (e[12] & EF_VALUES) {
+			if (e.flags & EF_VALUES) {
 				vrec lv;
 
 				if ((rc = version_get(&t->d, l->vid, &lv)))

@@ -200,8 +200,10 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 	vrec ver;
 	int rc;
 
+	ventry e;
+
 	c->rep.index_entries++;
-	if (kn < 4 + 4 + 1 + 8 || k[kn - 9] != 0 || vn != 21) {
+	if (kn < 4 + 4 + 1 + 8 || k[kn - 9] != 0 || ventry_decode(v, vn, VE_KEYS, &e)) {
 		problem(c, "keys: malformed entry");
 		return 0;
 	}
@@ -210,8 +212,8 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 		return rc > 0 ? 0 : rc;
 	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.kr != be32_get(k + 4) ||
 	    ver.key_len != kn - 17 || memcmp(ver.key, k + 8, ver.key_len) != 0 ||
-	    ver.rid != be64_get(v) || ver.branch != be32_get(v + 8) ||
-	    ver.rev != be64_get(v + 12) || !(v[20] & EF_TOMBSTONE) != (ver.type == V_REC))
+	    ver.rid != e.rid || ver.branch != e.branch || ver.rev != e.rev ||
+	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC))
 		problem(c, "keys entry for Version %llu does not match it", (unsigned long long)vid);
 	return 0;
 }
@@ -222,8 +224,10 @@ static int check_rvid_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	vrec ver;
 	int rc;
 
+	ventry e;
+
 	c->rep.index_entries++;
-	if (kn != 20 || vn != 13) {
+	if (kn != 20 || ventry_decode(v, vn, VE_RVIDS, &e)) {
 		problem(c, "rvids: malformed entry");
 		return 0;
 	}
@@ -231,8 +235,8 @@ static int check_rvid_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	if ((rc = get_version(c, vid, &ver, "an rvids entry")))
 		return rc > 0 ? 0 : rc;
 	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.rid != be64_get(k + 4) ||
-	    ver.branch != be32_get(v) || ver.rev != be64_get(v + 4) ||
-	    !(v[12] & EF_TOMBSTONE) != (ver.type == V_REC))
+	    ver.branch != e.branch || ver.rev != e.rev ||
+	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC))
 		problem(c, "rvids entry for Version %llu does not match it", (unsigned long long)vid);
 	return 0;
 }
@@ -243,8 +247,10 @@ static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size
 	vrec ver;
 	int rc;
 
+	ventry e;
+
 	c->rep.index_entries++;
-	if (kn != 32 || vn < 17) {
+	if (kn != 32 || ventry_decode(v, vn, VE_ADJ, &e)) {
 		problem(c, "%s: malformed entry", rev ? "adj_rev" : "adj");
 		return 0;
 	}
@@ -255,8 +261,8 @@ static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size
 	b = be64_get(k + 16);
 	if ((ver.type != V_LINK && ver.type != V_LINK_DEL) || ver.kr != be32_get(k + 12) ||
 	    ver.from_rid != (rev ? b : a) || ver.to_rid != (rev ? a : b) ||
-	    ver.branch != be32_get(v) || ver.rev != be64_get(v + 4) ||
-	    !(v[12] & EF_TOMBSTONE) != (ver.type == V_LINK))
+	    ver.branch != e.branch || ver.rev != e.rev ||
+	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_LINK))
 		problem(c, "%s entry for Version %llu does not match it", rev ? "adj_rev" : "adj",
 			(unsigned long long)vid);
 	return 0;
@@ -379,19 +385,20 @@ static int live_add(struct live_calc *lc, uint64_t vid)
 
 /* Identity-grouped entries: the first the view sees per identity decides. */
 static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const uint8_t *v,
-		     size_t vn, size_t off, int count)
+		     size_t vn, int what, int count)
 {
 	size_t id_len = kn - 8;
+	ventry e;
 
-	if (vn < off + 13 || id_len > sizeof(lc->last))
-		return 0;
+	if (id_len > sizeof(lc->last) || ventry_decode(v, vn, what, &e))
+		return 0; /* reported by the entry checks */
 	if (lc->last_len == id_len && memcmp(lc->last, k, id_len) == 0)
 		return 0;
-	if (!view_sees(&lc->c->d.v, be32_get(v + off), be64_get(v + off + 4)))
+	if (!view_sees(&lc->c->d.v, e.branch, e.rev))
 		return 0;
 	memcpy(lc->last, k, id_len);
 	lc->last_len = id_len;
-	if (v[off + 12] & EF_TOMBSTONE)
+	if (e.flags & EF_TOMBSTONE)
 		return 0;
 	if (count) {
 		uint32_t kind = be32_get(k + 4);
@@ -407,13 +414,13 @@ static _Thread_local struct live_calc *cur_lc;
 static int live_keys(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
 {
 	(void)c;
-	return live_from(cur_lc, k, kn, v, vn, 8, 1);
+	return live_from(cur_lc, k, kn, v, vn, VE_KEYS, 1);
 }
 
 static int live_links(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
 {
 	(void)c;
-	return live_from(cur_lc, k, kn, v, vn, 0, 0);
+	return live_from(cur_lc, k, kn, v, vn, VE_ADJ, 0);
 }
 
 /* Compare the stored live set of the branch with the computed one. */

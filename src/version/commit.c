@@ -28,6 +28,7 @@
 #include "util/err.h"
 #include "util/hmap.h"
 #include "util/text.h"
+#include "store/wlist.h"
 #include "version/version.h"
 
 typedef struct rstate {
@@ -94,6 +95,7 @@ typedef struct cctx {
 	commit_fail *fails;
 	size_t n_fails;
 	arena mem;	    /* stored values parsed, values built by the commit */
+	wlist wl;	    /* the index entries and Versions to write, sorted at the end */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
 } cctx;
@@ -272,19 +274,19 @@ static int link_lookup(dctx *d, uint64_t from, uint32_t rel, uint64_t to, ident 
 	k.mv_size = p.n;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const uint8_t *e = v.mv_data;
+		ventry e;
 
 		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
 			break;
-		if (v.mv_size < 13) {
+		if (ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)) {
 			mdb_cursor_close(cur);
-			return err_set(CAIRN_ECORRUPT, "adj: short entry");
+			return CAIRN_ECORRUPT;
 		}
 		out->found = 1;
-		if (!view_sees(&d->v, be32_get(e), be64_get(e + 4)))
+		if (!view_sees(&d->v, e.branch, e.rev))
 			continue;
 		out->vid = ~be64_get((uint8_t *)k.mv_data + p.n);
-		out->tomb = e[12] & EF_TOMBSTONE;
+		out->tomb = e.flags & EF_TOMBSTONE;
 		out->visible = !out->tomb;
 		break;
 	}
@@ -594,25 +596,26 @@ static int links_in_view(cctx *c, uint64_t rid, link_visit fn, void *arg)
 		k.mv_size = p.n;
 		for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
 		     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			const uint8_t *kk = k.mv_data, *e = v.mv_data;
+			const uint8_t *kk = k.mv_data;
+			ventry e;
 
 			if (k.mv_size != 32 || memcmp(kk, p.b, p.n) != 0)
 				break;
-			if (v.mv_size < 17) {
+			if (ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)) {
 				mdb_cursor_close(cur);
-				return err_set(CAIRN_ECORRUPT, "%s: short entry", db_names[db]);
+				return CAIRN_ECORRUPT;
 			}
 			/* Entries of one Link identity (rel, other) are adjacent, newest first. */
 			if (have_last && memcmp(last, kk + 12, 12) == 0)
 				continue;
-			if (!view_sees(&c->d.v, be32_get(e), be64_get(e + 4)))
+			if (!view_sees(&c->d.v, e.branch, e.rev))
 				continue;
 			memcpy(last, kk + 12, 12);
 			have_last = 1;
-			if (e[12] & EF_TOMBSTONE)
+			if (e.flags & EF_TOMBSTONE)
 				continue;
-			rc = fn(c, dir == 0, be32_get(kk + 12), be64_get(kk + 16), be32_get(e + 13),
-				(const char *)e + 17, v.mv_size - 17, arg);
+			rc = fn(c, dir == 0, be32_get(kk + 12), be64_get(kk + 16), e.kind, e.key,
+				e.key_len, arg);
 			if (rc) {
 				mdb_cursor_close(cur);
 				return rc;
@@ -1316,7 +1319,7 @@ static int put_entry(cctx *c, int db, const kbuf *p, uint64_t vid, const void *v
 	kb_be64(&k, ~vid);
 	if (k.over)
 		return err_set(CAIRN_ELIMIT, "index key too long");
-	return db_put(c->d.txn, c->d.st, db, k.b, k.n, val, n, 0);
+	return wl_add(&c->wl, db, k.b, k.n, val, n);
 }
 
 static int write_attr_entries(cctx *c, uint32_t kind, const jv *values, uint64_t vid)
@@ -1350,7 +1353,7 @@ static int write_attr_entries(cctx *c, uint32_t kind, const jv *values, uint64_t
 			kb_be64(&key, vid);
 			if (key.over)
 				continue;
-			rc = db_put(c->d.txn, c->d.st, DB_ATTR, key.b, key.n, "", 0, 0);
+			rc = wl_add(&c->wl, DB_ATTR, key.b, key.n, "", 0);
 			if (rc)
 				return rc;
 		}
@@ -1366,13 +1369,18 @@ int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid)
 	memset(&c, 0, sizeof(c));
 	c.d = *d;
 	rc = write_attr_entries(&c, kind, values, vid);
+	if (!rc)
+		rc = wl_flush(&c.wl, d->txn, d->st);
+	wl_release(&c.wl);
 	buf_release(&c.tmp);
 	return rc;
 }
 
 static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 {
-	uint8_t val[8 + 4 + 8 + 1 + 4 + CAIRN_MAX_KEY], vb[8];
+	uint8_t val[VENTRY_MAX], vb[8];
+	ventry e = {0};
+	size_t n;
 	kbuf k;
 	int rc;
 
@@ -1380,23 +1388,23 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 	sha256_update(h, vb, 8);
 	sha256_update(h, c->arena.p + o->enc_off, o->enc_len);
 	key_u64(&k, c->d.dom, o->vid);
-	rc = db_put(c->d.txn, c->d.st, DB_VERSIONS, k.b, k.n, c->arena.p + o->enc_off, o->enc_len,
-		    0);
+	rc = wl_add(&c->wl, DB_VERSIONS, k.b, k.n, c->arena.p + o->enc_off, o->enc_len);
 	if (rc)
 		return rc;
 	if (o->type == V_REC || o->type == V_REC_DEL) {
 		rstate *r = &c->rs[o->st];
-		uint8_t fl = o->type == V_REC_DEL ? EF_TOMBSTONE : 0;
 
-		be64_put(val, r->rid);
-		be32_put(val + 8, c->d.br.id);
-		be64_put(val + 12, c->rev);
-		val[20] = fl;
+		e.flags = o->type == V_REC_DEL ? EF_TOMBSTONE : 0;
+		e.branch = c->d.br.id;
+		e.rev = c->rev;
+		e.rid = r->rid;
+		n = ventry_encode(val, &e, VE_KEYS);
 		key_keys(&k, c->d.dom, r->kind, r->key, r->key_len);
-		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, 21)))
+		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
 			return rc;
+		n = ventry_encode(val, &e, VE_RVIDS);
 		key_rvids(&k, c->d.dom, r->rid);
-		if ((rc = put_entry(c, DB_RVIDS, &k, o->vid, val + 8, 13)))
+		if ((rc = put_entry(c, DB_RVIDS, &k, o->vid, val, n)))
 			return rc;
 		if (o->type == V_REC && o->values &&
 		    (rc = write_attr_entries(c, r->kind, o->values, o->vid)))
@@ -1416,28 +1424,31 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 				data = src.mv_data;
 			}
 			key_u64(&vk, c->d.dom, o->vid);
-			rc = db_put(c->d.txn, c->d.st, DB_VECTORS, vk.b, vk.n, data,
-				    (size_t)o->dim * sizeof(float), 0);
+			rc = wl_add(&c->wl, DB_VECTORS, vk.b, vk.n, data,
+				    (size_t)o->dim * sizeof(float));
 			if (rc)
 				return rc;
 		}
 	} else {
 		lstate *l = &c->ls[o->st];
 		rstate *f = &c->rs[l->from], *t = &c->rs[l->to];
-		uint8_t fl = o->type == V_LINK_DEL ? EF_TOMBSTONE : (o->link_values ? EF_VALUES : 0);
 
-		be32_put(val, c->d.br.id);
-		be64_put(val + 4, c->rev);
-		val[12] = fl;
-		be32_put(val + 13, t->kind);
-		memcpy(val + 17, t->key, t->key_len);
+		e.flags = o->type == V_LINK_DEL ? EF_TOMBSTONE : (o->link_values ? EF_VALUES : 0);
+		e.branch = c->d.br.id;
+		e.rev = c->rev;
+		e.kind = t->kind;
+		e.key = t->key;
+		e.key_len = t->key_len;
+		n = ventry_encode(val, &e, VE_ADJ);
 		key_adj(&k, c->d.dom, f->rid, l->rel, t->rid);
-		if ((rc = put_entry(c, DB_ADJ, &k, o->vid, val, 17 + t->key_len)))
+		if ((rc = put_entry(c, DB_ADJ, &k, o->vid, val, n)))
 			return rc;
-		be32_put(val + 13, f->kind);
-		memcpy(val + 17, f->key, f->key_len);
+		e.kind = f->kind;
+		e.key = f->key;
+		e.key_len = f->key_len;
+		n = ventry_encode(val, &e, VE_ADJ);
 		key_adj(&k, c->d.dom, t->rid, l->rel, f->rid);
-		if ((rc = put_entry(c, DB_ADJR, &k, o->vid, val, 17 + f->key_len)))
+		if ((rc = put_entry(c, DB_ADJR, &k, o->vid, val, n)))
 			return rc;
 	}
 	return 0;
@@ -1551,6 +1562,8 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		if (o->type == V_REC || o->type == V_REC_DEL)
 			deltas[c->rs[o->st].kind] += o->count_delta;
 	}
+	if (!rc)
+		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
 	for (size_t i = 0; i < n_chunks && !rc; i++)
 		rc = put_cell(c, CELL_LIVE, chunks[i].id, chunks[i].bits, LIVE_CHUNK_BYTES);
 	for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
@@ -1602,6 +1615,7 @@ static void cctx_release(cctx *c)
 	buf_release(&c->arena);
 	buf_release(&c->tmp);
 	arena_release(&c->mem);
+	wl_release(&c->wl);
 	dctx_close(&c->d);
 }
 

@@ -242,14 +242,71 @@ void key_u64(kbuf *k, uint32_t dom, uint64_t id)
 	kb_be64(k, id);
 }
 
+/* ---------------------------------------------------- identity entries -- */
+
+static size_t put_varint(uint8_t *o, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		o[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	o[n++] = (uint8_t)v;
+	return n;
+}
+
+size_t ventry_encode(uint8_t *out, const ventry *e, int what)
+{
+	size_t n = 0;
+
+	out[n++] = e->flags;
+	n += put_varint(out + n, e->branch);
+	n += put_varint(out + n, e->rev);
+	if (what == VE_KEYS) {
+		n += put_varint(out + n, e->rid);
+	} else if (what == VE_ADJ) {
+		n += put_varint(out + n, e->kind);
+		memcpy(out + n, e->key, e->key_len);
+		n += e->key_len;
+	}
+	return n;
+}
+
+int ventry_decode(const void *p, size_t n, int what, ventry *out)
+{
+	rdr r;
+
+	rd_init(&r, p, n);
+	out->flags = rd_u8(&r);
+	out->branch = (uint32_t)rd_varint(&r);
+	out->rev = rd_varint(&r);
+	out->rid = 0;
+	out->kind = 0;
+	out->key = NULL;
+	out->key_len = 0;
+	if (what == VE_KEYS) {
+		out->rid = rd_varint(&r);
+	} else if (what == VE_ADJ) {
+		out->kind = (uint32_t)rd_varint(&r);
+		out->key = (const char *)r.p;
+		out->key_len = (size_t)(r.end - r.p);
+		r.p = r.end;
+		if (out->key_len == 0 || out->key_len > CAIRN_MAX_KEY)
+			r.bad = 1;
+	}
+	if (r.bad || r.p != r.end)
+		return err_set(CAIRN_ECORRUPT, "malformed index entry");
+	return 0;
+}
+
 /* ----------------------------------------------------------- lookups -- */
 
 /*
  * Walk the entries of one identity (keys with prefix p, each followed by
- * ~vid) newest first, and stop at the first the view sees. Values start with
- * [rid be64] when has_rid, then branch be32, rev be64, flags u8.
+ * ~vid) newest first, and stop at the first the view sees.
  */
-static int ident_walk(dctx *c, int db, const kbuf *p, int has_rid, ident *out)
+static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 {
 	MDB_cursor *cur;
 	MDB_val k = {p->n, (void *)p->b}, v;
@@ -262,28 +319,23 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int has_rid, ident *out)
 	c->stats.seeks++;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const uint8_t *d = v.mv_data;
-		size_t off = has_rid ? 8 : 0;
-		uint32_t branch;
-		uint64_t rev;
+		ventry e;
 
 		c->stats.entries++;
 		if (k.mv_size != p->n + 8 || memcmp(k.mv_data, p->b, p->n) != 0)
 			break;
-		if (v.mv_size < off + 13) {
+		if (ventry_decode(v.mv_data, v.mv_size, what, &e)) {
 			mdb_cursor_close(cur);
-			return err_set(CAIRN_ECORRUPT, "%s: short entry", db_names[db]);
+			return CAIRN_ECORRUPT;
 		}
-		if (!out->found && has_rid)
-			out->rid = be64_get(d);
+		if (!out->found && what == VE_KEYS)
+			out->rid = e.rid;
 		out->found = 1;
-		branch = be32_get(d + off);
-		rev = be64_get(d + off + 4);
-		if (!view_sees(&c->v, branch, rev))
+		if (!view_sees(&c->v, e.branch, e.rev))
 			continue;
 		out->vid = ~be64_get((const uint8_t *)k.mv_data + p->n);
-		out->rev = rev;
-		out->tomb = d[off + 12] & EF_TOMBSTONE;
+		out->rev = e.rev;
+		out->tomb = e.flags & EF_TOMBSTONE;
 		out->visible = !out->tomb;
 		break;
 	}
@@ -300,7 +352,7 @@ int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *o
 	key_keys(&p, c->dom, kind, key, key_len);
 	if (p.over)
 		return err_set(CAIRN_EKEYLONG, "key too long");
-	return ident_walk(c, DB_KEYS, &p, 1, out);
+	return ident_walk(c, DB_KEYS, &p, VE_KEYS, out);
 }
 
 int rid_lookup(dctx *c, uint64_t rid, ident *out)
@@ -309,7 +361,7 @@ int rid_lookup(dctx *c, uint64_t rid, ident *out)
 	int rc;
 
 	key_rvids(&p, c->dom, rid);
-	rc = ident_walk(c, DB_RVIDS, &p, 0, out);
+	rc = ident_walk(c, DB_RVIDS, &p, VE_RVIDS, out);
 	out->rid = rid;
 	return rc;
 }

@@ -52,26 +52,27 @@ static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 	k.mv_size = p.n;
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const uint8_t *kk = k.mv_data, *e = v.mv_data;
+		const uint8_t *kk = k.mv_data;
 		size_t ident_len = k.mv_size - 8;
 		uint64_t vid;
 		arena tmp = ARENA_INIT;
 		const jv *vals;
+		ventry e;
 		vrec ver;
 
 		if (k.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
 			break;
-		if (v.mv_size < 21 || ident_len > sizeof(last)) {
+		if (ident_len > sizeof(last) || ventry_decode(v.mv_data, v.mv_size, VE_KEYS, &e)) {
 			rc = err_set(CAIRN_ECORRUPT, "keys: malformed entry");
 			break;
 		}
 		if (last_len == ident_len && memcmp(last, kk, ident_len) == 0)
 			continue; /* this identity is decided */
-		if (!view_sees(&d->v, be32_get(e + 8), be64_get(e + 12)))
+		if (!view_sees(&d->v, e.branch, e.rev))
 			continue;
 		memcpy(last, kk, ident_len);
 		last_len = ident_len;
-		if (e[20] & EF_TOMBSTONE)
+		if (e.flags & EF_TOMBSTONE)
 			continue;
 		vid = ~be64_get(kk + ident_len);
 		if ((rc = version_get(d, vid, &ver)))
@@ -163,28 +164,29 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 	k.mv_size = p.n;
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const uint8_t *kk = k.mv_data, *e = v.mv_data;
+		const uint8_t *kk = k.mv_data;
 		uint64_t *slot;
+		ventry e;
 		int isnew;
 
 		if (k.mv_size != 32 || memcmp(kk, p.b, 4) != 0)
 			break;
-		if (v.mv_size < 17) {
-			rc = err_set(CAIRN_ECORRUPT, "adj: short entry");
+		if (ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)) {
+			rc = CAIRN_ECORRUPT;
 			break;
 		}
 		if (be32_get(kk + 12) != r->id)
 			continue;
 		if (have_last && memcmp(last, kk, 24) == 0)
 			continue;
-		if (!view_sees(&d->v, be32_get(e), be64_get(e + 4)))
+		if (!view_sees(&d->v, e.branch, e.rev))
 			continue;
 		memcpy(last, kk, 24);
 		have_last = 1;
-		if (e[12] & EF_TOMBSTONE)
+		if (e.flags & EF_TOMBSTONE)
 			continue;
 		if (what == DELTA_REL_ENDS) {
-			offend(off, r->name, (const char *)e + 17, v.mv_size - 17, d->br.name,
+			offend(off, r->name, e.key, e.key_len, d->br.name,
 			       "a Link of the Relation whose Kinds changed ends here");
 			continue;
 		}

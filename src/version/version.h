@@ -31,9 +31,37 @@
 #define LIVE_CHUNK_BITS 12	/* 4096 vids per live-set chunk */
 #define LIVE_CHUNK_BYTES (1u << (LIVE_CHUNK_BITS - 3))
 
-/* Entry flags in keys, rvids, adj and adj_rev values. */
+/*
+ * Values of the identity indexes (keys, rvids, adj, adj_rev): flags, then
+ * the branch and revision that wrote the entry's Version as varints; then
+ * for keys the rid, and for adj and adj_rev the Kind and key of the Link's
+ * other end, so a Link is listed without reading the Record it points to.
+ */
 #define EF_TOMBSTONE 1u
 #define EF_VALUES 2u	/* a Link entry whose Version has values */
+
+enum ventry_kind {
+	VE_KEYS = 1,
+	VE_RVIDS = 2,
+	VE_ADJ = 3,
+};
+
+typedef struct ventry {
+	uint8_t flags;
+	uint32_t branch;
+	uint64_t rev;
+	uint64_t rid;		/* VE_KEYS */
+	uint32_t kind;		/* VE_ADJ: Kind of the other end */
+	const char *key;	/* VE_ADJ: key of the other end (points into the value) */
+	size_t key_len;
+} ventry;
+
+#define VENTRY_MAX (1 + 5 + 10 + 10 + 5 + CAIRN_MAX_KEY)
+
+/* Decode a value of an identity index. CAIRN_ECORRUPT if malformed. */
+int ventry_decode(const void *p, size_t n, int what, ventry *out);
+/* Encode into out (VENTRY_MAX bytes); returns the length. */
+size_t ventry_encode(uint8_t *out, const ventry *e, int what);
 
 /* Cell types in DB_CELLS. */
 enum cell_type {
