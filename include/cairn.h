@@ -158,6 +158,13 @@ typedef struct cairn_open_options {
 CAIRN_API int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 /* Close the store. All read transactions must have ended. */
 CAIRN_API void cairn_close(cairn_store *st);
+/*
+ * Bring the whole store into this process's memory map now (the pages the
+ * data file uses), so that the first reads of each page do not fault. Useful
+ * after opening a large store in a server. Returns 0, or CAIRN_EIO when the
+ * kernel refuses (the store stays usable).
+ */
+CAIRN_API int cairn_store_warm(cairn_store *st);
 
 /* -------------------------------------------------------------- domains -- */
 

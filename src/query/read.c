@@ -64,6 +64,7 @@ int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn 
 	rc = dctx_open(&t->d, st, t->txn, opts->domain, opts->branch);
 	if (rc)
 		goto out_fail;
+	t->d.readonly = 1;
 	if (opts->at_revision || opts->at_time_ms) {
 		uint64_t rev = opts->at_revision;
 
@@ -297,14 +298,14 @@ int cairn_links(cairn_txn *t, const char *kind, const char *key, size_t key_len,
 		uint8_t last[24];
 		int have_last = 0, mrc;
 
-		key_rvids(&p, t->d.dom, id.rid);
+		key_rid(&p, t->d.dom, id.rid);
 		if (rd)
 			kb_be32(&p, rd->id);
 		if (lc->state[13]) {
 			uint32_t lrel = be32_get(lc->state + 1);
 			uint64_t lother = be64_get(lc->state + 5);
 
-			key_rvids(&s, t->d.dom, id.rid);
+			key_rid(&s, t->d.dom, id.rid);
 			if (lother == UINT64_MAX) {
 				kb_be32(&s, lrel + 1);
 				kb_be64(&s, 0);

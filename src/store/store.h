@@ -20,7 +20,6 @@ enum db_id {
 	DB_CATALOG,  /* Domains, branches, schemas, counters */
 	DB_VERSIONS, /* (dom, vid) -> Version */
 	DB_KEYS,     /* (dom, kind, key, 0, ~vid) -> rid, branch, revision, flags */
-	DB_RVIDS,    /* (dom, rid, ~vid) -> branch, revision, flags */
 	DB_ADJ,	     /* (dom, from rid, rel, to rid, ~vid) -> branch, revision, flags, to kind, to key */
 	DB_ADJR,     /* (dom, to rid, rel, from rid, ~vid) -> branch, revision, flags, from kind, from key */
 	DB_ATTR,     /* (dom, kind, attribute, encoded value, vid) -> empty */

@@ -356,6 +356,10 @@ void dctx_at(dctx *c, uint64_t rev)
 
 void dctx_close(dctx *c)
 {
+	if (c->kcur) {
+		mdb_cursor_close(c->kcur);
+		c->kcur = NULL;
+	}
 	if (c->sref) {
 		pthread_mutex_lock(&c->st->cache_lock);
 		sref_put(c->sref);

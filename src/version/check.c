@@ -218,29 +218,6 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 	return 0;
 }
 
-static int check_rvid_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
-{
-	uint64_t vid;
-	vrec ver;
-	int rc;
-
-	ventry e;
-
-	c->rep.index_entries++;
-	if (kn != 20 || ventry_decode(v, vn, VE_RVIDS, &e)) {
-		problem(c, "rvids: malformed entry");
-		return 0;
-	}
-	vid = ~be64_get(k + 12);
-	if ((rc = get_version(c, vid, &ver, "an rvids entry")))
-		return rc > 0 ? 0 : rc;
-	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.rid != be64_get(k + 4) ||
-	    ver.branch != e.branch || ver.rev != e.rev ||
-	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC))
-		problem(c, "rvids entry for Version %llu does not match it", (unsigned long long)vid);
-	return 0;
-}
-
 static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, int rev)
 {
 	uint64_t vid, a, b;
@@ -590,8 +567,6 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 		rc = check_revisions(&c);
 	if (!rc)
 		rc = each_entry(&c, DB_KEYS, check_key_entry);
-	if (!rc)
-		rc = each_entry(&c, DB_RVIDS, check_rvid_entry);
 	if (!rc)
 		rc = each_entry(&c, DB_ADJ, check_adj_entry);
 	if (!rc)

@@ -588,7 +588,7 @@ static int links_in_view(cctx *c, uint64_t rid, link_visit fn, void *arg)
 		uint8_t last[12];
 		int have_last = 0, rc;
 
-		key_rvids(&p, c->d.dom, rid);
+		key_rid(&p, c->d.dom, rid);
 		rc = mdb_cursor_open(c->d.txn, c->d.st->dbi[db], &cur);
 		if (rc)
 			return store_err(rc, db_names[db]);
@@ -1401,10 +1401,6 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		n = ventry_encode(val, &e, VE_KEYS);
 		key_keys(&k, c->d.dom, r->kind, r->key, r->key_len);
 		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
-			return rc;
-		n = ventry_encode(val, &e, VE_RVIDS);
-		key_rvids(&k, c->d.dom, r->rid);
-		if ((rc = put_entry(c, DB_RVIDS, &k, o->vid, val, n)))
 			return rc;
 		if (o->type == V_REC && o->values &&
 		    (rc = write_attr_entries(c, r->kind, o->values, o->vid)))

@@ -210,7 +210,7 @@ void key_keys(kbuf *k, uint32_t dom, uint32_t kind, const char *key, size_t key_
 	kb_u8(k, 0);
 }
 
-void key_rvids(kbuf *k, uint32_t dom, uint64_t rid)
+void key_rid(kbuf *k, uint32_t dom, uint64_t rid)
 {
 	kb_init(k);
 	kb_be32(k, dom);
@@ -313,9 +313,15 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = mdb_cursor_open(c->txn, c->st->dbi[db], &cur);
-	if (rc)
-		return store_err(rc, db_names[db]);
+	if (c->readonly && db == DB_KEYS && c->kcur) {
+		cur = c->kcur;
+	} else {
+		rc = mdb_cursor_open(c->txn, c->st->dbi[db], &cur);
+		if (rc)
+			return store_err(rc, db_names[db]);
+		if (c->readonly && db == DB_KEYS)
+			c->kcur = cur;
+	}
 	c->stats.seeks++;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
@@ -325,7 +331,8 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 		if (k.mv_size != p->n + 8 || memcmp(k.mv_data, p->b, p->n) != 0)
 			break;
 		if (ventry_decode(v.mv_data, v.mv_size, what, &e)) {
-			mdb_cursor_close(cur);
+			if (cur != c->kcur)
+				mdb_cursor_close(cur);
 			return CAIRN_ECORRUPT;
 		}
 		if (!out->found && what == VE_KEYS)
@@ -339,7 +346,8 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 		out->visible = !out->tomb;
 		break;
 	}
-	mdb_cursor_close(cur);
+	if (cur != c->kcur)
+		mdb_cursor_close(cur);
 	if (rc && rc != MDB_NOTFOUND)
 		return store_err(rc, db_names[db]);
 	return 0;
@@ -353,17 +361,6 @@ int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *o
 	if (p.over)
 		return err_set(CAIRN_EKEYLONG, "key too long");
 	return ident_walk(c, DB_KEYS, &p, VE_KEYS, out);
-}
-
-int rid_lookup(dctx *c, uint64_t rid, ident *out)
-{
-	kbuf p;
-	int rc;
-
-	key_rvids(&p, c->dom, rid);
-	rc = ident_walk(c, DB_RVIDS, &p, VE_RVIDS, out);
-	out->rid = rid;
-	return rc;
 }
 
 int version_get(dctx *c, uint64_t vid, vrec *out)

@@ -196,12 +196,16 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 			break;
 		}
 		if (++*slot == 2) {
-			ident id;
-			vrec ver;
+			/* The reverse entry of this Link names its from-Record. */
+			MDB_val rv;
+			kbuf rk;
+			ventry re;
 
-			rc = rid_lookup(d, be64_get(kk + 4), &id);
-			if (!rc && id.visible && !(rc = version_get(d, id.vid, &ver)))
-				offend(off, r->from, ver.key, ver.key_len, d->br.name,
+			key_adj(&rk, d->dom, be64_get(kk + 16), r->id, be64_get(kk + 4));
+			kb_bytes(&rk, kk + 24, 8);
+			rc = db_get(d->txn, d->st, DB_ADJR, rk.b, rk.n, &rv);
+			if (!rc && !(rc = ventry_decode(rv.mv_data, rv.mv_size, VE_ADJ, &re)))
+				offend(off, r->from, re.key, re.key_len, d->br.name,
 				       "it has more than one Link of the Relation made one");
 		}
 	}

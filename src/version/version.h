@@ -6,7 +6,7 @@
  * Visibility. Every Version carries the branch and revision that wrote it.
  * A read of branch B at revision R sees through a view: B itself up to R,
  * then B's parent up to min(fork revision, R), and so on up the chain. For
- * indexes grouped by identity (keys, rvids, adj, adj_rev) entries of one
+ * indexes grouped by identity (keys, adj, adj_rev) entries of one
  * identity are sorted newest first, and the first entry the view sees
  * decides (a tombstone means "absent"). For indexes that are not grouped by
  * identity (attr, and later postings and vectors) an entry counts when its
@@ -32,7 +32,7 @@
 #define LIVE_CHUNK_BYTES (1u << (LIVE_CHUNK_BITS - 3))
 
 /*
- * Values of the identity indexes (keys, rvids, adj, adj_rev): flags, then
+ * Values of the identity indexes (keys, adj, adj_rev): flags, then
  * the branch and revision that wrote the entry's Version as varints; then
  * for keys the rid, and for adj and adj_rev the Kind and key of the Link's
  * other end, so a Link is listed without reading the Record it points to.
@@ -42,7 +42,6 @@
 
 enum ventry_kind {
 	VE_KEYS = 1,
-	VE_RVIDS = 2,
 	VE_ADJ = 3,
 };
 
@@ -167,6 +166,8 @@ typedef struct dctx {
 	view v;
 	uint64_t rev;	/* revision read: the branch head or the one asked for */
 	cairn_read_stats stats;
+	int readonly;	/* a read transaction: cursors below are kept until dctx_close */
+	MDB_cursor *kcur; /* keys index cursor, reused by lookups (read transactions) */
 } dctx;
 
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
@@ -205,14 +206,13 @@ typedef struct ident {
 
 /* Look up Record (kind, key) in the view. */
 int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *out);
-/* Look up the current Version of rid in the view. */
-int rid_lookup(dctx *c, uint64_t rid, ident *out);
 /* Fetch and decode Version vid. */
 int version_get(dctx *c, uint64_t vid, vrec *out);
 
 /* Encoded keys. */
 void key_keys(kbuf *k, uint32_t dom, uint32_t kind, const char *key, size_t key_len);
-void key_rvids(kbuf *k, uint32_t dom, uint64_t rid);
+/* The prefix (dom, rid) of a Record's adj and adj_rev entries. */
+void key_rid(kbuf *k, uint32_t dom, uint64_t rid);
 void key_adj(kbuf *k, uint32_t dom, uint64_t a, uint32_t rel, uint64_t b);
 void key_cell(kbuf *k, uint32_t dom, int type, uint32_t branch, uint64_t id);
 void key_u64(kbuf *k, uint32_t dom, uint64_t id);
