@@ -32,7 +32,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
-.PHONY: all setup check run fuzz bench install clean format
+.PHONY: all setup check run fuzz bench install clean format FORCE
 all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
 
 setup:
@@ -56,7 +56,7 @@ $(B)/libcairn.so: $(LIB_OBJ)
 $(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS)
 
-$(B)/cairn.pc: Makefile
+$(B)/cairn.pc: FORCE
 	@mkdir -p $(B)
 	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb libcrypto libxxhash\nLibs: -L$${libdir} -lcairn\nLibs.private: -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 

@@ -32,7 +32,8 @@
  * - Read results are zero-copy views into the store's memory map: they stay
  *   valid until the read transaction that produced them ends, and must not be
  *   modified.
- * - cairn_*_close(NULL), cairn_*_free(NULL) and cairn_txn_end(NULL) are no-ops.
+ * - cairn_close(NULL), cairn_changeset_free(NULL), cairn_txn_end(NULL) and
+ *   cairn_import_abort(NULL) are no-ops.
  *
  * Thread safety
  * -------------
@@ -130,9 +131,6 @@ CAIRN_API const char *cairn_errmsg(void);
 /* Index (from 0) of the change the calling thread's last error concerns, or -1. */
 CAIRN_API long cairn_errchange(void);
 
-/* Free memory that a call documented as "freed with cairn_free" returned. */
-CAIRN_API void cairn_free(void *p);
-
 /* ---------------------------------------------------------------- store -- */
 
 typedef struct cairn_store cairn_store;
@@ -152,8 +150,11 @@ typedef struct cairn_open_options {
 /*
  * Open the store in directory `path` (opts may be NULL: open an existing
  * store read-write). Opening never rebuilds an index.
- * Returns 0, CAIRN_ENOTFOUND (no store and no CAIRN_OPEN_CREATE), CAIRN_EFORMAT,
- * CAIRN_EIO, CAIRN_ENOMEM. On failure *out is NULL.
+ * Returns 0, CAIRN_EINVAL (no path, or not a directory), CAIRN_ENOTFOUND (no
+ * store and no CAIRN_OPEN_CREATE), CAIRN_EFORMAT (not a Cairn store, or another
+ * format), CAIRN_ELOCKED (already open in this process: LMDB allows one
+ * environment per file and process), CAIRN_EREADONLY, CAIRN_EIO,
+ * CAIRN_ENOMEM. On failure *out is NULL.
  */
 CAIRN_API int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 /* Close the store. All read transactions must have ended. */
@@ -206,6 +207,7 @@ typedef struct cairn_commit_options {
 	cairn_provenance prov;
 	uint64_t expect_revision;   /* with has_expect: refuse unless the branch head is this */
 	int has_expect;
+	int create_domain;	    /* create the Domain in the same transaction if it is missing */
 } cairn_commit_options;
 
 typedef struct cairn_commit_result {
@@ -419,7 +421,7 @@ CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 /* ------------------------------------------------------ import / export -- */
 
 enum cairn_on_error {
-	CAIRN_ON_ERROR_STOP = 0,	/* the first bad line stops the import */
+	CAIRN_ON_ERROR_STOP = 0,	/* a bad line stops the import (batches committed before stay) */
 	CAIRN_ON_ERROR_SKIP = 1,	/* bad lines are reported and skipped */
 };
 
@@ -449,8 +451,13 @@ typedef struct cairn_import cairn_import;
 /*
  * Import JSON Lines from one or more inputs, in batches of `batch` changes,
  * each batch one commit. A line may name Records that come later in the same
- * import: its change waits until they are committed; at the end of the import
- * whatever still waits fails with the line that named the missing Record.
+ * import: its change waits until they are committed, and later changes of the
+ * same Record or Link wait behind it, so the store ends as the lines say in
+ * their order. At the end of the import whatever still waits is tried once
+ * more, together; what fails then fails with the line that named the missing
+ * Record. Bad lines are reported in line order. With has_expect, the first
+ * batch expects the given head and each later one the head its predecessor
+ * made. With create_domain, the first batch creates the Domain.
  * Usage: cairn_import_begin, then cairn_import_feed for each input (in order),
  * then cairn_import_end, which commits the rest and frees the import.
  * On a stopping error, the batches committed so far stay committed (each is a

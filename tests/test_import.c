@@ -197,3 +197,105 @@ void test_import_roundtrip(void)
 	cairn_close(st2);
 	cairn_close(st);
 }
+
+/* What the import ends with is what its lines say, in their order, whatever the batch size. */
+void test_import_order(void)
+{
+	const char *names[] = {"in.jsonl"};
+	const char *texts[] = {
+		/* Line 1 waits for S9 (line 5); lines 2 and 3 change the same Part and must follow it. */
+		"{\"kind\":\"Part\",\"key\":\"P\",\"title\":\"first\",\"values\":{\"sku\":\"a\",\"supplier\":\"S9\"}}\n"
+		"{\"kind\":\"Part\",\"key\":\"P\",\"op\":\"patch\",\"values\":{\"price\":2.5}}\n"
+		"{\"kind\":\"Part\",\"key\":\"Q\",\"values\":{\"sku\":\"q\"}}\n"
+		"{\"kind\":\"Part\",\"key\":\"Q\",\"op\":\"delete\"}\n"
+		"{\"kind\":\"Supplier\",\"key\":\"S9\",\"values\":{\"vat\":\"9\"}}\n"
+		"{\"kind\":\"Part\",\"key\":\"R\",\"values\":{\"sku\":\"r\",\"supplier\":\"S10\"}}\n"
+		"{\"kind\":\"Part\",\"key\":\"R\",\"op\":\"delete\"}\n"
+		"{\"kind\":\"Supplier\",\"key\":\"S10\",\"values\":{\"vat\":\"10\"}}\n"};
+	char *first = NULL;
+
+	for (size_t batch = 1; batch <= 9; batch++) {
+		cairn_store *st;
+		struct bad bad = {0};
+		cairn_import_stats stats;
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+		cairn_record r;
+		char *exp;
+
+		if (batch > 1) {
+			char cmd[600];
+
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_path("store"));
+			CHECK(system(cmd) == 0);
+		}
+		st = test_store();
+		CHECK(st);
+		OK(import(st, batch, CAIRN_ON_ERROR_STOP, &bad, &stats, 1, names, texts));
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_get(t, "Part", "P", 1, &r));
+		CHECK(test_streq(r.title, r.title_len, "first"));
+		CHECK(test_streq(r.values, r.values_len, "{\"price\":2.5,\"sku\":\"a\",\"supplier\":\"S9\"}"));
+		CHECK_RC(cairn_get(t, "Part", "Q", 1, &r), CAIRN_ENOTFOUND);
+		CHECK_RC(cairn_get(t, "Part", "R", 1, &r), CAIRN_ENOTFOUND);
+		cairn_txn_end(t);
+		exp = test_export(st, "d");
+		CHECK(exp);
+		if (!first)
+			first = exp;
+		else {
+			CHECK(strcmp(first, exp) == 0);
+			free(exp);
+		}
+		OK(cairn_check(st, "d", NULL, NULL, NULL));
+		cairn_close(st);
+	}
+	free(first);
+}
+
+/* Stopping at a bad line names the first bad line, and --expect holds across batches. */
+void test_import_first_error(void)
+{
+	cairn_store *st = test_store();
+	struct bad bad = {0};
+	cairn_import_stats stats;
+	const char *names[] = {"in.jsonl"};
+	const char *two_bad[] = {"{\"kind\":\"Plant\",\"key\":\"A\"}\n"
+				 "{\"kind\":\"Plant\",\"key\":\"B\",\"values\":{\"city\":1}}\n"
+				 "{\"kind\":\"Plant\",\"key\":\"C\",\"values\":{\"nope\":1}}\n"};
+	const char *json_after[] = {"{\"kind\":\"Plant\",\"key\":\"D\",\"values\":{\"city\":2}}\n"
+				    "not json\n"};
+	const char *many[] = {"{\"kind\":\"Plant\",\"key\":\"E\"}\n{\"kind\":\"Plant\",\"key\":\"F\"}\n"
+			      "{\"kind\":\"Plant\",\"key\":\"G\"}\n"};
+	cairn_import_options io;
+	cairn_import *im;
+	FILE *f;
+
+	CHECK(st);
+	CHECK_RC(import(st, 10, CAIRN_ON_ERROR_STOP, &bad, &stats, 1, names, two_bad), CAIRN_ETYPE);
+	CHECK(strstr(cairn_errmsg(), "in.jsonl:2") != NULL);
+	memset(&bad, 0, sizeof(bad));
+	CHECK_RC(import(st, 10, CAIRN_ON_ERROR_STOP, &bad, &stats, 1, names, json_after), CAIRN_ETYPE);
+	CHECK(strstr(cairn_errmsg(), "in.jsonl:1") != NULL);
+	/* Expecting the head at the start, an import of three batches succeeds. */
+	memset(&io, 0, sizeof(io));
+	io.commit.domain = "d";
+	io.commit.has_expect = 1;
+	io.commit.expect_revision = test_head(st, "d");
+	io.batch = 1;
+	OK(cairn_import_begin(st, &io, &im));
+	f = fmemopen((void *)many[0], strlen(many[0]), "r");
+	OK(cairn_import_feed(im, "many", f));
+	fclose(f);
+	OK(cairn_import_end(im, &stats));
+	CHECK(stats.commits == 3);
+	/* A stale expectation is refused before anything is written. */
+	io.commit.expect_revision = 1;
+	OK(cairn_import_begin(st, &io, &im));
+	f = fmemopen((void *)many[0], strlen(many[0]), "r");
+	CHECK_RC(cairn_import_feed(im, "many", f), CAIRN_ECONFLICT);
+	fclose(f);
+	cairn_import_abort(im);
+	cairn_close(st);
+}

@@ -171,6 +171,10 @@ void test_schema_populated(void)
 	CHECK_RC(apply(st, "{\"relations\":[{\"name\":\"stocked_at\",\"from\":\"Part\",\"to\":\"Plant\",\"cardinality\":\"one\"}]}"),
 		 CAIRN_ESCHEMADATA);
 	CHECK(strstr(cairn_errmsg(), "P1") != NULL);
+	/* A string made a ref must name existing Records. */
+	CHECK_RC(apply(st, "{\"kinds\":[{\"name\":\"Plant\",\"attributes\":[{\"name\":\"city\",\"type\":\"ref\",\"ref\":\"Supplier\"}]}]}"),
+		 CAIRN_ESCHEMADATA);
+	CHECK(strstr(cairn_errmsg(), "Supplier:Lyon") != NULL);
 	CHECK(test_head(st, "d") == head);
 	after = test_export(st, "d");
 	CHECK(after && strcmp(before, after) == 0);
@@ -189,6 +193,15 @@ void test_schema_populated(void)
 		       NULL));
 	/* The index built for existing Records passes the check of every entry. */
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	/* A unique float: 4 and 4.0 are one value, in one commit as against the store. */
+	OK(apply(st, "{\"kinds\":[{\"name\":\"Plant\",\"attributes\":[{\"name\":\"code\",\"type\":\"float\",\"unique\":true}]}]}"));
+	CHECK_RC(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"X1\",\"values\":{\"code\":4}}\n"
+				 "{\"kind\":\"Plant\",\"key\":\"X2\",\"values\":{\"code\":4.0}}",
+			     NULL),
+		 CAIRN_EUNIQUE);
+	OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"X1\",\"values\":{\"code\":4}}", NULL));
+	CHECK_RC(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"X2\",\"values\":{\"code\":4.0}}", NULL),
+		 CAIRN_EUNIQUE);
 	/* The schema is versioned: as of the old revision, the old schema. */
 	{
 		cairn_read_options ro = {0};

@@ -128,6 +128,35 @@ void test_domain_lifecycle(void)
 	char names[256] = "";
 
 	OK(cairn_open(test_path("s"), &o, &st));
+	/* A write may create its Domain, in its own transaction: refused, it leaves none. */
+	{
+		cairn_commit_options co = {0};
+		const char *schema = "{\"kinds\":[{\"name\":\"K\"}]}";
+		cairn_changeset *cs;
+
+		co.domain = "made";
+		co.create_domain = 1;
+		CHECK_RC(cairn_schema_apply(st, &co, "{\"kinds\":7}", 11, NULL), CAIRN_ESCHEMA);
+		OK(cairn_changeset_new(&cs));
+		OK(cairn_cs_put(cs, "Nope", "k", 1, NULL, 0, NULL, 0));
+		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EUNKNOWNKIND);
+		OK(cairn_domain_list(st, collect, names));
+		CHECK(strcmp(names, "") == 0);
+		OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+		cairn_changeset_clear(cs);
+		OK(cairn_cs_put(cs, "K", "k", 1, NULL, 0, NULL, 0));
+		co.domain = "made2";
+		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EUNKNOWNKIND); /* new, so no schema */
+		co.create_domain = 0;
+		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_ENODOMAIN);
+		co.domain = "made";
+		OK(cairn_commit(st, &co, cs, NULL));
+		OK(cairn_domain_list(st, collect, names));
+		CHECK(strcmp(names, "made,") == 0);
+		OK(cairn_domain_drop(st, "made"));
+		names[0] = '\0';
+		cairn_changeset_free(cs);
+	}
 	CHECK_RC(cairn_domain_create(st, "bad name"), CAIRN_EINVAL);
 	CHECK_RC(cairn_domain_create(st, ""), CAIRN_EINVAL);
 	OK(cairn_domain_create(st, "beta"));

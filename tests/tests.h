@@ -46,6 +46,8 @@
 	X(import_forward)                                                                          \
 	X(import_errors)                                                                           \
 	X(import_roundtrip)                                                                        \
+	X(import_order)                                                                            \
+	X(import_first_error)                                                                      \
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \
 	VALIDATION_TESTS(X)

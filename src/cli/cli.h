@@ -51,8 +51,6 @@ int cli_open(cli *c, int create, cairn_store **st);
 /* Fill read options from the command line (branch, --at). Returns 0 or an exit code. */
 int cli_read_options(cli *c, cairn_read_options *ro);
 void cli_commit_options(cli *c, cairn_commit_options *co);
-/* Create the Domain when a write finds it missing. */
-int cli_ensure_domain(cli *c, cairn_store *st);
 
 /* JSON output helpers (stdout). */
 void out_str(FILE *f, const char *s, size_t n);

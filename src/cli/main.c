@@ -190,15 +190,6 @@ int cli_open(cli *c, int create, cairn_store **st)
 	return 0;
 }
 
-int cli_ensure_domain(cli *c, cairn_store *st)
-{
-	int rc = cairn_domain_create(st, c->domain);
-
-	if (rc == 0 || rc == CAIRN_EEXIST)
-		return 0;
-	return cli_fail(c, rc, "domain");
-}
-
 /* Parse an RFC 3339 time with the C library (UTC offsets included). */
 static int parse_time(const char *s, int64_t *ms)
 {
@@ -261,6 +252,7 @@ void cli_commit_options(cli *c, cairn_commit_options *co)
 	if (!co->prov.actor)
 		co->prov.actor = getenv("USER") ? getenv("USER") : "cli";
 	co->prov.client_time_ms = (int64_t)time(NULL) * 1000;
+	co->create_domain = 1; /* the first write creates the Domain, in its own commit */
 	if (c->expect >= 0) {
 		co->has_expect = 1;
 		co->expect_revision = (uint64_t)c->expect;
@@ -397,14 +389,12 @@ static int cmd_schema(cli *c)
 			cairn_close(st);
 			return EXIT_NOTFOUND;
 		}
-		if ((ex = cli_ensure_domain(c, st)) == 0) {
-			cli_commit_options(c, &co);
-			rc = cairn_schema_apply(st, &co, json, len, &res);
-			if (rc)
-				ex = cli_fail(c, rc, "schema");
-			else
-				print_commit(c, &res);
-		}
+		cli_commit_options(c, &co);
+		rc = cairn_schema_apply(st, &co, json, len, &res);
+		if (rc)
+			ex = cli_fail(c, rc, "schema");
+		else
+			print_commit(c, &res);
 		free(json);
 	} else {
 		cairn_read_options ro;
@@ -510,10 +500,6 @@ static int cmd_import(cli *c)
 	io.ctx = &pr;
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
-	if ((ex = cli_ensure_domain(c, st))) {
-		cairn_close(st);
-		return ex;
-	}
 	cli_commit_options(c, &io.commit);
 	if (!io.commit.prov.source)
 		io.commit.prov.source = c->args[0];
@@ -629,15 +615,12 @@ static int cmd_write(cli *c, const char *cmd)
 		cairn_changeset_free(cs);
 		return ex;
 	}
-	ex = cli_ensure_domain(c, st);
-	if (!ex) {
-		cli_commit_options(c, &co);
-		rc = cairn_commit(st, &co, cs, &res);
-		if (rc)
-			ex = cli_fail(c, rc, cmd);
-		else
-			print_commit(c, &res);
-	}
+	cli_commit_options(c, &co);
+	rc = cairn_commit(st, &co, cs, &res);
+	if (rc)
+		ex = cli_fail(c, rc, cmd);
+	else
+		print_commit(c, &res);
 	cairn_changeset_free(cs);
 	cairn_close(st);
 	return ex;

@@ -57,8 +57,12 @@ int cmd_gen(cli *c)
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\n");
 	if (c->json)
-		printf("{\"dir\":\"%s\",\"records\":%llu,\"links\":%llu,\"vocabulary\":%u}\n", c->out,
+	{
+		printf("{\"dir\":");
+		out_str(stdout, c->out, strlen(c->out));
+		printf(",\"records\":%llu,\"links\":%llu,\"vocabulary\":%u}\n",
 		       (unsigned long long)s.records, (unsigned long long)s.links, s.vocab);
+	}
 	else
 		printf("wrote %llu Records and %llu Links to %s\n", (unsigned long long)s.records,
 		       (unsigned long long)s.links, c->out);

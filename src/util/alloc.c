@@ -69,11 +69,6 @@ void cr_free(void *p)
 	free(p);
 }
 
-void cairn_free(void *p)
-{
-	free(p);
-}
-
 char *cr_strndup(const char *s, size_t n)
 {
 	char *d = cr_malloc(n + 1);

@@ -346,6 +346,21 @@ int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const 
 	return 0;
 }
 
+int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_options *o,
+		    int *created)
+{
+	int rc = dctx_open(c, st, txn, o->domain, o->branch);
+
+	*created = 0;
+	if (rc != CAIRN_ENODOMAIN || !o->create_domain || !name_valid(o->domain, CAIRN_MAX_NAME))
+		return rc;
+	dctx_close(c);
+	if ((rc = domain_create_txn(txn, st, o->domain)))
+		return rc;
+	*created = 1;
+	return dctx_open(c, st, txn, o->domain, o->branch);
+}
+
 void dctx_at(dctx *c, uint64_t rev)
 {
 	c->rev = rev;
@@ -395,7 +410,7 @@ static int log_event(MDB_txn *txn, cairn_store *st, int type, uint32_t dom, cons
 	return rc;
 }
 
-static int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name)
+int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name)
 {
 	uint64_t next;
 	uint32_t dom;

@@ -1200,11 +1200,11 @@ static int check_unique(cctx *c)
 
 			if (!(a->flags & AF_UNIQUE) || !v)
 				continue;
-			/* Twice in this commit? Key the map by Kind, attribute and canonical value. */
+			/* Twice in this commit? Key by Kind, attribute and value as the index encodes it. */
 			buf_reset(&c->tmp);
 			buf_put_be32(&c->tmp, r->kind);
 			buf_put_be32(&c->tmp, a->id);
-			jv_canon(v, &c->tmp);
+			attr_encode(a, v, &c->tmp);
 			if (c->tmp.oom) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
@@ -1679,7 +1679,7 @@ static int commit_once(cairn_store *st, const cairn_commit_options *o, const cai
 {
 	MDB_txn *txn;
 	cctx c;
-	int rc;
+	int rc, created;
 
 	rc = store_write_begin(st, &txn);
 	if (rc)
@@ -1687,7 +1687,7 @@ static int commit_once(cairn_store *st, const cairn_commit_options *o, const cai
 	memset(&c, 0, sizeof(c));
 	c.cs = cs;
 	c.mode = mode;
-	rc = dctx_open(&c.d, st, txn, o->domain, o->branch);
+	rc = dctx_open_write(&c.d, st, txn, o, &created);
 	if (rc)
 		goto out_abort;
 	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {
@@ -1704,7 +1704,10 @@ static int commit_once(cairn_store *st, const cairn_commit_options *o, const cai
 	if (rc)
 		goto out_abort;
 	cctx_release(&c);
-	return store_write_commit(st, txn);
+	rc = store_write_commit(st, txn);
+	if (!rc && created)
+		cache_invalidate(st);
+	return rc;
 out_abort:
 	if (fails && c.n_fails) {
 		*fails = c.fails;
@@ -1784,13 +1787,13 @@ static int schema_once(cairn_store *st, const cairn_commit_options *o, const cha
 	schema_delta delta = {0};
 	sha256_ctx h;
 	uint8_t digest[32];
-	int rc;
+	int rc, created;
 
 	rc = store_write_begin(st, &txn);
 	if (rc)
 		return rc;
 	memset(&c, 0, sizeof(c));
-	rc = dctx_open(&c.d, st, txn, o->domain, o->branch);
+	rc = dctx_open_write(&c.d, st, txn, o, &created);
 	if (rc)
 		goto out_abort;
 	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {

@@ -9,9 +9,12 @@
  * waiting is tried together in one last commit (which resolves cycles, such
  * as two Records naming each other); what still fails names its line.
  *
+ * A change that waits blocks the later changes of the same Record or Link:
+ * they wait behind it, so the import's order is what the store ends with.
+ *
  * A batch is validated in collect mode, so every bad line of a batch is found
- * at once; the bad lines are reported (and the import stops, or skips them)
- * and the rest of the batch is committed.
+ * at once; the bad lines are reported in line order (and the import stops at
+ * the first, or skips them) and the rest of the batch is committed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,8 @@ struct cairn_import {
 	cairn_changeset *waiting;  /* changes waiting for a Record */
 	char **awaits;		   /* awaits[i]: "Kind:key" waiting[i] needs */
 	hmap wanted;		   /* "Kind:key" -> 1 waited for, 2 committed since */
+	hmap blocked;		   /* identity of a waiting change -> waiting changes with it */
+	buf ident;		   /* scratch for identities */
 	int released;		   /* some waited-for Record was committed */
 	char **files;
 	size_t n_files;
@@ -98,6 +103,8 @@ void cairn_import_abort(cairn_import *im)
 	cairn_changeset_free(im->batch);
 	cairn_changeset_free(im->waiting);
 	hmap_release(&im->wanted);
+	hmap_release(&im->blocked);
+	buf_release(&im->ident);
 	for (size_t i = 0; i < im->n_files; i++)
 		cr_free(im->files[i]);
 	cr_free(im->files);
@@ -135,6 +142,40 @@ static int bad_line(cairn_import *im, uint64_t tag, int code, const char *msg)
 	return err_set(code, "%s:%llu: %s", file, (unsigned long long)line, msg);
 }
 
+/* The identity of a change: its Record, or its Link (Relation and both ends). */
+static int identity(const cs_change *c, buf *b)
+{
+	buf_reset(b);
+	if (c->kind) {
+		buf_put_u8(b, 'R');
+		buf_put_str(b, c->kind, strlen(c->kind));
+		buf_put_str(b, c->key, c->key_len);
+	} else {
+		buf_put_u8(b, 'L');
+		buf_put_str(b, c->rel, strlen(c->rel));
+		buf_put_str(b, c->from_kind, strlen(c->from_kind));
+		buf_put_str(b, c->from_key, c->from_len);
+		buf_put_str(b, c->to_kind, strlen(c->to_kind));
+		buf_put_str(b, c->to_key, c->to_len);
+	}
+	return b->oom ? err_set(CAIRN_ENOMEM, "out of memory") : 0;
+}
+
+/* Count a waiting change of this identity in or out of the blocked set. */
+static int block(cairn_import *im, const cs_change *c, int delta)
+{
+	uint64_t *slot;
+	int rc = identity(c, &im->ident);
+
+	if (rc)
+		return rc;
+	slot = hmap_put(&im->blocked, im->ident.p, im->ident.len, NULL);
+	if (!slot)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	*slot = (uint64_t)((int64_t)*slot + delta);
+	return 0;
+}
+
 static int wait_for(cairn_import *im, size_t idx, const char *missing)
 {
 	char **a = cr_reallocarray(im->awaits, im->waiting->n + 1, sizeof(char *));
@@ -154,14 +195,57 @@ static int wait_for(cairn_import *im, size_t idx, const char *missing)
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
 	*slot = 1;
-	rc = changeset_move(im->waiting, im->batch, idx);
-	if (rc) {
+	if ((rc = block(im, &im->batch->v[idx], 1)) ||
+	    (rc = changeset_move(im->waiting, im->batch, idx))) {
 		cr_free(m);
 		return rc;
 	}
 	im->awaits[im->waiting->n - 1] = m;
 	im->stats.deferred++;
 	return 0;
+}
+
+/*
+ * Changes of the batch whose Record or Link has an earlier change waiting
+ * wait too, for the same Record, so they are applied after it.
+ */
+static int wait_behind(cairn_import *im)
+{
+	buf mine = BUF_INIT, theirs = BUF_INIT;
+	int rc = 0;
+
+	if (im->waiting->n == 0)
+		return 0;
+	for (size_t i = 0; i < im->batch->n && !rc;) {
+		uint64_t *slot;
+		size_t w;
+
+		if ((rc = identity(&im->batch->v[i], &mine)))
+			break;
+		slot = hmap_get(&im->blocked, mine.p, mine.len);
+		if (!slot || *slot == 0) {
+			i++;
+			continue;
+		}
+		/* Wait for what the last waiting change of this identity waits for. */
+		for (w = im->waiting->n; w-- > 0;) {
+			if ((rc = identity(&im->waiting->v[w], &theirs)))
+				break;
+			if (theirs.len == mine.len && memcmp(theirs.p, mine.p, mine.len) == 0)
+				break;
+		}
+		if (!rc && w < im->waiting->n) {
+			char *awaited = cr_strdup(im->awaits[w]);
+
+			rc = awaited ? wait_for(im, i, awaited) : err_set(CAIRN_ENOMEM, "out of memory");
+			cr_free(awaited);
+		} else if (!rc) {
+			i++;
+		}
+	}
+	buf_release(&mine);
+	buf_release(&theirs);
+	return rc;
 }
 
 /* After a commit: note the Records it created that changes wait for. */
@@ -206,14 +290,66 @@ static int release_waiting(cairn_import *im, int all)
 			i++;
 			continue;
 		}
-		rc = changeset_move(im->batch, im->waiting, i);
-		if (rc)
+		if ((rc = block(im, &im->waiting->v[i], -1)) ||
+		    (rc = changeset_move(im->batch, im->waiting, i)))
 			return rc;
 		cr_free(im->awaits[i]);
 		memmove(&im->awaits[i], &im->awaits[i + 1], (im->waiting->n - i) * sizeof(char *));
 		im->stats.deferred--;
 	}
 	return 0;
+}
+
+enum { KEEP = 0, DEFER, REMOVE };
+
+static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int final)
+{
+	size_t n = im->batch->n, shift = 0;
+	uint8_t *mark = cr_calloc(n, 1);
+	const char **awaited = cr_calloc(n, sizeof(char *));
+	buf a = BUF_INIT, b = BUF_INIT;
+	int rc = 0;
+
+	if (!mark || !awaited) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < n_fails; j++) {
+		size_t idx = (size_t)fails[j].change;
+
+		if (idx >= n || mark[idx])
+			continue;
+		if (!fails[j].missing || final) {
+			mark[idx] = REMOVE;
+			continue;
+		}
+		if ((rc = identity(&im->batch->v[idx], &a)))
+			goto out;
+		for (size_t i = 0; i < n; i++) {
+			if (mark[i] == REMOVE || (rc = identity(&im->batch->v[i], &b)))
+				continue;
+			if (a.len == b.len && memcmp(a.p, b.p, a.len) == 0) {
+				mark[i] = DEFER;
+				awaited[i] = fails[j].missing;
+			}
+		}
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (mark[i] == DEFER)
+			rc = wait_for(im, i - shift, awaited[i]);
+		else if (mark[i] == REMOVE)
+			changeset_remove(im->batch, i - shift);
+		if (mark[i])
+			shift++;
+	}
+out:
+	cr_free(mark);
+	cr_free(awaited);
+	buf_release(&a);
+	buf_release(&b);
+	return rc;
 }
 
 /* Commit the batch; bad changes are reported and removed, needy ones wait (unless final). */
@@ -225,6 +361,10 @@ static int flush(cairn_import *im, int final)
 		size_t n_fails = 0;
 		int rc;
 
+		if (!final && (rc = wait_behind(im)))
+			return rc;
+		if (im->batch->n == 0)
+			break;
 		rc = commit_run(im->st, &im->o.commit, im->batch, COMMIT_COLLECT, &res, &fails,
 				&n_fails);
 		if (rc == 0) {
@@ -235,6 +375,9 @@ static int flush(cairn_import *im, int final)
 					im->stats.links++;
 			}
 			im->stats.commits++;
+			/* The next batch expects the head this one made. */
+			if (im->o.commit.has_expect)
+				im->o.commit.expect_revision = res.revision;
 			note_committed(im, im->batch);
 			cairn_changeset_clear(im->batch);
 			if (im->o.progress)
@@ -243,22 +386,26 @@ static int flush(cairn_import *im, int final)
 		}
 		if (!fails)
 			return rc; /* not a validation failure: I/O, memory, no Domain... */
-		/* Remove the failing changes, last first so indexes stay valid. */
+		/* Report the bad changes in line order; stopping, the first one stops. */
 		rc = 0;
-		for (size_t j = n_fails; j-- > 0 && !rc;) {
+		for (size_t j = 0; j < n_fails && !rc; j++) {
 			commit_fail *f = &fails[j];
 			size_t idx = (size_t)f->change;
 
-			if (idx >= im->batch->n || (j + 1 < n_fails && fails[j + 1].change == f->change))
+			if (idx >= im->batch->n || (j > 0 && fails[j - 1].change == f->change))
 				continue; /* one report per change */
-			if (f->missing && !final) {
-				rc = wait_for(im, idx, f->missing);
+			if (f->missing && !final)
 				continue;
-			}
 			rc = bad_line(im, im->batch->v[idx].tag, f->code, f->msg);
-			if (!rc)
-				changeset_remove(im->batch, idx);
 		}
+		/*
+		 * Then set the waiting ones aside and remove the bad ones, in order. A
+		 * change that must wait takes every change of the same Record or Link
+		 * in the batch with it: a failure found on the final state of a Record
+		 * names the Record's last change, but all of them depend on it.
+		 */
+		if (!rc)
+			rc = set_aside(im, fails, n_fails, final);
 		commit_fails_free(fails, n_fails);
 		if (rc)
 			return rc;
@@ -317,10 +464,14 @@ int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 		rc = cairn_cs_add_json(im->batch, im->line + s, len - s);
 		if (rc) {
 			char msg[1024];
+			int brc;
 
 			if (rc == CAIRN_ENOMEM)
 				return im->rc = rc;
 			snprintf(msg, sizeof(msg), "%s", cairn_errmsg());
+			/* Stopping, the lines before this one are judged first. */
+			if (im->o.on_error == CAIRN_ON_ERROR_STOP && (brc = batch_done(im)))
+				return im->rc = brc;
 			rc = bad_line(im, (uint64_t)fidx << TAG_LINE_BITS | line, rc, msg);
 			if (rc)
 				return im->rc = rc;

@@ -116,8 +116,24 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, voi
 		return 0;
 	case DELTA_TYPE:
 	case DELTA_ENUM:
-		if (val && attr_value_check(ac->a, val, why, sizeof(why)))
+		if (!val)
+			return 0;
+		if (attr_value_check(ac->a, val, why, sizeof(why))) {
 			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name, why);
+		} else if (ac->a->type == AT_REF) {
+			ident id;
+			int rc = val->len && val->len <= CAIRN_MAX_KEY
+					 ? rec_lookup(d, ac->a->ref_kind, val->u.s, val->len, &id)
+					 : (memset(&id, 0, sizeof(id)), 0);
+
+			if (rc)
+				return rc;
+			if (!id.visible) {
+				snprintf(why, sizeof(why), "%s names %s:%.*s, which does not exist",
+					 ac->a->name, ac->a->ref, (int)val->len, val->u.s);
+				offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name, why);
+			}
+		}
 		return 0;
 	case DELTA_REF:
 		if (val)
@@ -186,8 +202,10 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 		if (e.flags & EF_TOMBSTONE)
 			continue;
 		if (what == DELTA_REL_ENDS) {
-			offend(off, r->name, e.key, e.key_len, d->br.name,
-			       "a Link of the Relation whose Kinds changed ends here");
+			char why[160];
+
+			snprintf(why, sizeof(why), "it has a Link of %s, whose Kinds changed", r->name);
+			offend(off, r->to, e.key, e.key_len, d->br.name, why);
 			continue;
 		}
 		slot = hmap_put(&per_from, kk + 4, 8, &isnew);

@@ -175,6 +175,11 @@ int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const 
 /* Restrict the view to revision rev (<= head). */
 void dctx_at(dctx *c, uint64_t rev);
 void dctx_close(dctx *c);
+/* Create Domain name inside write transaction txn (CAIRN_EEXIST if present). */
+int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name);
+/* dctx_open for a write, creating the Domain first when create is set and it is missing. */
+int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_options *o,
+		    int *created);
 /* Drop the cached schema of a Domain (after a schema commit). */
 void cache_invalidate(cairn_store *st);
 /* Bump the catalog generation (any Domain, branch or schema change). */
