@@ -82,8 +82,12 @@ fuzz: setup
 	@for f in $(FUZZ_NAMES); do \
 		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(LDLIBS) || exit 1; \
-		mkdir -p fuzz/corpus/$$f; \
-		$(FZ)/$$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=fuzz/ fuzz/corpus/$$f || exit 1; \
+		mkdir -p fuzz/corpus/$$f $(FZ)/$$f.new; \
+		$(FZ)/$$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=fuzz/ \
+			$(FZ)/$$f.new fuzz/corpus/$$f || exit 1; \
+		rm -rf $(FZ)/$$f.min && mkdir -p $(FZ)/$$f.min && \
+		$(FZ)/$$f -merge=1 $(FZ)/$$f.min fuzz/corpus/$$f $(FZ)/$$f.new 2>/dev/null && \
+		rm -rf fuzz/corpus/$$f $(FZ)/$$f.new && mv $(FZ)/$$f.min fuzz/corpus/$$f; \
 	done
 
 run: setup all
