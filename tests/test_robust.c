@@ -3,6 +3,7 @@
  * unchanged, and a writer killed with SIGKILL at random moments loses no
  * acknowledged commit.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include "tests.h"
 #include "util/alloc.h"
+#include "util/text.h"
 #include "version/version.h"
 
 static int add(cairn_changeset *cs, const char *line)
@@ -177,4 +179,123 @@ void test_crash_sigkill(void)
 			acked_total += last + 1;
 	}
 	CHECK(acked_total >= 200);
+}
+
+/*
+ * Readers in several threads, and in another process, while one writer
+ * commits: every read transaction sees a consistent snapshot (a commit adds
+ * a pair of Records at once, so a snapshot never sees an odd count or one
+ * Record of a pair without the other), and readers never wait for the writer.
+ */
+struct reader_arg {
+	cairn_store *st;
+	volatile int *stop;
+	long reads;
+	int bad;
+};
+
+static int snapshot_ok(cairn_store *st)
+{
+	cairn_read_options ro = {0};
+	cairn_record recs[CAIRN_MAX_PAGE], r;
+	cairn_txn *t;
+	uint64_t count;
+	size_t n;
+	int ok = 1;
+
+	ro.domain = "d";
+	if (cairn_read_begin(st, &ro, &t))
+		return 0;
+	if (cairn_count(t, "Plant", &count) || count % 2)
+		ok = 0;
+	if (ok && cairn_page(t, "Plant", NULL, 0, recs, CAIRN_MAX_PAGE, &n))
+		ok = 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		char other[64];
+
+		/* Pairs are "aN" and "bN": each has its twin. */
+		snprintf(other, sizeof(other), "%c%.*s", recs[i].key[0] == 'a' ? 'b' : 'a',
+			 (int)recs[i].key_len - 1, recs[i].key + 1);
+		if (cairn_get(t, "Plant", other, strlen(other), &r))
+			ok = 0;
+	}
+	if (ok && n < CAIRN_MAX_PAGE && n != count)
+		ok = 0;
+	cairn_txn_end(t);
+	return ok;
+}
+
+static void *reader(void *p)
+{
+	struct reader_arg *a = p;
+
+	while (!*a->stop) {
+		if (!snapshot_ok(a->st))
+			a->bad++;
+		a->reads++;
+	}
+	return NULL;
+}
+
+void test_readers_concurrent(void)
+{
+	cairn_store *st = test_store();
+	volatile int stop = 0;
+	struct reader_arg args[4];
+	pthread_t th[4];
+	char line[256];
+	pid_t pid;
+	int fds[2], status;
+	long child_reads = 0;
+
+	CHECK(st);
+	/* Another process reads the same store while this one writes (forked with no store open). */
+	cairn_close(st);
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		cairn_store *cs = NULL;
+		long reads = 0;
+		int bad = 0;
+
+		close(fds[0]);
+		if (cairn_open(test_path("store"), NULL, &cs))
+			_exit(3);
+		for (uint64_t t0 = time_mono_ns(); time_mono_ns() - t0 < 300000000;) {
+			bad += !snapshot_ok(cs);
+			reads++;
+		}
+		cairn_close(cs);
+		if (write(fds[1], &reads, sizeof(reads)) != sizeof(reads))
+			_exit(4);
+		_exit(bad ? 5 : 0);
+	}
+	close(fds[1]);
+	OK(cairn_open(test_path("store"), NULL, &st));
+	for (int i = 0; i < 4; i++) {
+		args[i].st = st;
+		args[i].stop = &stop;
+		args[i].reads = 0;
+		args[i].bad = 0;
+		CHECK(pthread_create(&th[i], NULL, reader, &args[i]) == 0);
+	}
+	for (int i = 0; i < 150; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"kind\":\"Plant\",\"key\":\"a%d\"}\n{\"kind\":\"Plant\",\"key\":\"b%d\"}", i, i);
+		OK(test_commit(st, line, NULL));
+	}
+	stop = 1;
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(args[i].bad == 0);
+		CHECK(args[i].reads > 0);
+	}
+	CHECK(read(fds[0], &child_reads, sizeof(child_reads)) == sizeof(child_reads));
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(child_reads > 0);
+	CHECK(snapshot_ok(st));
+	cairn_close(st);
 }

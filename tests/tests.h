@@ -50,6 +50,7 @@
 	X(import_first_error)                                                                      \
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \
+	X(readers_concurrent)                                                                      \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */
