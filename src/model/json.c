@@ -280,6 +280,30 @@ static int key_cmp(const jv *a, const jv *b)
 	return c ? c : (a->key_len > b->key_len) - (a->key_len < b->key_len);
 }
 
+static int member_ptr_cmp(const void *x, const void *y)
+{
+	return key_cmp(*(const jv *const *)x, *(const jv *const *)y);
+}
+
+/* Sort member pointers by key bytes: insertion sort for the usual small objects. */
+static void sort_by_key(const jv **m, size_t n)
+{
+	if (n > 32) {
+		qsort(m, n, sizeof(*m), member_ptr_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const jv *x = m[i];
+		size_t j = i;
+
+		while (j > 0 && key_cmp(m[j - 1], x) > 0) {
+			m[j] = m[j - 1];
+			j--;
+		}
+		m[j] = x;
+	}
+}
+
 static int dup_keys(const jv *m, size_t n)
 {
 	if (n <= 32) {
@@ -298,17 +322,7 @@ static int dup_keys(const jv *m, size_t n)
 			return -1;
 		for (size_t i = 0; i < n; i++)
 			s[i] = &m[i];
-		/* insertion sort is fine here: objects this large are rare */
-		for (size_t i = 1; i < n; i++) {
-			const jv *x = s[i];
-			size_t j = i;
-
-			while (j > 0 && key_cmp(s[j - 1], x) > 0) {
-				s[j] = s[j - 1];
-				j--;
-			}
-			s[j] = x;
-		}
+		sort_by_key(s, n);
 		for (size_t i = 1; i < n && !dup; i++)
 			dup = key_cmp(s[i - 1], s[i]) == 0;
 		cr_free(s);
@@ -705,11 +719,6 @@ static void canon_real(double d, buf *b)
 		buf_put(b, ".0", 2);
 }
 
-static int member_ptr_cmp(const void *x, const void *y)
-{
-	return key_cmp(*(const jv *const *)x, *(const jv *const *)y);
-}
-
 void jv_canon(const jv *v, buf *b)
 {
 	switch (v->type) {
@@ -722,20 +731,7 @@ void jv_canon(const jv *v, buf *b)
 		}
 		for (uint32_t i = 0; i < v->len; i++)
 			m[i] = &v->u.items[i];
-		if (v->len > 32) {
-			qsort(m, v->len, sizeof(*m), member_ptr_cmp);
-		} else {
-			for (uint32_t i = 1; i < v->len; i++) {
-				const jv *x = m[i];
-				uint32_t j = i;
-
-				while (j > 0 && key_cmp(m[j - 1], x) > 0) {
-					m[j] = m[j - 1];
-					j--;
-				}
-				m[j] = x;
-			}
-		}
+		sort_by_key(m, v->len);
 		buf_put_u8(b, '{');
 		for (uint32_t i = 0; i < v->len; i++) {
 			if (i)

@@ -1061,15 +1061,23 @@ static int check_referrers(cctx *c)
 	return 0;
 }
 
-/* Is the value of attribute a held by a live Record other than r, outside this commit? */
-static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, int *taken)
+/*
+ * Scan the attribute index for the live Records of Kind kind whose attribute
+ * a has value val (as the index encodes it), skipping the Records this commit
+ * touched: those are judged by their final state. Calls fn for each, until
+ * fn returns non-zero; *found is the vid fn accepted, or 0.
+ */
+typedef int (*holder_fn)(cctx *c, const attr_def *a, const jv *val, const vrec *ver, void *arg);
+
+static int attr_holders(cctx *c, uint32_t kind, const attr_def *a, const jv *val, holder_fn fn,
+			void *arg, uint64_t *found)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
 	kbuf p;
 	int mrc, rc = 0;
 
-	*taken = 0;
+	*found = 0;
 	buf_reset(&c->tmp);
 	if (attr_encode(a, val, &c->tmp))
 		return 0;
@@ -1077,7 +1085,7 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, in
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	kb_init(&p);
 	kb_be32(&p, c->d.dom);
-	kb_be32(&p, r->kind);
+	kb_be32(&p, kind);
 	kb_be32(&p, a->id);
 	kb_bytes(&p, c->tmp.p, c->tmp.len);
 	if (p.over)
@@ -1087,12 +1095,10 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, in
 		return store_err(mrc, "attr");
 	k.mv_data = p.b;
 	k.mv_size = p.n;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc && !*taken;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc && !*found;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		uint8_t mk[4 + CAIRN_MAX_KEY];
 		uint64_t vid, *slot;
-		arena tmp = ARENA_INIT;
-		const jv *other;
 		vrec ver;
 		int live;
 
@@ -1101,23 +1107,18 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, in
 		vid = be64_get((uint8_t *)k.mv_data + p.n);
 		if ((rc = live_test(&c->d, vid, &live)) || !live)
 			continue;
-		if ((rc = version_get(&c->d, vid, &ver)))
+		if ((rc = version_get(&c->d, vid, &ver)) || ver.key_len > CAIRN_MAX_KEY)
 			continue;
-		if (ver.rid == r->rid || ver.key_len > CAIRN_MAX_KEY)
-			continue;
-		/* A Record this commit touched is judged by its final state, elsewhere. */
 		be32_put(mk, ver.kr);
 		memcpy(mk + 4, ver.key, ver.key_len);
 		slot = hmap_get(&c->rmap, mk, 4 + ver.key_len);
 		if (slot && c->rs[*slot - 1].touched)
 			continue;
-		other = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
-		if (!other)
-			rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-							: err_set(CAIRN_ECORRUPT, "stored values do not parse");
-		else
-			*taken = jv_equal(jv_get(other, a->name), val);
-		arena_release(&tmp);
+		rc = fn(c, a, val, &ver, arg);
+		if (rc > 0) {
+			*found = vid;
+			rc = 0;
+		}
 	}
 	mdb_cursor_close(cur);
 	if (rc)
@@ -1125,59 +1126,57 @@ static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, in
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "attr") : 0;
 }
 
+/* Holder test for uniqueness: another Record whose value is equal (the index keeps prefixes of long strings). */
+static int same_value(cctx *c, const attr_def *a, const jv *val, const vrec *ver, void *arg)
+{
+	const rstate *r = arg;
+	arena tmp = ARENA_INIT;
+	const jv *other;
+	int rc;
+
+	(void)c;
+	if (ver->rid == r->rid)
+		return 0;
+	other = jv_parse(&tmp, ver->values, ver->values_len, "stored values");
+	if (!other)
+		rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
+						: err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	else
+		rc = jv_equal(jv_get(other, a->name), val);
+	arena_release(&tmp);
+	return rc;
+}
+
+/* Holder test for references: any live Record naming it will do. */
+static int any_holder(cctx *c, const attr_def *a, const jv *val, const vrec *ver, void *arg)
+{
+	(void)c;
+	(void)a;
+	(void)val;
+	(void)ver;
+	(void)arg;
+	return 1;
+}
+
+/* Is the value of attribute a held by a live Record other than r, outside this commit? */
+static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, int *taken)
+{
+	uint64_t vid;
+	int rc = attr_holders(c, r->kind, a, val, same_value, r, &vid);
+
+	*taken = vid != 0;
+	return rc;
+}
+
 /* A live Record outside this commit whose ref attribute ad names r (*vid, 0 if none). */
 static int ref_holder(cctx *c, const kind_def *kd, const attr_def *ad, rstate *r, uint64_t *vid)
 {
 	const jv *key = jv_string(&c->mem, r->key, r->key_len);
-	MDB_cursor *cur;
-	MDB_val k, v;
-	kbuf p;
-	int mrc, rc = 0;
 
 	*vid = 0;
 	if (!key)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	buf_reset(&c->tmp);
-	attr_encode(ad, key, &c->tmp);
-	if (c->tmp.oom)
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	kb_init(&p);
-	kb_be32(&p, c->d.dom);
-	kb_be32(&p, kd->id);
-	kb_be32(&p, ad->id);
-	kb_bytes(&p, c->tmp.p, c->tmp.len);
-	if (p.over)
-		return 0;
-	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_ATTR], &cur);
-	if (mrc)
-		return store_err(mrc, "attr");
-	k.mv_data = p.b;
-	k.mv_size = p.n;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc && !*vid;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint8_t mk[4 + CAIRN_MAX_KEY];
-		uint64_t cand, *slot;
-		vrec ver;
-		int live;
-
-		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
-			break;
-		cand = be64_get((uint8_t *)k.mv_data + p.n);
-		if ((rc = live_test(&c->d, cand, &live)) || !live)
-			continue;
-		if ((rc = version_get(&c->d, cand, &ver)) || ver.key_len > CAIRN_MAX_KEY)
-			continue;
-		be32_put(mk, ver.kr);
-		memcpy(mk + 4, ver.key, ver.key_len);
-		slot = hmap_get(&c->rmap, mk, 4 + ver.key_len);
-		if (slot && c->rs[*slot - 1].touched)
-			continue; /* judged by its final state in check_refs */
-		*vid = cand;
-	}
-	mdb_cursor_close(cur);
-	if (rc)
-		return rc;
-	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "attr") : 0;
+	return attr_holders(c, kd->id, ad, key, any_holder, NULL, vid);
 }
 
 static int check_unique(cctx *c)
