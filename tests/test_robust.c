@@ -13,6 +13,7 @@
 #include "tests.h"
 #include "util/alloc.h"
 #include "util/text.h"
+#include "store/store.h"
 #include "version/version.h"
 
 static int add(cairn_changeset *cs, const char *line)
@@ -298,4 +299,107 @@ void test_readers_concurrent(void)
 	CHECK(child_reads > 0);
 	CHECK(snapshot_ok(st));
 	cairn_close(st);
+}
+
+/* Tamper with the stored bytes of a store under the engine's feet. */
+enum tamper { T_VERSION_BYTE, T_DROP_KEYS_ENTRY, T_DROP_ADJ_ENTRY, T_REVISION_ACTOR, T_LIVE_BIT,
+	      T_COUNT };
+
+static int tamper(cairn_store *st, int what)
+{
+	MDB_txn *txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int db = what == T_VERSION_BYTE	  ? DB_VERSIONS
+		 : what == T_DROP_KEYS_ENTRY ? DB_KEYS
+		 : what == T_DROP_ADJ_ENTRY  ? DB_ADJ
+		 : what == T_REVISION_ACTOR  ? DB_REVS
+		 : what == T_LIVE_BIT	      ? DB_CELLS
+					      : DB_CELLS;
+	int rc;
+
+	if (store_write_begin(st, &txn))
+		return -1;
+	if (mdb_cursor_open(txn, st->dbi[db], &cur)) {
+		store_write_abort(st, txn);
+		return -1;
+	}
+	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	/* Cells: the live-set chunks have type 1, counts type 2; pick the right one. */
+	while (!rc && db == DB_CELLS && ((uint8_t *)k.mv_data)[4] != (what == T_COUNT ? 2 : 1))
+		rc = mdb_cursor_get(cur, &k, &v, MDB_PREV);
+	if (!rc) {
+		uint8_t copy[4096];
+		MDB_val nv = {v.mv_size, copy};
+
+		memcpy(copy, v.mv_data, v.mv_size < sizeof(copy) ? v.mv_size : sizeof(copy));
+		switch (what) {
+		case T_VERSION_BYTE: /* the last byte: lineage of a Record, a title of a Link... */
+			copy[v.mv_size - 1] ^= 1;
+			rc = mdb_cursor_put(cur, &k, &nv, MDB_CURRENT);
+			break;
+		case T_DROP_KEYS_ENTRY:
+		case T_DROP_ADJ_ENTRY:
+			rc = mdb_cursor_del(cur, 0);
+			break;
+		case T_REVISION_ACTOR: /* a byte in the middle: provenance */
+			copy[v.mv_size / 2] ^= 0x20;
+			rc = mdb_cursor_put(cur, &k, &nv, MDB_CURRENT);
+			break;
+		case T_LIVE_BIT:
+			copy[0] ^= 0x80;
+			rc = mdb_cursor_put(cur, &k, &nv, MDB_CURRENT);
+			break;
+		case T_COUNT:
+			copy[7] ^= 1;
+			rc = mdb_cursor_put(cur, &k, &nv, MDB_CURRENT);
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	if (rc) {
+		store_write_abort(st, txn);
+		return -1;
+	}
+	return store_write_commit(st, txn);
+}
+
+static void count_problem(void *ctx, const char *p)
+{
+	(void)p;
+	++*(int *)ctx;
+}
+
+void test_check_detects(void)
+{
+	static const char *const names[] = {"a Version's bytes", "a keys entry", "an adj entry",
+					    "a revision's provenance", "a live-set bit", "a count"};
+
+	for (int what = T_VERSION_BYTE; what <= T_COUNT; what++) {
+		cairn_check_report rep;
+		cairn_store *st;
+		char cmd[600];
+		int problems = 0;
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_path("store"));
+		CHECK(system(cmd) == 0);
+		st = test_store();
+		CHECK(st);
+		OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"1\",\"country\":\"DE\"}}\n"
+				   "{\"kind\":\"Part\",\"key\":\"P1\",\"values\":{\"sku\":\"a\",\"supplier\":\"S1\"}}\n"
+				   "{\"rel\":\"supplied_by\",\"from\":\"Part:P1\",\"to\":\"Supplier:S1\"}",
+			       NULL));
+		OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L1\",\"values\":{\"city\":\"Lyon\"}}", NULL));
+		OK(cairn_check(st, "d", NULL, NULL, NULL));
+		if (tamper(st, what)) {
+			fprintf(stderr, "    could not tamper with %s\n", names[what]);
+			CHECK(0);
+		}
+		if (cairn_check(st, "d", count_problem, &problems, &rep) != CAIRN_ECORRUPT ||
+		    problems == 0 || rep.problems != (uint64_t)problems) {
+			fprintf(stderr, "    check missed a change to %s\n", names[what]);
+			CHECK(0);
+		}
+		cairn_close(st);
+	}
 }

@@ -51,6 +51,7 @@
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \
 	X(readers_concurrent)                                                                      \
+	X(check_detects)                                                                           \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

@@ -518,6 +518,195 @@ static int check_branch(chk *c, uint32_t id)
 	return rc;
 }
 
+/*
+ * Replay main's history: apply every Version in revision order to a live
+ * set and counts of our own, and compare each cell the commits stored (at
+ * the revision that wrote it) with the replayed state. This verifies the
+ * live sets and counts at every past revision, which reads at that
+ * revision rely on, not only at the head. Branches replay from their fork
+ * once branches exist; today only main has revisions.
+ */
+static int prev_type(chk *c, uint64_t prev, int *type)
+{
+	vrec p;
+	int rc;
+
+	*type = 0;
+	if (!prev)
+		return 0;
+	rc = get_version(c, prev, &p, "a previous-Version link");
+	if (rc > 0)
+		return 0;
+	if (!rc)
+		*type = p.type;
+	return rc;
+}
+
+static int cell_at(chk *c, int type, uint64_t id, uint64_t rev, MDB_val *v)
+{
+	kbuf k;
+
+	key_cell(&k, c->d.dom, type, MAIN_BRANCH_ID, id);
+	kb_be64(&k, ~rev);
+	return db_get(c->d.txn, c->d.st, DB_CELLS, k.b, k.n, v);
+}
+
+static int check_replay(chk *c)
+{
+	struct live_calc lc;
+	counters ctr;
+	int64_t *delta = NULL;
+	uint64_t *touched = NULL, expected = 0, stored = 0;
+	size_t n_touched, cap_touched = 0;
+	int rc;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.c = c;
+	if ((rc = counters_get(c->d.txn, c->d.st, c->d.dom, &ctr)))
+		return rc;
+	lc.counts = cr_calloc(c->d.s->n_kinds + 1, sizeof(uint64_t));
+	delta = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
+	if (!lc.counts || !delta) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint64_t rev = 1; rev < ctr.next_rev && !rc; rev++) {
+		kbuf k;
+		MDB_val v;
+		rrec r;
+
+		key_u64(&k, c->d.dom, rev);
+		if (db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v) ||
+		    rrec_decode(v.mv_data, v.mv_size, &r) || r.branch != MAIN_BRANCH_ID)
+			continue; /* missing revisions are reported by check_revisions */
+		n_touched = 0;
+		memset(delta, 0, (c->d.s->n_kinds + 1) * sizeof(int64_t));
+		for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions && !rc; vid++) {
+			uint64_t ids[2] = {vid >> LIVE_CHUNK_BITS, 0};
+			int n_ids = 0, pt;
+			vrec ver;
+
+			if ((rc = get_version(c, vid, &ver, "a revision")) > 0) {
+				rc = 0;
+				continue;
+			}
+			if (rc || (rc = prev_type(c, ver.prev, &pt)))
+				break;
+			if (ver.type == V_REC || ver.type == V_LINK) {
+				rc = live_add(&lc, vid);
+				n_ids = 1;
+			}
+			if (!rc && ((pt == V_REC && (ver.type == V_REC || ver.type == V_REC_DEL)) ||
+				    (pt == V_LINK && (ver.type == V_LINK || ver.type == V_LINK_DEL)))) {
+				uint8_t mk[8];
+				uint64_t *slot;
+				unsigned bit = (unsigned)(ver.prev & ((1u << LIVE_CHUNK_BITS) - 1));
+
+				be64_put(mk, ver.prev >> LIVE_CHUNK_BITS);
+				slot = hmap_get(&lc.live, mk, 8);
+				if (slot)
+					lc.bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] &=
+						(uint8_t) ~(1u << (bit & 7));
+				ids[n_ids++] = ver.prev >> LIVE_CHUNK_BITS;
+			}
+			if (ver.kr <= c->d.s->n_kinds) {
+				if (ver.type == V_REC && pt != V_REC)
+					delta[ver.kr]++;
+				else if (ver.type == V_REC_DEL && pt == V_REC)
+					delta[ver.kr]--;
+			}
+			for (int i = 0; i < n_ids && !rc; i++) {
+				size_t j;
+
+				for (j = 0; j < n_touched && touched[j] != ids[i]; j++)
+					;
+				if (j < n_touched)
+					continue;
+				if (n_touched == cap_touched) {
+					size_t cap = cap_touched ? cap_touched * 2 : 16;
+					uint64_t *t = cr_reallocarray(touched, cap, sizeof(*t));
+
+					if (!t) {
+						rc = err_set(CAIRN_ENOMEM, "out of memory");
+						break;
+					}
+					touched = t;
+					cap_touched = cap;
+				}
+				touched[n_touched++] = ids[i];
+			}
+		}
+		/* The cells this revision must have written, exactly. */
+		for (size_t i = 0; i < n_touched && !rc; i++) {
+			uint8_t mk[8];
+			uint64_t *slot;
+
+			be64_put(mk, touched[i]);
+			slot = hmap_get(&lc.live, mk, 8);
+			rc = cell_at(c, CELL_LIVE, touched[i], rev, &v);
+			if (rc == CAIRN_ENOTFOUND || (!rc && (!slot || v.mv_size != LIVE_CHUNK_BYTES ||
+							      memcmp(v.mv_data,
+								     lc.bits + *slot * LIVE_CHUNK_BYTES,
+								     LIVE_CHUNK_BYTES) != 0)))
+				problem(c, "revision %llu: the live set of vids %llu..%llu differs "
+					   "from its Versions",
+					(unsigned long long)rev,
+					(unsigned long long)(touched[i] << LIVE_CHUNK_BITS),
+					(unsigned long long)((touched[i] + 1) << LIVE_CHUNK_BITS) - 1);
+			rc = rc == CAIRN_ENOTFOUND ? 0 : rc;
+			expected++;
+		}
+		for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
+			if (!delta[kd])
+				continue;
+			lc.counts[kd] = (uint64_t)((int64_t)lc.counts[kd] + delta[kd]);
+			rc = cell_at(c, CELL_COUNT, kd, rev, &v);
+			if (rc == CAIRN_ENOTFOUND || (!rc && (v.mv_size != 8 ||
+							      be64_get(v.mv_data) != lc.counts[kd])))
+				problem(c, "revision %llu: the count of %s differs from its Versions",
+					(unsigned long long)rev, c->d.s->kinds[kd - 1].name);
+			rc = rc == CAIRN_ENOTFOUND ? 0 : rc;
+			expected++;
+		}
+	}
+	/* No cell of main beyond those its revisions wrote. */
+	if (!rc) {
+		MDB_cursor *cur;
+		MDB_val k, v;
+		uint8_t p[4];
+		int mrc;
+
+		be32_put(p, c->d.dom);
+		mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_CELLS], &cur);
+		if (mrc) {
+			rc = store_err(mrc, "cells");
+			goto out;
+		}
+		k.mv_data = p;
+		k.mv_size = 4;
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+		     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			const uint8_t *kk = k.mv_data;
+
+			if (k.mv_size < 9 || memcmp(kk, p, 4) != 0)
+				break;
+			if (be32_get(kk + 5) == MAIN_BRANCH_ID)
+				stored++;
+		}
+		mdb_cursor_close(cur);
+		if (stored != expected)
+			problem(c, "main has %llu live-set and count cells; its revisions wrote %llu",
+				(unsigned long long)stored, (unsigned long long)expected);
+	}
+out:
+	hmap_release(&lc.live);
+	cr_free(lc.bits);
+	cr_free(lc.counts);
+	cr_free(delta);
+	cr_free(touched);
+	return rc;
+}
+
 static int check_branches(chk *c)
 {
 	MDB_cursor *cur;
@@ -575,6 +764,8 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 		rc = each_entry(&c, DB_ATTR, check_attr_entry);
 	if (!rc)
 		rc = each_entry(&c, DB_VECTORS, check_vector_entry);
+	if (!rc)
+		rc = check_replay(&c);
 	if (!rc)
 		rc = check_branches(&c);
 	dctx_close(&c.d);
