@@ -23,12 +23,16 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c bench/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c) bench/gen.c bench/bench.c)
+# The benchmark with its peers is a program of its own, so that the cairn
+# command does not depend on SQLite or PostgreSQL's client library.
+PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
@@ -43,6 +47,9 @@ $(B)/%.o: %.c
 	@echo "  CC $<"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# The peers' client library lives outside the default include path.
+$(B)/bench/peer_pg.o: CPPFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null)
+
 # The benchmark reports the flags it was built with.
 $(B)/bench/bench.o: CPPFLAGS += -DCAIRN_BENCH_CFLAGS='"$(OPT)"'
 
@@ -55,6 +62,9 @@ $(B)/libcairn.so: $(LIB_OBJ)
 
 $(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS)
+
+$(B)/cairn-bench: $(PEER_OBJ) $(B)/libcairn.a
+	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(B)/libcairn.a $(LDLIBS) -lsqlite3 -lpq
 
 $(B)/cairn.pc: FORCE
 	@mkdir -p $(B)
@@ -93,8 +103,10 @@ fuzz: setup
 run: setup all
 	@sh scripts/demo.sh $(B)/cairn
 
-bench: setup all
-	$(B)/cairn bench --size $${SIZE:-100000} --out docs/performance.md $${BENCH_FLAGS:-}
+bench: all
+	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh
+	@$(MAKE) --no-print-directory $(B)/cairn-bench
+	$(B)/cairn-bench --size $${SIZE:-100000} --peers --out docs/performance.md $${BENCH_FLAGS:-}
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
@@ -112,4 +124,4 @@ format:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(PEER_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -38,6 +38,15 @@ typedef struct result {
 	char note[96];
 } result;
 
+#define MAX_ENGINES 4
+
+/* One operation timed on every engine: p50 and p99 per engine. */
+typedef struct cmp_row {
+	char name[64];
+	double p50[MAX_ENGINES], p99[MAX_ENGINES];
+	int ok[MAX_ENGINES];
+} cmp_row;
+
 typedef struct bench {
 	const bench_options *o;
 	cairn_store *st;
@@ -56,6 +65,14 @@ typedef struct bench {
 	size_t n_dbs;
 	uint64_t rng;
 	double commit1_pages, commit1000_pages;
+	/* Cairn beside its peers. */
+	engine *eng[MAX_ENGINES];
+	size_t n_eng;
+	double load_rec_s[MAX_ENGINES], load_link_s[MAX_ENGINES];
+	uint64_t size[MAX_ENGINES];
+	cmp_row cmp[16];
+	size_t n_cmp;
+	char peer_notes[1024];
 } bench;
 
 static uint64_t now_ns(void)
@@ -477,6 +494,287 @@ static int time_open(bench *b)
 	return 0;
 }
 
+/* ------------------------------------------------------------ peers -- */
+
+/* Cairn as an engine: every call its own read transaction or commit, like the peers'. */
+static int ce_get(engine *e, const char *kind, const char *key, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	cairn_record r;
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	rc = cairn_get(t, kind, key, strlen(key), &r);
+	if (!rc)
+		*bytes += r.key_len + r.title_len + r.values_len;
+	cairn_txn_end(t);
+	return rc == CAIRN_ENOTFOUND ? 0 : rc;
+}
+
+static int ce_page(engine *e, const char *kind, const char *after, unsigned limit, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	cairn_record r[100];
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	rc = cairn_page(t, kind, after, strlen(after), r, limit > 100 ? 100 : limit, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		*bytes += r[i].key_len + r[i].title_len + r[i].values_len;
+	cairn_txn_end(t);
+	return rc;
+}
+
+static int ce_links(engine *e, const char *kind, const char *key, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	cairn_link l[CAIRN_MAX_PAGE];
+	cairn_link_cursor cur;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	ro.domain = DOMAIN;
+	memset(&cur, 0, sizeof(cur));
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	rc = cairn_links(t, kind, key, strlen(key), CAIRN_BOTH, NULL, &cur, l, CAIRN_MAX_PAGE, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		*bytes += l[i].from_key_len + l[i].to_key_len + l[i].values_len;
+	cairn_txn_end(t);
+	return rc;
+}
+
+static int ce_count(engine *e, const char *kind, uint64_t *n)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	rc = cairn_count(t, kind, n);
+	cairn_txn_end(t);
+	return rc;
+}
+
+static int ce_update(engine *e, const bench_update *u, size_t n)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	char patch[96];
+	int rc;
+
+	if ((rc = cairn_changeset_new(&cs)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		int len = snprintf(patch, sizeof(patch), "{\"%s\":%ld}", u[i].attr, u[i].value);
+
+		rc = cairn_cs_patch(cs, u[i].kind, u[i].key, strlen(u[i].key), patch, (size_t)len);
+	}
+	co.domain = DOMAIN;
+	co.prov.actor = "bench";
+	if (!rc)
+		rc = cairn_commit(e->h, &co, cs, NULL);
+	cairn_changeset_free(cs);
+	return rc;
+}
+
+static void cairn_engine(bench *b, engine *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->name = "Cairn";
+	e->config = "embedded, durable commits";
+	e->h = b->st;
+	e->get = ce_get;
+	e->page = ce_page;
+	e->links = ce_links;
+	e->count = ce_count;
+	e->update = ce_update;
+}
+
+enum cmp_op { CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_UPDATE1, CMP_UPDATE1000 };
+
+/* Time one operation on engine e, with the random sequence seeded the same for every engine. */
+static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
+{
+	unsigned calls = op == CMP_UPDATE1000 ? (b->o->calls / 10 > 10 ? b->o->calls / 10 : 10)
+			 : op == CMP_COUNT    ? 50
+					      : b->o->calls;
+	unsigned warm = op >= CMP_UPDATE1 ? 0 : b->o->warmup;
+	double *us = malloc((calls + warm) * sizeof(double));
+	bench_update *u = NULL;
+	uint64_t seq = b->o->seed * 31 + (uint64_t)op;
+	int rc = 0;
+
+	if (!us)
+		return -1;
+	if (op >= CMP_UPDATE1 && !(u = calloc(1000, sizeof(*u)))) {
+		free(us);
+		return -1;
+	}
+	for (unsigned c = 0; c < calls + warm && !rc; c++) {
+		uint64_t bytes = 0, n, t0;
+		size_t i;
+
+		seq += 0x9e3779b97f4a7c15ull;
+		i = (size_t)((seq ^ (seq >> 29)) * 0xbf58476d1ce4e5b9ull >> 11) % b->n_keys;
+		if (op >= CMP_UPDATE1) {
+			size_t m = op == CMP_UPDATE1 ? 1 : 1000;
+
+			for (size_t j = 0; j < m; j++) {
+				size_t k = (i + j * 7919) % b->n_keys;
+
+				u[j].kind = b->kinds[k];
+				u[j].key = b->keys[k];
+				u[j].attr = patch_attr(b->kinds[k]);
+				u[j].value = (long)((seq >> 7) % 1000) + 1;
+			}
+			t0 = now_ns();
+			rc = e->update(e, u, m);
+		} else {
+			t0 = now_ns();
+			switch (op) {
+			case CMP_GET:
+				rc = e->get(e, b->kinds[i], b->keys[i], &bytes);
+				break;
+			case CMP_PAGE:
+				rc = e->page(e, b->kinds[i], b->keys[i], 50, &bytes);
+				break;
+			case CMP_LINKS:
+				rc = e->links(e, b->kinds[i], b->keys[i], &bytes);
+				break;
+			default:
+				rc = e->count(e, b->kinds[i], &n);
+				break;
+			}
+		}
+		us[c] = (double)(now_ns() - t0) / 1000.0;
+	}
+	if (!rc) {
+		result r;
+
+		summarize(&r, us + warm, calls);
+		*p50 = r.p50;
+		*p99 = r.p99;
+	}
+	free(us);
+	free(u);
+	return rc;
+}
+
+static int compare(bench *b)
+{
+	static const char *const names[] = {"get by key", "page of 50 of a Kind",
+					    "Links of a Record (both directions)",
+					    "count of a Kind", "commit of one update, durable",
+					    "commit of 1,000 updates, durable"};
+	engine cairn;
+
+	cairn_engine(b, &cairn);
+	b->eng[0] = &cairn;
+	b->n_eng = 1;
+	b->load_rec_s[0] = b->import_rec_s;
+	b->load_link_s[0] = b->import_link_s;
+	for (size_t p = 0; p < b->o->n_peers && b->n_eng < MAX_ENGINES; p++) {
+		char why[512] = "";
+		engine *e = b->o->peers[p](b->dir, why, sizeof(why));
+		size_t k = b->n_eng;
+
+		if (!e) {
+			size_t l = strlen(b->peer_notes);
+
+			snprintf(b->peer_notes + l, sizeof(b->peer_notes) - l, "- a peer could not run: %s\n",
+				 why);
+			fprintf(stderr, "bench: peer skipped: %s\n", why);
+			continue;
+		}
+		fprintf(stderr, "bench: loading %s\n", e->name);
+		if (e->load(e, b->dir, &b->load_rec_s[k], &b->load_link_s[k])) {
+			fprintf(stderr, "bench: %s: %s\n", e->name, e->err);
+			e->close(e);
+			continue;
+		}
+		b->size[k] = e->size(e);
+		b->eng[b->n_eng++] = e;
+	}
+	if (b->n_eng < 2)
+		return 0;
+	for (int op = CMP_GET; op <= CMP_UPDATE1000; op++) {
+		cmp_row *r = &b->cmp[b->n_cmp++];
+
+		snprintf(r->name, sizeof(r->name), "%s", names[op]);
+		for (size_t k = 0; k < b->n_eng; k++) {
+			fprintf(stderr, "bench: %s: %s\n", b->eng[k]->name, names[op]);
+			r->ok[k] = cmp_time(b, b->eng[k], op, &r->p50[k], &r->p99[k]) == 0;
+			if (!r->ok[k])
+				fprintf(stderr, "bench: %s: %s failed: %s\n", b->eng[k]->name,
+					names[op], k ? b->eng[k]->err : cairn_errmsg());
+		}
+	}
+	return 0;
+}
+
+static void report_compare(FILE *f, bench *b)
+{
+	if (b->n_eng < 2) {
+		if (b->peer_notes[0])
+			fprintf(f, "\n#### Peers\n\n%s", b->peer_notes);
+		return;
+	}
+	fprintf(f, "\n#### Beside the peers (each call its own transaction; the same calls in the same "
+		   "order; p50 / p99 in microseconds, and the peer's p50 over Cairn's)\n\n");
+	fprintf(f, "| operation |");
+	for (size_t k = 0; k < b->n_eng; k++)
+		fprintf(f, " %s |", b->eng[k]->name);
+	fprintf(f, "\n|---|");
+	for (size_t k = 0; k < b->n_eng; k++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (size_t i = 0; i < b->n_cmp; i++) {
+		cmp_row *r = &b->cmp[i];
+
+		fprintf(f, "| %s |", r->name);
+		for (size_t k = 0; k < b->n_eng; k++) {
+			if (!r->ok[k])
+				fprintf(f, " failed |");
+			else if (k == 0 || !r->ok[0])
+				fprintf(f, " %.1f / %.1f |", r->p50[k], r->p99[k]);
+			else
+				fprintf(f, " %.1f / %.1f (%.1f×) |", r->p50[k], r->p99[k],
+					r->p50[k] / r->p50[0]);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "| import of the Records, Records/s |");
+	for (size_t k = 0; k < b->n_eng; k++)
+		fprintf(f, " %.0f |", (double)b->records / b->load_rec_s[k]);
+	fprintf(f, "\n| import of the Links, Links/s |");
+	for (size_t k = 0; k < b->n_eng; k++)
+		fprintf(f, " %.0f |", (double)b->links / b->load_link_s[k]);
+	fprintf(f, "\n| size on disk, bytes per Record |");
+	for (size_t k = 0; k < b->n_eng; k++) {
+		uint64_t size = b->size[k];
+
+		if (k == 0)
+			for (size_t i = 0; i < b->n_dbs; i++)
+				size += b->dbs[i].bytes;
+		fprintf(f, " %.0f |", (double)size / (double)b->records);
+	}
+	fprintf(f, "\n\n");
+	for (size_t k = 1; k < b->n_eng; k++)
+		fprintf(f, "- %s: %s.\n", b->eng[k]->name, b->eng[k]->config);
+	fprintf(f, "%s", b->peer_notes);
+}
+
 /* --------------------------------------------------------------- report -- */
 
 static void env_line(FILE *f, const char *label, const char *value)
@@ -582,6 +880,7 @@ static void report(FILE *f, bench *b)
 			(double)b->dbs[i].bytes / (double)b->records);
 	fprintf(f, "| **total** | | %llu | **%.1f** |\n", (unsigned long long)total,
 		(double)total / (double)b->records);
+	report_compare(f, b);
 }
 
 /* Replace the block for this size in the page, keeping the prose and the previous run. */
@@ -719,6 +1018,9 @@ int bench_run(const bench_options *o)
 		goto out;
 	if (time_open(&b))
 		goto out;
+	/* The open test left a fresh handle: map it again, as the peers' caches are warm. */
+	if (o->n_peers && (cairn_store_warm(b.st) || compare(&b)))
+		goto out;
 	if (o->reuse && cairn_store_stats(b.st, b.dbs, 16, &b.n_dbs))
 		goto out;
 	m = open_memstream(&text, &tlen);
@@ -731,6 +1033,8 @@ int bench_run(const bench_options *o)
 	}
 	rc = 0;
 out:
+	for (size_t k = 1; k < b.n_eng; k++)
+		b.eng[k]->close(b.eng[k]);
 	free(text);
 	free(b.kinds);
 	free(b.keys);

@@ -2,7 +2,10 @@
 #ifndef CAIRN_BENCH_H
 #define CAIRN_BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "bench/engine.h"
 
 typedef struct bench_options {
 	uint64_t records;	/* dataset size (default 100,000) */
@@ -13,6 +16,9 @@ typedef struct bench_options {
 	int reuse;		/* reuse a store already built in work */
 	unsigned warmup;	/* warm-up calls per read (default 30) */
 	unsigned calls;		/* timed calls per read (default 300) */
+	/* Peers to run beside Cairn, on the same data and calls (none in the cairn command). */
+	engine *(*peers[4])(const char *dir, char *why, size_t whylen);
+	size_t n_peers;
 } bench_options;
 
 int bench_run(const bench_options *o);

@@ -1916,3 +1916,27 @@ out_release:
 	free(g);
 	return rc;
 }
+
+size_t gen_indexed_attrs(const char *pairs[][2], size_t cap)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < K_COUNT; k++)
+		for (size_t i = 0; i < kind_attrs[k].n; i++) {
+			const attr_info *a = &kind_attrs[k].a[i];
+
+			if (!(a->flags & (A_INDEXED | A_UNIQUE)) && a->ref < 0)
+				continue;
+			if (n < cap) {
+				pairs[n][0] = kinds[k].name;
+				pairs[n][1] = a->name;
+			}
+			n++;
+		}
+	return n < cap ? n : cap;
+}
+
+const char *gen_relation_name(int i)
+{
+	return i >= 0 && i < R_COUNT ? rels[i].name : NULL;
+}

@@ -71,4 +71,15 @@ int gen_run(const gen_options *o);
 /* Name of the ith Kind in write order (0 .. 5), or NULL. */
 const char *gen_kind_name(int i);
 
+/*
+ * The attributes a store indexes for this schema, as (Kind, attribute) pairs:
+ * those marked indexed or unique, and every ref (Cairn always indexes refs).
+ * Fills out[0..n-1] and returns n (at most cap). For peers of the benchmark,
+ * so they keep the same indexes.
+ */
+size_t gen_indexed_attrs(const char *out[][2], size_t cap);
+
+/* Relation names (0 .. n-1), or NULL past the last. */
+const char *gen_relation_name(int i);
+
 #endif

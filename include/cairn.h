@@ -163,7 +163,7 @@ CAIRN_API void cairn_close(cairn_store *st);
  * Bring the whole store into this process's memory map now (the pages the
  * data file uses), so that the first reads of each page do not fault. Useful
  * after opening a large store in a server. Returns 0, or CAIRN_EIO when the
- * kernel refuses (the store stays usable).
+ * map cannot be found (the store stays usable).
  */
 CAIRN_API int cairn_store_warm(cairn_store *st);
 

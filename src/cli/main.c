@@ -186,7 +186,7 @@ int cli_open(cli *c, int create, cairn_store **st)
 	o.flags = (create ? CAIRN_OPEN_CREATE : 0) | (c->nosync ? CAIRN_OPEN_NOSYNC : 0);
 	rc = cairn_open(c->store, &o, st);
 	if (rc)
-		return cli_fail(c, rc, c->store);
+		return cli_fail(c, rc, NULL); /* the message names the store */
 	return 0;
 }
 
@@ -252,7 +252,7 @@ void cli_commit_options(cli *c, cairn_commit_options *co)
 	if (!co->prov.actor)
 		co->prov.actor = getenv("USER") ? getenv("USER") : "cli";
 	co->prov.client_time_ms = (int64_t)time(NULL) * 1000;
-	co->create_domain = 1; /* the first write creates the Domain, in its own commit */
+	co->create_domain = 1; /* the first write creates the Domain, in that write's commit */
 	if (c->expect >= 0) {
 		co->has_expect = 1;
 		co->expect_revision = (uint64_t)c->expect;

@@ -352,8 +352,13 @@ int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_o
 	int rc = dctx_open(c, st, txn, o->domain, o->branch);
 
 	*created = 0;
-	if (rc != CAIRN_ENODOMAIN || !o->create_domain || !name_valid(o->domain, CAIRN_MAX_NAME))
+	if (rc != CAIRN_ENODOMAIN || !o->create_domain)
 		return rc;
+	if (!name_valid(o->domain, CAIRN_MAX_NAME))
+		return err_set(CAIRN_EINVAL,
+			       "Domain name \"%s\" is not 1 to %d characters of letters, digits, "
+			       "'_', '.' and '-'",
+			       o->domain, CAIRN_MAX_NAME);
 	dctx_close(c);
 	if ((rc = domain_create_txn(txn, st, o->domain)))
 		return rc;

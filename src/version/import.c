@@ -469,8 +469,8 @@ int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 			if (rc == CAIRN_ENOMEM)
 				return im->rc = rc;
 			snprintf(msg, sizeof(msg), "%s", cairn_errmsg());
-			/* Stopping, the lines before this one are judged first. */
-			if (im->o.on_error == CAIRN_ON_ERROR_STOP && (brc = batch_done(im)))
+			/* The lines before this one are judged first, so reports keep line order. */
+			if ((brc = batch_done(im)))
 				return im->rc = brc;
 			rc = bad_line(im, (uint64_t)fidx << TAG_LINE_BITS | line, rc, msg);
 			if (rc)

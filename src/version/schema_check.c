@@ -147,7 +147,7 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, voi
 
 		if (!val)
 			return 0;
-		jv_canon(val, &t);
+		attr_encode(ac->a, val, &t); /* as the index compares: 4 and 4.0 are one value */
 		slot = t.oom ? NULL : hmap_put(ac->seen, t.p, t.len, &isnew);
 		buf_release(&t);
 		if (!slot)
@@ -158,6 +158,29 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, voi
 		return 0;
 	}
 	}
+	return 0;
+}
+
+/* The Kind and key of the from-Record of the Link whose adj key is kk, from its adj_rev entry. */
+static int from_record(dctx *d, const uint8_t *kk, const char **kind, const char **key,
+		       size_t *key_len)
+{
+	const kind_def *k;
+	MDB_val rv;
+	kbuf rk;
+	ventry re;
+	int rc;
+
+	key_adj(&rk, d->dom, be64_get(kk + 16), be32_get(kk + 12), be64_get(kk + 4));
+	kb_bytes(&rk, kk + 24, 8);
+	if ((rc = db_get(d->txn, d->st, DB_ADJR, rk.b, rk.n, &rv)))
+		return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "adj_rev entry missing") : rc;
+	if ((rc = ventry_decode(rv.mv_data, rv.mv_size, VE_ADJ, &re)))
+		return rc;
+	k = schema_kind_id(d->s, re.kind);
+	*kind = k ? k->name : "?";
+	*key = re.key;
+	*key_len = re.key_len;
 	return 0;
 }
 
@@ -181,6 +204,8 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		const uint8_t *kk = k.mv_data;
+		const char *fk, *fkey;
+		size_t fkey_len;
 		uint64_t *slot;
 		ventry e;
 		int isnew;
@@ -204,8 +229,10 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 		if (what == DELTA_REL_ENDS) {
 			char why[160];
 
+			if ((rc = from_record(d, kk, &fk, &fkey, &fkey_len)))
+				break;
 			snprintf(why, sizeof(why), "it has a Link of %s, whose Kinds changed", r->name);
-			offend(off, r->to, e.key, e.key_len, d->br.name, why);
+			offend(off, fk, fkey, fkey_len, d->br.name, why);
 			continue;
 		}
 		slot = hmap_put(&per_from, kk + 4, 8, &isnew);
@@ -213,19 +240,9 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 			break;
 		}
-		if (++*slot == 2) {
-			/* The reverse entry of this Link names its from-Record. */
-			MDB_val rv;
-			kbuf rk;
-			ventry re;
-
-			key_adj(&rk, d->dom, be64_get(kk + 16), r->id, be64_get(kk + 4));
-			kb_bytes(&rk, kk + 24, 8);
-			rc = db_get(d->txn, d->st, DB_ADJR, rk.b, rk.n, &rv);
-			if (!rc && !(rc = ventry_decode(rv.mv_data, rv.mv_size, VE_ADJ, &re)))
-				offend(off, r->from, re.key, re.key_len, d->br.name,
-				       "it has more than one Link of the Relation made one");
-		}
+		if (++*slot == 2 && (rc = from_record(d, kk, &fk, &fkey, &fkey_len)) == 0)
+			offend(off, fk, fkey, fkey_len, d->br.name,
+			       "it has more than one Link of the Relation made one");
 	}
 	mdb_cursor_close(cur);
 	hmap_release(&per_from);

@@ -1,0 +1,42 @@
+/*
+ * An engine the benchmark compares: Cairn, or a peer (SQLite, PostgreSQL)
+ * holding the same data with the same indexes. Every operation is one
+ * transaction of its own (a read, or a durable commit), called with the same
+ * arguments on every engine, so the times sit side by side.
+ */
+#ifndef CAIRN_BENCH_ENGINE_H
+#define CAIRN_BENCH_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct engine engine;
+
+/* One update: set a numeric attribute of a Record. */
+typedef struct bench_update {
+	const char *kind, *key, *attr;
+	long value;
+} bench_update;
+
+struct engine {
+	const char *name;
+	const char *config;	/* its configuration, for the page */
+	void *h;
+	/* Load records.jsonl then links.jsonl of dir; times each. */
+	int (*load)(engine *e, const char *dir, double *records_s, double *links_s);
+	int (*get)(engine *e, const char *kind, const char *key, uint64_t *bytes);
+	int (*page)(engine *e, const char *kind, const char *after, unsigned limit, uint64_t *bytes);
+	int (*links)(engine *e, const char *kind, const char *key, uint64_t *bytes);
+	int (*count)(engine *e, const char *kind, uint64_t *n);
+	/* One durable commit of n updates. */
+	int (*update)(engine *e, const bench_update *u, size_t n);
+	uint64_t (*size)(engine *e);	/* bytes on disk */
+	void (*close)(engine *e);
+	char err[512];
+};
+
+/* Peers: open a fresh one under dir (NULL when unavailable, with the reason in why). */
+engine *peer_sqlite_open(const char *dir, char *why, size_t whylen);
+engine *peer_pg_open(const char *dir, char *why, size_t whylen);
+
+#endif
