@@ -139,6 +139,7 @@ enum cairn_open_flags {
 	CAIRN_OPEN_CREATE = 1 << 0,   /* create the directory and store if absent */
 	CAIRN_OPEN_RDONLY = 1 << 1,   /* reads only: commits return CAIRN_EREADONLY */
 	CAIRN_OPEN_NOSYNC = 1 << 2,   /* commits are not fsynced: for tests and scratch stores */
+	CAIRN_OPEN_NO_BACKGROUND = 1 << 3, /* no maintenance thread: call cairn_store_maintain */
 };
 
 typedef struct cairn_open_options {
@@ -167,6 +168,15 @@ CAIRN_API void cairn_close(cairn_store *st);
  */
 CAIRN_API int cairn_store_warm(cairn_store *st);
 
+/*
+ * Do one bounded step of background work (today: clearing deleted
+ * branches), at most `budget` Versions, in a write transaction of its own.
+ * *pending is set when work remains. A writable store does this in a
+ * thread of its own unless opened with CAIRN_OPEN_NO_BACKGROUND; the
+ * thread starts when work appears and at open when some is left over.
+ */
+CAIRN_API int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending);
+
 /* -------------------------------------------------------------- domains -- */
 
 /* Create a Domain (name: 1 to 64 bytes of [A-Za-z0-9_.-]). CAIRN_EEXIST if present. */
@@ -187,6 +197,42 @@ typedef struct cairn_domain_info {
 /* Call cb once per live Domain in name order; a non-zero return from cb stops and is returned. */
 CAIRN_API int cairn_domain_list(cairn_store *st,
 				int (*cb)(void *ctx, const cairn_domain_info *d), void *ctx);
+
+/* ------------------------------------------------------------- branches -- */
+
+/*
+ * A branch is a named line of revisions. `main` exists in every Domain; a
+ * new branch starts from the head of another in constant time (nothing is
+ * copied) and is readable and writable at once: its reads see its own
+ * changes over its parent as of the fork. Names are 1 to 128 bytes of
+ * letters, digits, '_', '.', '-' and '/' (so `agent/planner-7` is a name),
+ * not starting with '/', '.' or '-', not ending with '/', without "//".
+ */
+typedef struct cairn_branch_info {
+	const char *name;
+	const char *parent;	/* NULL for main */
+	uint64_t fork_revision;	/* the parent's head when the branch was made (0 for main) */
+	uint64_t head_revision;	/* its last revision (the fork revision before its first commit) */
+	int64_t created_ms;
+} cairn_branch_info;
+
+/* Create branch name from the head of branch from (NULL: main). CAIRN_EEXIST, CAIRN_ENOBRANCH. */
+CAIRN_API int cairn_branch_create(cairn_store *st, const char *domain, const char *name,
+				  const char *from);
+/* Call cb for each branch in name order (strings valid during the call); non-zero stops. */
+CAIRN_API int cairn_branch_list(cairn_store *st, const char *domain,
+				int (*cb)(void *ctx, const cairn_branch_info *b), void *ctx);
+/* Rename a branch (not main). CAIRN_EEXIST if new_name is taken. */
+CAIRN_API int cairn_branch_rename(cairn_store *st, const char *domain, const char *name,
+				  const char *new_name);
+/*
+ * Delete a branch (not main, nor one other branches were made from). It is
+ * gone at once for every read and write, and its name free; its Versions
+ * and index entries are cleared afterwards in bounded steps (see
+ * cairn_store_maintain). Its revisions stay, so provenance that names them
+ * stays readable.
+ */
+CAIRN_API int cairn_branch_delete(cairn_store *st, const char *domain, const char *name);
 
 /* -------------------------------------------------------------- commits -- */
 

@@ -52,6 +52,11 @@
 	X(crash_sigkill)                                                                           \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
+	X(branch_basic)                                                                            \
+	X(branch_isolation)                                                                        \
+	X(branch_names)                                                                            \
+	X(branch_delete)                                                                           \
+	X(branch_delete_background)                                                                \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

@@ -470,7 +470,7 @@ int cairn_log(cairn_txn *t, uint64_t before, cairn_revision *out, size_t cap, si
 	if (cap == 0 || cap > CAIRN_MAX_PAGE)
 		return err_set(CAIRN_EINVAL, "a page holds 1 to %d revisions", CAIRN_MAX_PAGE);
 	/* Walk the branch's chain from its head, through its fork, back to the first. */
-	rev = t->d.br.head_rev ? t->d.br.head_rev : t->d.br.fork_rev;
+	rev = branch_head(&t->d.br);
 	while (rev && *n < cap) {
 		if ((rc = revision_fill(t, rev, &out[*n], &r)))
 			return rc;

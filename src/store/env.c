@@ -180,7 +180,7 @@ static int open_dbis(cairn_store *st, int create)
 	return rc ? store_err(rc, "open") : 0;
 }
 
-int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out)
+int store_open(const char *path, const cairn_open_options *opts, cairn_store **out)
 {
 	cairn_open_options o = {0};
 	cairn_store *st;
@@ -278,7 +278,7 @@ out_free:
 	return rc;
 }
 
-void cairn_close(cairn_store *st)
+void store_close(cairn_store *st)
 {
 	if (!st)
 		return;

@@ -32,6 +32,7 @@ enum db_id {
 extern const char *const db_names[DB_COUNT];
 
 struct model_cache;
+struct maint;
 
 struct cairn_store {
 	MDB_env *env;
@@ -43,8 +44,13 @@ struct cairn_store {
 	pthread_mutex_t cache_lock;
 	struct model_cache *cache; /* owned by the model layer */
 	void (*cache_free)(struct model_cache *);
+	struct maint *maint;	/* the maintenance thread, owned by the version layer */
 	char *path;
 };
+
+/* Open and close the environment (cairn_open and cairn_close add the layers above). */
+int store_open(const char *path, const cairn_open_options *opts, cairn_store **out);
+void store_close(cairn_store *st);
 
 /* Map LMDB and errno errors to CAIRN_E* codes, recording a message. */
 int store_err(int mdb_rc, const char *what);

@@ -131,6 +131,8 @@ int branch_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t id, branch_
 		if (h)
 			memcpy(out->head_hash, h, 32);
 	}
+	out->state = rd_u8(&r);
+	out->progress = rd_be64(&r);
 	out->name = (const char *)r.p;
 	if (r.bad || r.p >= r.end || r.end[-1] != '\0')
 		return err_set(CAIRN_ECORRUPT, "branch %u of Domain %u: bad record", id, dom);
@@ -140,19 +142,23 @@ int branch_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t id, branch_
 int branch_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const branch_info *b,
 	       const char *name)
 {
-	uint8_t v[4 + 8 + 8 + 8 + 32 + CAIRN_MAX_BRANCH + 1];
+	uint8_t v[4 + 8 + 8 + 8 + 32 + 1 + 8 + CAIRN_MAX_BRANCH + 1];
 	size_t nl = strlen(name);
 	kbuf k;
 
+	if (nl > CAIRN_MAX_BRANCH)
+		return err_set(CAIRN_EINVAL, "branch name too long");
 	be32_put(v, b->parent);
 	be64_put(v + 4, b->fork_rev);
 	be64_put(v + 12, b->head_rev);
 	be64_put(v + 20, (uint64_t)b->created_ms);
 	memcpy(v + 28, b->head_hash, 32);
-	memcpy(v + 60, name, nl + 1);
+	v[60] = b->state;
+	be64_put(v + 61, b->progress);
+	memcpy(v + 69, name, nl + 1);
 	ckey(&k, dom, CAT_BRANCH);
 	kb_be32(&k, b->id);
-	return db_put(txn, st, DB_CATALOG, k.b, k.n, v, 60 + nl + 1, 0);
+	return db_put(txn, st, DB_CATALOG, k.b, k.n, v, 69 + nl + 1, 0);
 }
 
 static int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom)
@@ -175,7 +181,7 @@ static int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *
 }
 
 /* Load the latest schema of a Domain. */
-static int schema_fetch(MDB_txn *txn, cairn_store *st, uint32_t dom, schema **out)
+int schema_current(MDB_txn *txn, cairn_store *st, uint32_t dom, schema **out)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
@@ -226,7 +232,7 @@ static int schema_ref_get(cairn_store *st, MDB_txn *txn, const char *name, uint3
 	}
 	pthread_mutex_unlock(&st->cache_lock);
 
-	rc = schema_fetch(txn, st, dom, &s);
+	rc = schema_current(txn, st, dom, &s);
 	if (rc)
 		return rc;
 	r = cr_malloc(sizeof(*r));
@@ -313,6 +319,8 @@ int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const 
 		return rc;
 	if (strcmp(branch, "main") == 0)
 		bid = MAIN_BRANCH_ID;
+	else if (!branch_name_valid(branch))
+		return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", branch);
 	else if ((rc = branch_id(txn, st, c->dom, branch, &bid)))
 		return rc;
 	rc = branch_get(txn, st, c->dom, bid, &c->br);
@@ -320,7 +328,7 @@ int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const 
 		return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", branch);
 	if (rc)
 		return rc;
-	c->rev = c->br.head_rev;
+	c->rev = branch_head(&c->br);
 	c->v.n = 1;
 	c->v.lv[0].branch = bid;
 	c->v.lv[0].limit = UINT64_MAX;

@@ -92,6 +92,15 @@ static int get_version(chk *c, uint64_t vid, vrec *v, const char *what)
 
 /* ---------------------------------------------------------- revisions -- */
 
+/* Is branch id deleted (cleared or being cleared)? */
+static int branch_gone(chk *c, uint32_t id)
+{
+	branch_info b;
+	int rc = branch_get(c->d.txn, c->d.st, c->d.dom, id, &b);
+
+	return rc == CAIRN_ENOTFOUND || (!rc && b.state != BRANCH_LIVE);
+}
+
 static int check_revisions(chk *c)
 {
 	counters ctr;
@@ -106,6 +115,7 @@ static int check_revisions(chk *c)
 		rrec r, pr;
 		uint8_t h[32], ph[32] = {0};
 		sha256_ctx sh;
+		int gone;
 
 		key_u64(&k, c->d.dom, rev);
 		rc = db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v);
@@ -120,6 +130,8 @@ static int check_revisions(chk *c)
 			continue;
 		}
 		c->rep.revisions++;
+		/* A deleted branch's Versions are cleared; its revisions stay, chained. */
+		gone = branch_gone(c, r.branch);
 		if (r.parent) {
 			key_u64(&k, c->d.dom, r.parent);
 			if (r.parent >= rev || db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v) ||
@@ -133,6 +145,15 @@ static int check_revisions(chk *c)
 		if (memcmp(ph, r.parent_hash, 32) != 0)
 			problem(c, "revision %llu: the parent hash does not match revision %llu",
 				(unsigned long long)rev, (unsigned long long)r.parent);
+		if (gone) {
+			if (r.n_versions)
+				expect_vid = r.first_vid + r.n_versions;
+			rrec_hash(c->d.dom, rev, &r, h);
+			if (memcmp(h, r.hash, 32) != 0)
+				problem(c, "revision %llu: its hash does not match its contents",
+					(unsigned long long)rev);
+			continue;
+		}
 		if (sha256_init(&sh))
 			return err_set(CAIRN_ENOMEM, "out of memory");
 		if (r.type == CAIRN_REV_SCHEMA) {
@@ -477,6 +498,8 @@ static int check_branch(chk *c, uint32_t id)
 
 	if ((rc = branch_get(c->d.txn, c->d.st, c->d.dom, id, &b)))
 		return rc;
+	if (b.state != BRANCH_LIVE)
+		return 0; /* being cleared */
 	snprintf(name, sizeof(name), "%s", b.name);
 	c->d.br = b;
 	c->d.v.n = 1;

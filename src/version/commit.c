@@ -1460,7 +1460,7 @@ static int write_revision(cctx *c, int type, const cairn_provenance *p, const ui
 
 	r.type = type;
 	r.branch = c->d.br.id;
-	r.parent = c->d.br.head_rev ? c->d.br.head_rev : c->d.br.fork_rev;
+	r.parent = branch_head(&c->d.br);
 	r.time_ms = now > c->ctr.last_time_ms ? now : c->ctr.last_time_ms;
 	r.client_time_ms = p->client_time_ms;
 	r.confidence = p->has_confidence ? p->confidence : 1.0;
@@ -1689,10 +1689,10 @@ static int commit_once(cairn_store *st, const cairn_commit_options *o, const cai
 	rc = dctx_open_write(&c.d, st, txn, o, &created);
 	if (rc)
 		goto out_abort;
-	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {
+	if (o->has_expect && branch_head(&c.d.br) != o->expect_revision) {
 		rc = err_set(CAIRN_ECONFLICT,
 			     "branch %s is at revision %llu, not the expected %llu", c.d.br.name,
-			     (unsigned long long)c.d.br.head_rev,
+			     (unsigned long long)branch_head(&c.d.br),
 			     (unsigned long long)o->expect_revision);
 		goto out_abort;
 	}
@@ -1795,9 +1795,9 @@ static int schema_once(cairn_store *st, const cairn_commit_options *o, const cha
 	rc = dctx_open_write(&c.d, st, txn, o, &created);
 	if (rc)
 		goto out_abort;
-	if (o->has_expect && c.d.br.head_rev != o->expect_revision) {
+	if (o->has_expect && branch_head(&c.d.br) != o->expect_revision) {
 		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
-			     c.d.br.name, (unsigned long long)c.d.br.head_rev,
+			     c.d.br.name, (unsigned long long)branch_head(&c.d.br),
 			     (unsigned long long)o->expect_revision);
 		goto out_abort;
 	}

@@ -143,12 +143,22 @@ void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32]);
 typedef struct branch_info {
 	uint32_t id;
 	uint32_t parent;
-	uint64_t fork_rev;
-	uint64_t head_rev;
+	uint64_t fork_rev;	/* the parent's head when the branch was made (0 for main) */
+	uint64_t head_rev;	/* the branch's last revision, 0 before its first commit */
 	int64_t created_ms;
 	uint8_t head_hash[32];
-	const char *name; /* NUL-terminated, in the stored bytes */
+	uint8_t state;		/* BRANCH_LIVE or BRANCH_DELETING */
+	uint64_t progress;	/* BRANCH_DELETING: the next revision to clear */
+	const char *name;	/* NUL-terminated, in the stored bytes */
 } branch_info;
+
+enum { BRANCH_LIVE = 0, BRANCH_DELETING = 1 };
+
+/* The branch's last revision, or the parent revision it starts from before its first commit. */
+static inline uint64_t branch_head(const branch_info *b)
+{
+	return b->head_rev ? b->head_rev : b->fork_rev;
+}
 
 struct schema_ref {
 	schema *s;
@@ -180,6 +190,10 @@ int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name);
 /* dctx_open for a write, creating the Domain first when create is set and it is missing. */
 int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_options *o,
 		    int *created);
+/* 1 if name is a valid branch name. */
+int branch_name_valid(const char *name);
+/* The current schema of Domain dom, freshly loaded (free with schema_free). */
+int schema_current(MDB_txn *txn, cairn_store *st, uint32_t dom, schema **out);
 /* Drop the cached schema of a Domain (after a schema commit). */
 void cache_invalidate(cairn_store *st);
 /* Bump the catalog generation (any Domain, branch or schema change). */

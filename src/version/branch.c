@@ -1,0 +1,685 @@
+/*
+ * Branches and background maintenance.
+ *
+ * A branch is a catalog entry: its id, its parent, the parent's head when it
+ * was made (the fork revision) and its own head. Making one copies nothing:
+ * reads resolve through the view (the branch, then its ancestors up to their
+ * fork revisions), and the live-set and count cells of the parent as of the
+ * fork serve until the branch writes its own.
+ *
+ * Deleting a branch removes its name and marks it at once; its Versions and
+ * their index entries are cleared afterwards by cairn_store_maintain, a
+ * bounded number of Versions per write transaction, so the writer is never
+ * held long. A thread does that for a writable store; the progress is kept
+ * in the branch's catalog entry, so a crash or a close resumes it.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/json.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+#include "version/version.h"
+
+#define CAT_BNAME 'B'	/* (dom, 'B', name) -> branch id */
+#define CAT_BRANCH 'b'	/* (dom, 'b', id) -> branch info */
+#define CAT_NEXTB 'n'	/* (dom, 'n') -> next branch id */
+#define CAT_GONE 'x'	/* (dom, 'x', id) -> a deleted branch, fully cleared */
+
+int branch_name_valid(const char *name)
+{
+	size_t n;
+
+	if (!name)
+		return 0;
+	n = strlen(name);
+	if (n == 0 || n > CAIRN_MAX_BRANCH || name[0] == '/' || name[0] == '.' || name[0] == '-' ||
+	    name[n - 1] == '/' || strstr(name, "//"))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-' || c == '/'))
+			return 0;
+	}
+	return 1;
+}
+
+static void bkey(kbuf *k, uint32_t dom, char type, const char *name)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_u8(k, (uint8_t)type);
+	if (name)
+		kb_bytes(k, name, strlen(name));
+}
+
+/* The id of branch `name` in dom, CAIRN_ENOBRANCH if there is none. */
+static int branch_lookup(MDB_txn *txn, cairn_store *st, uint32_t dom, const char *name,
+			 uint32_t *id)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	if (!branch_name_valid(name))
+		return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", name ? name : "(null)");
+	bkey(&k, dom, CAT_BNAME, name);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", name);
+	if (rc)
+		return rc;
+	if (v.mv_size != 4)
+		return err_set(CAIRN_ECORRUPT, "branch %s: bad id", name);
+	*id = be32_get(v.mv_data);
+	return 0;
+}
+
+/* Run fn in a write transaction on Domain domain, growing the map when it fills. */
+static int write_in_domain(cairn_store *st, const char *domain,
+			   int (*fn)(MDB_txn *txn, cairn_store *st, dctx *d, void *arg), void *arg)
+{
+	MDB_txn *txn;
+	dctx d;
+	int rc;
+
+	for (;;) {
+		if ((rc = store_write_begin(st, &txn)))
+			return rc;
+		rc = dctx_open(&d, st, txn, domain, NULL);
+		if (!rc)
+			rc = fn(txn, st, &d, arg);
+		dctx_close(&d);
+		if (rc) {
+			store_write_abort(st, txn);
+		} else if (!(rc = catalog_touch(txn, st))) {
+			rc = store_write_commit(st, txn);
+		} else {
+			store_write_abort(st, txn);
+		}
+		if (rc != CAIRN_EMAPFULL)
+			break;
+		if ((rc = store_grow(st)))
+			break;
+	}
+	if (!rc)
+		cache_invalidate(st);
+	return rc;
+}
+
+struct create_arg {
+	const char *name, *from;
+};
+
+static int create_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
+{
+	struct create_arg *a = arg;
+	branch_info parent, b = {0};
+	uint32_t pid = MAIN_BRANCH_ID, id;
+	uint8_t idb[4];
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	if (a->from && strcmp(a->from, "main") != 0 &&
+	    (rc = branch_lookup(txn, st, d->dom, a->from, &pid)))
+		return rc;
+	if ((rc = branch_get(txn, st, d->dom, pid, &parent)))
+		return rc;
+	bkey(&k, d->dom, CAT_BNAME, a->name);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == 0 || strcmp(a->name, "main") == 0)
+		return err_set(CAIRN_EEXIST, "branch \"%s\" already exists", a->name);
+	if (rc != CAIRN_ENOTFOUND)
+		return rc;
+	bkey(&k, d->dom, CAT_NEXTB, NULL);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		id = MAIN_BRANCH_ID + 1;
+	else if (rc)
+		return rc;
+	else if (v.mv_size != 4)
+		return err_set(CAIRN_ECORRUPT, "bad branch counter");
+	else
+		id = be32_get(v.mv_data);
+	if (id == UINT32_MAX)
+		return err_set(CAIRN_ELIMIT, "no branch ids left in this Domain");
+	be32_put(idb, id + 1);
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, idb, 4, 0)))
+		return rc;
+	b.id = id;
+	b.parent = pid;
+	b.fork_rev = branch_head(&parent);
+	b.created_ms = time_now_ms();
+	memcpy(b.head_hash, parent.head_hash, 32);
+	if ((rc = branch_put(txn, st, d->dom, &b, a->name)))
+		return rc;
+	be32_put(idb, id);
+	bkey(&k, d->dom, CAT_BNAME, a->name);
+	return db_put(txn, st, DB_CATALOG, k.b, k.n, idb, 4, 0);
+}
+
+int cairn_branch_create(cairn_store *st, const char *domain, const char *name, const char *from)
+{
+	struct create_arg a = {name, from};
+
+	if (!st || !domain || !name)
+		return err_set(CAIRN_EINVAL, "cairn_branch_create: NULL argument");
+	if (!branch_name_valid(name))
+		return err_set(CAIRN_EINVAL,
+			       "branch name \"%s\" is not 1 to %d characters of letters, digits, "
+			       "'_', '.', '-' and '/' (not starting with '/', '.' or '-', not "
+			       "ending with '/', no \"//\")",
+			       name, CAIRN_MAX_BRANCH);
+	return write_in_domain(st, domain, create_txn, &a);
+}
+
+struct rename_arg {
+	const char *name, *new_name;
+};
+
+static int rename_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
+{
+	struct rename_arg *a = arg;
+	branch_info b;
+	uint32_t id;
+	uint8_t idb[4];
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	if (strcmp(a->name, "main") == 0 || strcmp(a->new_name, "main") == 0)
+		return err_set(CAIRN_EINVAL, "main cannot be renamed, nor another branch to main");
+	if ((rc = branch_lookup(txn, st, d->dom, a->name, &id)))
+		return rc;
+	bkey(&k, d->dom, CAT_BNAME, a->new_name);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == 0)
+		return err_set(CAIRN_EEXIST, "branch \"%s\" already exists", a->new_name);
+	if (rc != CAIRN_ENOTFOUND)
+		return rc;
+	be32_put(idb, id);
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, idb, 4, 0)))
+		return rc;
+	bkey(&k, d->dom, CAT_BNAME, a->name);
+	if ((rc = db_del(txn, st, DB_CATALOG, k.b, k.n)))
+		return rc;
+	if ((rc = branch_get(txn, st, d->dom, id, &b)))
+		return rc;
+	return branch_put(txn, st, d->dom, &b, a->new_name);
+}
+
+int cairn_branch_rename(cairn_store *st, const char *domain, const char *name,
+			const char *new_name)
+{
+	struct rename_arg a = {name, new_name};
+
+	if (!st || !domain || !name || !new_name)
+		return err_set(CAIRN_EINVAL, "cairn_branch_rename: NULL argument");
+	if (!branch_name_valid(new_name))
+		return err_set(CAIRN_EINVAL, "branch name \"%s\" is not valid", new_name);
+	return write_in_domain(st, domain, rename_txn, &a);
+}
+
+/* Call fn for every branch entry of dom (any state). */
+static int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
+		       int (*fn)(const branch_info *b, void *arg), void *arg)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc, rc = 0;
+
+	bkey(&p, dom, CAT_BRANCH, NULL);
+	mrc = mdb_cursor_open(txn, st->dbi[DB_CATALOG], &cur);
+	if (mrc)
+		return store_err(mrc, "catalog");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		branch_info b;
+
+		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		rc = branch_get(txn, st, dom, be32_get((uint8_t *)k.mv_data + p.n), &b);
+		if (!rc)
+			rc = fn(&b, arg);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+struct child_arg {
+	uint32_t id;
+	const char *child;
+};
+
+static int find_child(const branch_info *b, void *arg)
+{
+	struct child_arg *a = arg;
+
+	if (b->state == BRANCH_LIVE && b->parent == a->id) {
+		a->child = b->name;
+		return 1;
+	}
+	return 0;
+}
+
+void maint_wake(cairn_store *st);
+
+static int delete_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
+{
+	const char *name = arg;
+	struct child_arg ca = {0, NULL};
+	branch_info b;
+	uint32_t id;
+	kbuf k;
+	int rc;
+
+	if (strcmp(name, "main") == 0)
+		return err_set(CAIRN_EINVAL, "main cannot be deleted");
+	if ((rc = branch_lookup(txn, st, d->dom, name, &id)))
+		return rc;
+	ca.id = id;
+	rc = each_branch(txn, st, d->dom, find_child, &ca);
+	if (rc < 0)
+		return rc;
+	if (ca.child)
+		return err_set(CAIRN_EINVAL,
+			       "branch %s was made from %s: delete or merge it first", ca.child,
+			       name);
+	if ((rc = branch_get(txn, st, d->dom, id, &b)))
+		return rc;
+	b.state = BRANCH_DELETING;
+	b.progress = b.fork_rev + 1;
+	if ((rc = branch_put(txn, st, d->dom, &b, name)))
+		return rc;
+	bkey(&k, d->dom, CAT_BNAME, name);
+	return db_del(txn, st, DB_CATALOG, k.b, k.n);
+}
+
+int cairn_branch_delete(cairn_store *st, const char *domain, const char *name)
+{
+	int rc;
+
+	if (!st || !domain || !name)
+		return err_set(CAIRN_EINVAL, "cairn_branch_delete: NULL argument");
+	rc = write_in_domain(st, domain, delete_txn, (void *)name);
+	if (!rc)
+		maint_wake(st);
+	return rc;
+}
+
+struct list_arg {
+	MDB_txn *txn;
+	cairn_store *st;
+	uint32_t dom;
+	int (*cb)(void *ctx, const cairn_branch_info *b);
+	void *ctx;
+	const branch_info **all;
+	size_t n, cap;
+	branch_info *store;
+};
+
+static int collect_branch(const branch_info *b, void *arg)
+{
+	struct list_arg *a = arg;
+
+	if (b->state != BRANCH_LIVE)
+		return 0;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		branch_info *s = cr_reallocarray(a->store, cap, sizeof(*s));
+
+		if (!s)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		a->store = s;
+		a->cap = cap;
+	}
+	a->store[a->n++] = *b;
+	return 0;
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(((const branch_info *)x)->name, ((const branch_info *)y)->name);
+}
+
+int cairn_branch_list(cairn_store *st, const char *domain,
+		      int (*cb)(void *ctx, const cairn_branch_info *b), void *ctx)
+{
+	struct list_arg a;
+	MDB_txn *txn;
+	dctx d;
+	int rc;
+
+	if (!st || !domain || !cb)
+		return err_set(CAIRN_EINVAL, "cairn_branch_list: NULL argument");
+	if ((rc = store_read_begin(st, &txn)))
+		return rc;
+	memset(&a, 0, sizeof(a));
+	rc = dctx_open(&d, st, txn, domain, NULL);
+	if (!rc)
+		rc = each_branch(txn, st, d.dom, collect_branch, &a);
+	if (!rc)
+		qsort(a.store, a.n, sizeof(*a.store), name_cmp);
+	for (size_t i = 0; !rc && i < a.n; i++) {
+		cairn_branch_info bi;
+		const char *parent = NULL;
+
+		for (size_t j = 0; j < a.n; j++)
+			if (a.store[j].id == a.store[i].parent)
+				parent = a.store[j].name;
+		bi.name = a.store[i].name;
+		bi.parent = a.store[i].parent ? (parent ? parent : "(deleted)") : NULL;
+		bi.fork_revision = a.store[i].fork_rev;
+		bi.head_revision = branch_head(&a.store[i]);
+		bi.created_ms = a.store[i].created_ms;
+		rc = cb(ctx, &bi);
+	}
+	cr_free(a.store);
+	dctx_close(&d);
+	store_read_end(st, txn);
+	return rc;
+}
+
+/* ------------------------------------------------------------ clearing -- */
+
+/* Remove one Version of a deleted branch and its index entries. */
+static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
+			 uint64_t vid)
+{
+	kbuf k;
+	MDB_val v;
+	vrec ver;
+	int rc;
+
+	key_u64(&k, dom, vid);
+	rc = db_get(txn, st, DB_VERSIONS, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return 0; /* already cleared */
+	if (rc || (rc = vrec_decode(v.mv_data, v.mv_size, &ver)))
+		return rc;
+	if (ver.type == V_REC || ver.type == V_REC_DEL) {
+		const kind_def *kd = schema_kind_id(s, ver.kr);
+
+		key_keys(&k, dom, ver.kr, ver.key, ver.key_len);
+		kb_be64(&k, ~vid);
+		if ((rc = db_del(txn, st, DB_KEYS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
+			return rc;
+		if (ver.type == V_REC && kd) {
+			arena a = ARENA_INIT;
+			const jv *vals = jv_parse(&a, ver.values, ver.values_len, "stored values");
+			buf e = BUF_INIT;
+
+			for (size_t i = 0; vals && i < kd->n_attrs && !rc; i++) {
+				const attr_def *ad = &kd->attrs[i];
+				const jv *val = jv_get(vals, ad->name);
+				size_t n = val && ad->type == AT_STRINGS ? val->len : 1;
+
+				if (!val || !(ad->flags & AF_INDEXED) ||
+				    (ad->type == AT_STRINGS && val->type != JV_ARRAY))
+					continue;
+				for (size_t j = 0; j < n && !rc; j++) {
+					buf_reset(&e);
+					if (attr_encode(ad, ad->type == AT_STRINGS ? &val->u.items[j] : val,
+							&e))
+						continue;
+					kb_init(&k);
+					kb_be32(&k, dom);
+					kb_be32(&k, kd->id);
+					kb_be32(&k, ad->id);
+					kb_bytes(&k, e.p, e.len);
+					kb_be64(&k, vid);
+					if (!k.over && (rc = db_del(txn, st, DB_ATTR, k.b, k.n)) == CAIRN_ENOTFOUND)
+						rc = 0;
+				}
+			}
+			buf_release(&e);
+			arena_release(&a);
+			if (rc)
+				return rc;
+		}
+		key_u64(&k, dom, vid);
+		if ((rc = db_del(txn, st, DB_VECTORS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
+			return rc;
+	} else {
+		key_adj(&k, dom, ver.from_rid, ver.kr, ver.to_rid);
+		kb_be64(&k, ~vid);
+		if ((rc = db_del(txn, st, DB_ADJ, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
+			return rc;
+		key_adj(&k, dom, ver.to_rid, ver.kr, ver.from_rid);
+		kb_be64(&k, ~vid);
+		if ((rc = db_del(txn, st, DB_ADJR, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
+			return rc;
+	}
+	key_u64(&k, dom, vid);
+	rc = db_del(txn, st, DB_VERSIONS, k.b, k.n);
+	return rc == CAIRN_ENOTFOUND ? 0 : rc;
+}
+
+struct pending {
+	uint32_t dom;
+	branch_info b;
+	int found;
+	char name[CAIRN_MAX_BRANCH + 1];
+};
+
+static int find_deleting(const branch_info *b, void *arg)
+{
+	struct pending *p = arg;
+
+	if (b->state != BRANCH_DELETING)
+		return 0;
+	p->b = *b;
+	snprintf(p->name, sizeof(p->name), "%s", b->name);
+	p->found = 1;
+	return 1;
+}
+
+/* Find a branch being deleted in any Domain. */
+static int next_pending(MDB_txn *txn, cairn_store *st, struct pending *p)
+{
+	uint64_t next;
+	int rc;
+
+	p->found = 0;
+	if ((rc = meta_get_u64(txn, st, "next_domain", &next)))
+		return rc;
+	for (uint32_t dom = 1; dom < next && !p->found; dom++) {
+		p->dom = dom;
+		rc = each_branch(txn, st, dom, find_deleting, p);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Load the current schema of dom (to find the attribute entries of Versions). */
+int schema_current(MDB_txn *txn, cairn_store *st, uint32_t dom, schema **out);
+
+static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned budget)
+{
+	counters ctr;
+	schema *s = NULL;
+	unsigned done = 0;
+	int rc;
+
+	if ((rc = counters_get(txn, st, p->dom, &ctr)) || (rc = schema_current(txn, st, p->dom, &s)))
+		return rc;
+	while (p->b.progress < ctr.next_rev && done < budget && !rc) {
+		kbuf k;
+		MDB_val v;
+		rrec r;
+
+		key_u64(&k, p->dom, p->b.progress);
+		rc = db_get(txn, st, DB_REVS, k.b, k.n, &v);
+		if (rc == CAIRN_ENOTFOUND) {
+			rc = 0;
+		} else if (!rc && !(rc = rrec_decode(v.mv_data, v.mv_size, &r)) &&
+			   r.branch == p->b.id) {
+			for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions && !rc;
+			     vid++, done++)
+				rc = clear_version(txn, st, s, p->dom, vid);
+		}
+		if (!rc)
+			p->b.progress++;
+	}
+	if (!rc && p->b.progress >= ctr.next_rev) {
+		/* Everything of the branch is gone but its cells, catalog entry and revisions. */
+		uint8_t pre[4 + 1 + 4];
+		kbuf k;
+
+		for (int type = CELL_LIVE; type <= CELL_COUNT && !rc; type++) {
+			be32_put(pre, p->dom);
+			pre[4] = (uint8_t)type;
+			be32_put(pre + 5, p->b.id);
+			rc = db_del_prefix(txn, st, DB_CELLS, pre, sizeof(pre), NULL);
+		}
+		bkey(&k, p->dom, CAT_BRANCH, NULL);
+		kb_be32(&k, p->b.id);
+		if (!rc)
+			rc = db_del(txn, st, DB_CATALOG, k.b, k.n);
+		bkey(&k, p->dom, CAT_GONE, NULL);
+		kb_be32(&k, p->b.id);
+		if (!rc)
+			rc = db_put(txn, st, DB_CATALOG, k.b, k.n, "", 0, 0);
+	} else if (!rc) {
+		rc = branch_put(txn, st, p->dom, &p->b, p->name);
+	}
+	schema_free(s);
+	return rc;
+}
+
+int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
+{
+	struct pending p;
+	MDB_txn *txn;
+	int rc;
+
+	if (!st || !pending)
+		return err_set(CAIRN_EINVAL, "cairn_store_maintain: NULL argument");
+	*pending = 0;
+	if (st->flags & CAIRN_OPEN_RDONLY)
+		return 0;
+	for (;;) {
+		if ((rc = store_write_begin(st, &txn)))
+			return rc;
+		rc = next_pending(txn, st, &p);
+		if (!rc && p.found)
+			rc = clear_step(txn, st, &p, budget ? budget : 1);
+		if (rc || !p.found) {
+			store_write_abort(st, txn);
+		} else {
+			rc = store_write_commit(st, txn);
+		}
+		if (rc != CAIRN_EMAPFULL)
+			break;
+		if ((rc = store_grow(st)))
+			break;
+	}
+	if (!rc && p.found)
+		*pending = 1;
+	return rc;
+}
+
+/* ----------------------------------------------------- maintenance thread -- */
+
+struct maint {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int running, stop, work;
+};
+
+static void *maint_main(void *arg)
+{
+	cairn_store *st = arg;
+	struct maint *m = st->maint;
+
+	pthread_mutex_lock(&m->lock);
+	while (!m->stop) {
+		int pending = 0, rc;
+
+		if (!m->work) {
+			pthread_cond_wait(&m->cond, &m->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&m->lock);
+		rc = cairn_store_maintain(st, 2000, &pending);
+		pthread_mutex_lock(&m->lock);
+		if (rc || !pending)
+			m->work = 0; /* an error waits for the next wake-up or open */
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+void maint_wake(cairn_store *st)
+{
+	struct maint *m = st->maint;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->work = 1;
+	pthread_cond_signal(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void maint_stop(cairn_store *st)
+{
+	struct maint *m = st->maint;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stop = 1;
+	pthread_cond_signal(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	if (m->running)
+		pthread_join(m->thread, NULL);
+	pthread_mutex_destroy(&m->lock);
+	pthread_cond_destroy(&m->cond);
+	cr_free(m);
+	st->maint = NULL;
+}
+
+int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out)
+{
+	struct maint *m;
+	int rc = store_open(path, opts, out);
+	unsigned flags = opts ? opts->flags : 0;
+
+	if (rc || (flags & (CAIRN_OPEN_RDONLY | CAIRN_OPEN_NO_BACKGROUND)))
+		return rc;
+	m = cr_calloc(1, sizeof(*m));
+	if (!m) {
+		store_close(*out);
+		*out = NULL;
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->cond, NULL);
+	m->work = 1; /* look for work left by an earlier process */
+	(*out)->maint = m;
+	if (pthread_create(&m->thread, NULL, maint_main, *out) == 0)
+		m->running = 1;
+	return 0;
+}
+
+void cairn_close(cairn_store *st)
+{
+	if (!st)
+		return;
+	maint_stop(st);
+	store_close(st);
+}
