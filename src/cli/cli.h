@@ -37,6 +37,7 @@ typedef struct cli {
 	int cascade;
 	long long expect;	/* --expect REV, -1 when not given */
 	const char *out;	/* --out FILE */
+	const char *from;	/* --from BRANCH */
 	int nosync;		/* --no-sync */
 	char **args;		/* positional arguments */
 	int nargs;

@@ -25,6 +25,12 @@ static const char usage_text[] =
 	"  domain create|list|drop [NAME]  manage Domains (tenants)\n"
 	"  stats                           size of the store by sub-database\n"
 	"  check                           verify hash chain, indexes and live sets\n"
+	"  maintain                        finish background work now (clearing deleted branches)\n"
+	"Branches\n"
+	"  branch create NAME [--from B]   a new branch from the head of B (default main)\n"
+	"  branch list                     the Domain's branches\n"
+	"  branch rename NAME NEW          rename a branch\n"
+	"  branch delete NAME              delete a branch (its data is cleared in the background)\n"
 	"Schema\n"
 	"  schema apply FILE               add or change Kinds, Attributes, Relations\n"
 	"  schema show                     print the Domain's schema\n"
@@ -1020,13 +1026,108 @@ static int cmd_stats(cli *c)
 	return ex;
 }
 
+static int print_branch(void *ctx, const cairn_branch_info *b)
+{
+	cli *c = ctx;
+
+	if (c->json) {
+		printf("{\"name\":");
+		out_str(stdout, b->name, strlen(b->name));
+		printf(",\"parent\":");
+		if (b->parent)
+			out_str(stdout, b->parent, strlen(b->parent));
+		else
+			printf("null");
+		printf(",\"fork_revision\":%llu,\"head_revision\":%llu,\"created\":\"",
+		       (unsigned long long)b->fork_revision, (unsigned long long)b->head_revision);
+		out_time(stdout, b->created_ms);
+		printf("\"}\n");
+	} else if (b->parent) {
+		printf("%-32s head %llu, from %s at %llu\n", b->name,
+		       (unsigned long long)b->head_revision, b->parent,
+		       (unsigned long long)b->fork_revision);
+	} else {
+		printf("%-32s head %llu\n", b->name, (unsigned long long)b->head_revision);
+	}
+	return 0;
+}
+
+static int cmd_branch(cli *c)
+{
+	const char *sub = c->nargs ? c->args[0] : "list";
+	cairn_store *st;
+	int rc = 0, ex;
+
+	if ((strcmp(sub, "list") == 0 && c->nargs > 1) ||
+	    ((strcmp(sub, "create") == 0 || strcmp(sub, "delete") == 0) && c->nargs != 2) ||
+	    (strcmp(sub, "rename") == 0 && c->nargs != 3) ||
+	    (strcmp(sub, "list") && strcmp(sub, "create") && strcmp(sub, "delete") &&
+	     strcmp(sub, "rename")))
+		return cli_usage("branch create NAME [--from B] | list | rename NAME NEW | delete NAME");
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	if (strcmp(sub, "list") == 0)
+		rc = cairn_branch_list(st, c->domain, print_branch, c);
+	else if (strcmp(sub, "create") == 0)
+		rc = cairn_branch_create(st, c->domain, c->args[1], c->from);
+	else if (strcmp(sub, "rename") == 0)
+		rc = cairn_branch_rename(st, c->domain, c->args[1], c->args[2]);
+	else
+		rc = cairn_branch_delete(st, c->domain, c->args[1]);
+	if (rc) {
+		ex = cli_fail(c, rc, "branch");
+	} else if (strcmp(sub, "list") != 0) {
+		const char *name = strcmp(sub, "rename") == 0 ? c->args[2] : c->args[1];
+
+		if (c->json) {
+			printf("{\"branch\":");
+			out_str(stdout, name, strlen(name));
+			printf(",\"%s\":true}\n", strcmp(sub, "create") == 0   ? "created"
+						   : strcmp(sub, "rename") == 0 ? "renamed"
+										: "deleted");
+		} else {
+			printf("%s branch %s\n", strcmp(sub, "create") == 0   ? "created"
+						  : strcmp(sub, "rename") == 0 ? "renamed to"
+									       : "deleted",
+			       name);
+		}
+	}
+	cairn_close(st);
+	return ex;
+}
+
+static int cmd_maintain(cli *c)
+{
+	cairn_open_options o = {CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_store *st;
+	int pending = 1, rc = 0;
+	unsigned steps = 0;
+
+	if (c->nargs)
+		return cli_usage("maintain");
+	if ((rc = cairn_open(c->store, &o, &st)))
+		return cli_fail(c, rc, NULL);
+	while (pending && !rc) {
+		rc = cairn_store_maintain(st, 5000, &pending);
+		steps += pending;
+	}
+	cairn_close(st);
+	if (rc)
+		return cli_fail(c, rc, "maintain");
+	if (c->json)
+		printf("{\"steps\":%u}\n", steps);
+	else
+		printf("background work done (%u step%s)\n", steps, steps == 1 ? "" : "s");
+	return 0;
+}
+
 /* ------------------------------------------------------------- main -- */
 
 enum {
 	OPT_STORE = 256, OPT_DOMAIN, OPT_BRANCH, OPT_AT, OPT_ACTOR, OPT_SOURCE, OPT_MESSAGE,
 	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
-	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP,
+	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1078,6 +1179,7 @@ int main(int argc, char **argv)
 		{"vectors", no_argument, 0, OPT_VECTORS},
 		{"peers", no_argument, 0, OPT_PEERS},
 		{"keep", required_argument, 0, OPT_KEEP},
+		{"from", required_argument, 0, OPT_FROM},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1145,6 +1247,7 @@ int main(int argc, char **argv)
 		case OPT_VECTORS: cli_vectors = 1; break;
 		case OPT_PEERS: cli_peers = 1; break;
 		case OPT_KEEP: cli_work = optarg; cli_keep = 1; break;
+		case OPT_FROM: c.from = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1182,6 +1285,10 @@ int main(int argc, char **argv)
 		return cmd_check(&c);
 	if (strcmp(cmd, "stats") == 0)
 		return cmd_stats(&c);
+	if (strcmp(cmd, "branch") == 0)
+		return cmd_branch(&c);
+	if (strcmp(cmd, "maintain") == 0)
+		return cmd_maintain(&c);
 	if (strcmp(cmd, "gen") == 0)
 		return cmd_gen(&c);
 	if (strcmp(cmd, "bench") == 0)
