@@ -461,6 +461,76 @@ CAIRN_API int cairn_revision_get(cairn_txn *txn, uint64_t revision, cairn_revisi
 CAIRN_API int cairn_log(cairn_txn *txn, uint64_t before, cairn_revision *out, size_t cap,
 			size_t *n);
 
+/* ------------------------------------------------------ history, lineage -- */
+
+enum cairn_change {
+	CAIRN_CREATED = 1, /* the Record or Link came (back) into being */
+	CAIRN_UPDATED = 2,
+	CAIRN_DELETED = 3,
+};
+
+typedef struct cairn_history_entry {
+	int change;		/* cairn_change */
+	uint64_t vid;		/* the Version */
+	cairn_revision rev;	/* the revision that wrote it: time, branch, provenance */
+	const char *title;	/* after the change ("" after a delete, and for Links) */
+	size_t title_len;
+	const char *title_before; /* before it ("" when created) */
+	size_t title_before_len;
+	const char *values;	/* after the change, a JSON object ("{}" after a delete) */
+	size_t values_len;
+	/*
+	 * What changed, attribute by attribute: a JSON object whose members are
+	 * {"before": value, "after": value}, null for an absent value. Valid until
+	 * the transaction ends.
+	 */
+	const char *diff;
+	size_t diff_len;
+} cairn_history_entry;
+
+/* Where a page of history stopped; zero-initialize for the newest. */
+typedef struct cairn_history_cursor {
+	uint64_t next_vid;	/* 0 with done unset: start at the newest */
+	int done;
+} cairn_history_cursor;
+
+/*
+ * A page of the history of a Record as the transaction's branch and
+ * revision see it: its Versions newest first, through the branches it
+ * descends from, deletes and re-creations included. Fills out[0..*n-1]
+ * (*n <= cap <= CAIRN_MAX_PAGE) and advances cur; cur->done when no more.
+ * CAIRN_ENOTFOUND if the Record never existed there.
+ */
+CAIRN_API int cairn_history(cairn_txn *txn, const char *kind, const char *key, size_t key_len,
+			    cairn_history_cursor *cur, cairn_history_entry *out, size_t cap,
+			    size_t *n);
+/* The same for the Link (from, rel, to). */
+CAIRN_API int cairn_link_history(cairn_txn *txn, const char *rel, const char *from_kind,
+				 const char *from_key, size_t from_len, const char *to_kind,
+				 const char *to_key, size_t to_len, cairn_history_cursor *cur,
+				 cairn_history_entry *out, size_t cap, size_t *n);
+
+typedef struct cairn_lineage_entry {
+	const char *attribute;	/* NUL-terminated; "" for the title (Records) or the values (Links) */
+	cairn_revision rev;	/* the revision that set the current value, with its provenance */
+} cairn_lineage_entry;
+
+/*
+ * The lineage of a Record: for its title and each current value, the
+ * revision (and so the provenance) that set it, plus the revision that
+ * created the Record. One Version read and one revision read per distinct
+ * revision, whatever the Record's history. Fills out[0..*n-1] (title
+ * first, then values in schema order), *n <= cap. CAIRN_ENOTFOUND if the
+ * Record does not exist.
+ */
+CAIRN_API int cairn_lineage(cairn_txn *txn, const char *kind, const char *key, size_t key_len,
+			    cairn_lineage_entry *out, size_t cap, size_t *n, cairn_revision *created);
+/* The lineage of a Link: out[0] is the revision that set its values. */
+CAIRN_API int cairn_link_lineage(cairn_txn *txn, const char *rel, const char *from_kind,
+				 const char *from_key, size_t from_len, const char *to_kind,
+				 const char *to_key, size_t to_len, cairn_lineage_entry *out,
+				 cairn_revision *created);
+
 /* The Domain's schema as JSON (docs/schema.md), as of the transaction. Zero-copy. */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 

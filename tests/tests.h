@@ -57,6 +57,9 @@
 	X(branch_names)                                                                            \
 	X(branch_delete)                                                                           \
 	X(branch_delete_background)                                                                \
+	X(history_record)                                                                          \
+	X(history_link)                                                                            \
+	X(lineage_values)                                                                          \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

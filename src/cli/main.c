@@ -47,6 +47,8 @@ static const char usage_text[] =
 	"  links KIND KEY [--dir out|in|both] [--rel REL] [--limit N]\n"
 	"  count [KIND]                    Records per Kind\n"
 	"  log [--limit N]                 the revision log of the branch\n"
+	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
+	"  lineage KIND KEY                the revision and provenance behind each current value\n"
 	"  export [--out FILE]             every Record and Link as import lines\n"
 	"Workload\n"
 	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
@@ -1026,6 +1028,125 @@ static int cmd_stats(cli *c)
 	return ex;
 }
 
+static void out_prov(cli *c, const cairn_revision *r)
+{
+	if (c->json) {
+		printf("\"revision\":%llu,\"branch\":", (unsigned long long)r->revision);
+		out_str(stdout, r->branch, strlen(r->branch));
+		printf(",\"time\":\"");
+		out_time(stdout, r->time_ms);
+		printf("\",\"actor\":");
+		out_str(stdout, r->actor, r->actor_len);
+		printf(",\"source\":");
+		out_str(stdout, r->source, r->source_len);
+		printf(",\"confidence\":%g,\"message\":", r->confidence);
+		out_str(stdout, r->message, r->message_len);
+		printf(",\"trace_id\":");
+		out_str(stdout, r->trace_id, r->trace_id_len);
+	} else {
+		printf("revision %llu (%s) by %.*s", (unsigned long long)r->revision, r->branch,
+		       (int)r->actor_len, r->actor);
+		if (r->source_len)
+			printf(" from %.*s", (int)r->source_len, r->source);
+		printf(", confidence %g, ", r->confidence);
+		out_time(stdout, r->time_ms);
+		if (r->message_len)
+			printf(": %.*s", (int)r->message_len, r->message);
+	}
+}
+
+static int cmd_history(cli *c)
+{
+	static const char *const what[] = {"?", "created", "updated", "deleted"};
+	cairn_history_entry *h;
+	cairn_history_cursor cur = {0, 0};
+	cairn_store *st;
+	cairn_txn *t;
+	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 20;
+	int rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("history KIND KEY [--limit N]");
+	if (limit > CAIRN_MAX_PAGE)
+		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	h = calloc(limit, sizeof(*h));
+	rc = h ? cairn_history(t, c->args[0], c->args[1], strlen(c->args[1]), &cur, h, limit, &n)
+	       : CAIRN_ENOMEM;
+	if (rc)
+		ex = cli_fail(c, rc, "history");
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (c->json) {
+			printf("{\"change\":\"%s\",", what[h[i].change]);
+			out_prov(c, &h[i].rev);
+			printf(",\"title\":");
+			out_str(stdout, h[i].title, h[i].title_len);
+			printf(",\"values\":%.*s,\"diff\":%.*s}\n", (int)h[i].values_len, h[i].values,
+			       (int)h[i].diff_len, h[i].diff);
+		} else {
+			printf("%-8s ", what[h[i].change]);
+			out_prov(c, &h[i].rev);
+			printf("\n");
+			if (h[i].title_len != h[i].title_before_len ||
+			    memcmp(h[i].title, h[i].title_before, h[i].title_len) != 0)
+				printf("         title: \"%.*s\" -> \"%.*s\"\n", (int)h[i].title_before_len,
+				       h[i].title_before, (int)h[i].title_len, h[i].title);
+			if (h[i].diff_len > 2)
+				printf("         %.*s\n", (int)h[i].diff_len, h[i].diff);
+		}
+	}
+	if (!rc && !c->json && !cur.done)
+		printf("(more: raise --limit)\n");
+	free(h);
+	end_read(st, t);
+	return ex;
+}
+
+static int cmd_lineage(cli *c)
+{
+	cairn_lineage_entry le[256];
+	cairn_revision created;
+	cairn_store *st;
+	cairn_txn *t;
+	size_t n;
+	int rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("lineage KIND KEY");
+	if ((ex = begin_read(c, &st, &t)))
+		return ex;
+	rc = cairn_lineage(t, c->args[0], c->args[1], strlen(c->args[1]), le, 256, &n, &created);
+	if (rc) {
+		ex = cli_fail(c, rc, "lineage");
+	} else if (c->json) {
+		printf("{\"attribute\":null,\"created\":true,");
+		out_prov(c, &created);
+		printf("}\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("{\"attribute\":");
+			if (*le[i].attribute)
+				out_str(stdout, le[i].attribute, strlen(le[i].attribute));
+			else
+				printf("\"(title)\"");
+			printf(",");
+			out_prov(c, &le[i].rev);
+			printf("}\n");
+		}
+	} else {
+		printf("%-20s ", "created");
+		out_prov(c, &created);
+		printf("\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("%-20s ", *le[i].attribute ? le[i].attribute : "(title)");
+			out_prov(c, &le[i].rev);
+			printf("\n");
+		}
+	}
+	end_read(st, t);
+	return ex;
+}
+
 static int print_branch(void *ctx, const cairn_branch_info *b)
 {
 	cli *c = ctx;
@@ -1287,6 +1408,10 @@ int main(int argc, char **argv)
 		return cmd_stats(&c);
 	if (strcmp(cmd, "branch") == 0)
 		return cmd_branch(&c);
+	if (strcmp(cmd, "history") == 0)
+		return cmd_history(&c);
+	if (strcmp(cmd, "lineage") == 0)
+		return cmd_lineage(&c);
 	if (strcmp(cmd, "maintain") == 0)
 		return cmd_maintain(&c);
 	if (strcmp(cmd, "gen") == 0)

@@ -94,6 +94,7 @@ void cairn_txn_end(cairn_txn *t)
 		return;
 	dctx_close(&t->d);
 	store_read_end(t->st, t->txn);
+	arena_release(&t->mem);
 	cr_free(t);
 }
 
@@ -415,7 +416,7 @@ static int branch_name(cairn_txn *t, uint32_t id, const char **name)
 	return 0;
 }
 
-static int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out, rrec *r)
+static int revision_decode(cairn_txn *t, uint64_t rev, cairn_revision *out, rrec *r)
 {
 	kbuf k;
 	MDB_val v;
@@ -455,7 +456,14 @@ int cairn_revision_get(cairn_txn *t, uint64_t rev, cairn_revision *out)
 
 	if (!t || !out)
 		return err_set(CAIRN_EINVAL, "cairn_revision_get: NULL argument");
-	return revision_fill(t, rev, out, &r);
+	return revision_decode(t, rev, out, &r);
+}
+
+int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out)
+{
+	rrec r;
+
+	return revision_decode(t, rev, out, &r);
 }
 
 int cairn_log(cairn_txn *t, uint64_t before, cairn_revision *out, size_t cap, size_t *n)
@@ -472,7 +480,7 @@ int cairn_log(cairn_txn *t, uint64_t before, cairn_revision *out, size_t cap, si
 	/* Walk the branch's chain from its head, through its fork, back to the first. */
 	rev = branch_head(&t->d.br);
 	while (rev && *n < cap) {
-		if ((rc = revision_fill(t, rev, &out[*n], &r)))
+		if ((rc = revision_decode(t, rev, &out[*n], &r)))
 			return rc;
 		if (rev <= t->d.rev && (before == 0 || rev < before))
 			(*n)++;

@@ -2,12 +2,17 @@
 #ifndef CAIRN_QUERY_READ_H
 #define CAIRN_QUERY_READ_H
 
+#include "util/arena.h"
 #include "version/version.h"
 
 struct cairn_txn {
 	cairn_store *st;
 	MDB_txn *txn;
 	dctx d;
+	arena mem;	/* results the transaction builds (diffs), freed when it ends */
 };
+
+/* Fill a cairn_revision from revision rev (pointers into the map). */
+int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out);
 
 #endif

@@ -48,6 +48,7 @@ typedef struct rstate {
 	uint64_t *lin;	    /* lineage: revision per attribute id (0 = title), n_attrs + 1 */
 	uint32_t dim;	    /* vector dimension of cur_vid */
 	uint64_t vec_vid;   /* the Version whose vector cur_vid carries (0: none) */
+	uint64_t created;   /* revision that created the Record (when it exists) */
 	long last_change;
 	int touched;
 } rstate;
@@ -60,6 +61,10 @@ typedef struct lstate {
 	int cur_live;
 	long last_change;
 	int touched;
+	int loaded;	    /* values, created, values_rev loaded for cur_vid */
+	const char *values; /* canonical values of cur_vid (commit arena) */
+	size_t values_len;
+	uint64_t created, values_rev;
 } lstate;
 
 typedef struct pop {
@@ -237,6 +242,7 @@ static int rstate_load(cctx *c, rstate *r)
 	r->title_len = v.title_len;
 	r->dim = v.dim;
 	r->vec_vid = v.dim ? r->cur_vid : 0;
+	r->created = v.created;
 	rd_init(&lr, v.lineage, v.lineage_len);
 	for (uint32_t i = 0; i < v.n_lineage; i++) {
 		uint64_t a = rd_varint(&lr), rev = rd_varint(&lr);
@@ -255,43 +261,6 @@ static void lkey(uint8_t out[20], uint32_t rel, uint64_t from, uint64_t to)
 	be32_put(out, rel);
 	be64_put(out + 4, from);
 	be64_put(out + 12, to);
-}
-
-/* What the view sees of the Link (from, rel, to). */
-static int link_lookup(dctx *d, uint64_t from, uint32_t rel, uint64_t to, ident *out)
-{
-	MDB_cursor *cur;
-	MDB_val k, v;
-	kbuf p;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	key_adj(&p, d->dom, from, rel, to);
-	rc = mdb_cursor_open(d->txn, d->st->dbi[DB_ADJ], &cur);
-	if (rc)
-		return store_err(rc, "adj");
-	k.mv_data = p.b;
-	k.mv_size = p.n;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		ventry e;
-
-		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
-			break;
-		if (ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)) {
-			mdb_cursor_close(cur);
-			return CAIRN_ECORRUPT;
-		}
-		out->found = 1;
-		if (!view_sees(&d->v, e.branch, e.rev))
-			continue;
-		out->vid = ~be64_get((uint8_t *)k.mv_data + p.n);
-		out->tomb = e.flags & EF_TOMBSTONE;
-		out->visible = !out->tomb;
-		break;
-	}
-	mdb_cursor_close(cur);
-	return rc && rc != MDB_NOTFOUND ? store_err(rc, "adj") : 0;
 }
 
 static int lstate_get(cctx *c, uint32_t rel, size_t from, size_t to, size_t *out)
@@ -489,6 +458,7 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	v.branch = c->d.br.id;
 	v.rev = c->rev;
 	v.prev = o->prev;
+	v.created = r->exists ? r->created : c->rev;
 	v.rid = r->rid;
 	v.key = r->key;
 	v.key_len = r->key_len;
@@ -519,6 +489,7 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	cr_free(r->lin);
 	r->lin = lin;
 	lin = NULL;
+	r->created = v.created;
 	r->exists = 1;
 	r->cur_vid = o->vid;
 	r->cur_live = 1;
@@ -532,12 +503,38 @@ out:
 	return rc;
 }
 
+/* Load the values, creation and lineage of a Link's current Version. */
+static int lstate_load(cctx *c, lstate *l)
+{
+	vrec v;
+	rdr lr;
+	int rc;
+
+	if (l->loaded || !l->exists)
+		return 0;
+	if ((rc = version_get(&c->d, l->cur_vid, &v)))
+		return rc;
+	l->values = arena_strndup(&c->mem, v.values, v.values_len);
+	if (!l->values)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	l->values_len = v.values_len;
+	l->created = v.created;
+	rd_init(&lr, v.lineage, v.lineage_len);
+	l->values_rev = v.n_lineage ? (rd_varint(&lr), rd_varint(&lr)) : v.rev;
+	l->loaded = 1;
+	return 0;
+}
+
 static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values)
 {
 	lstate *l = &c->ls[li];
+	uint8_t lin[20];
 	vrec v = {0};
 	pop *o;
 	int rc;
+
+	if ((rc = lstate_load(c, l)))
+		return rc;
 
 	buf_reset(&c->tmp);
 	if (type == V_LINK) {
@@ -562,6 +559,28 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values
 	v.to_rid = c->rs[l->to].rid;
 	v.values = (const char *)c->tmp.p;
 	v.values_len = c->tmp.len;
+	if (type == V_LINK) {
+		/* Lineage: the revision that set the values; unchanged values keep theirs. */
+		uint64_t vrev = l->exists && l->values_len == c->tmp.len &&
+						memcmp(l->values, c->tmp.p, c->tmp.len) == 0
+					? l->values_rev
+					: c->rev;
+		buf lb = {lin, 0, sizeof(lin), 0};
+
+		v.created = l->exists ? l->created : c->rev;
+		buf_put_varint(&lb, 0);
+		buf_put_varint(&lb, vrev);
+		v.lineage = lin;
+		v.lineage_len = lb.len;
+		v.n_lineage = 1;
+		l->values = arena_strndup(&c->mem, (const char *)c->tmp.p, c->tmp.len);
+		if (!l->values)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		l->values_len = c->tmp.len;
+		l->created = v.created;
+		l->values_rev = vrev;
+		l->loaded = 1;
+	}
 	rc = op_encode(c, o, &v);
 	if (rc)
 		return rc;

@@ -12,7 +12,7 @@
 #include "util/text.h"
 #include "version/version.h"
 
-#define VREC_FORMAT 1
+#define VREC_FORMAT 2
 #define RREC_FORMAT 1
 
 /* ---------------------------------------------------------- Versions -- */
@@ -25,6 +25,8 @@ void vrec_encode(const vrec *v, buf *b)
 	buf_put_varint(b, v->branch);
 	buf_put_varint(b, v->rev);
 	buf_put_varint(b, v->prev);
+	if (v->type == V_REC || v->type == V_LINK)
+		buf_put_varint(b, v->created);
 	if (v->type == V_REC || v->type == V_REC_DEL) {
 		buf_put_varint(b, v->rid);
 		buf_put_str(b, v->key, v->key_len);
@@ -58,6 +60,8 @@ int vrec_decode(const void *p, size_t n, vrec *v)
 	v->branch = (uint32_t)rd_varint(&r);
 	v->rev = rd_varint(&r);
 	v->prev = rd_varint(&r);
+	if (v->type == V_REC || v->type == V_LINK)
+		v->created = rd_varint(&r);
 	if (v->type == V_REC || v->type == V_REC_DEL) {
 		v->rid = rd_varint(&r);
 		v->key = (const char *)rd_str(&r, &v->key_len);
@@ -361,6 +365,43 @@ int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *o
 	if (p.over)
 		return err_set(CAIRN_EKEYLONG, "key too long");
 	return ident_walk(c, DB_KEYS, &p, VE_KEYS, out);
+}
+
+/* What the view sees of the Link (from, rel, to). */
+int link_lookup(dctx *d, uint64_t from, uint32_t rel, uint64_t to, ident *out)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	key_adj(&p, d->dom, from, rel, to);
+	rc = mdb_cursor_open(d->txn, d->st->dbi[DB_ADJ], &cur);
+	if (rc)
+		return store_err(rc, "adj");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		ventry e;
+
+		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		if (ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)) {
+			mdb_cursor_close(cur);
+			return CAIRN_ECORRUPT;
+		}
+		out->found = 1;
+		if (!view_sees(&d->v, e.branch, e.rev))
+			continue;
+		out->vid = ~be64_get((uint8_t *)k.mv_data + p.n);
+		out->tomb = e.flags & EF_TOMBSTONE;
+		out->visible = !out->tomb;
+		break;
+	}
+	mdb_cursor_close(cur);
+	return rc && rc != MDB_NOTFOUND ? store_err(rc, "adj") : 0;
 }
 
 int version_get(dctx *c, uint64_t vid, vrec *out)

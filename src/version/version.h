@@ -101,6 +101,7 @@ typedef struct vrec {
 	uint32_t branch;
 	uint64_t rev;
 	uint64_t prev;	    /* the Version this one replaced on its branch, or 0 */
+	uint64_t created;   /* Records and Links: the revision that created them (this incarnation) */
 	uint64_t rid;	    /* Records */
 	uint64_t from_rid, to_rid; /* Links */
 	const char *key;
@@ -225,6 +226,8 @@ typedef struct ident {
 
 /* Look up Record (kind, key) in the view. */
 int rec_lookup(dctx *c, uint32_t kind, const char *key, size_t key_len, ident *out);
+/* Look up the Link (from, rel, to) in the view. */
+int link_lookup(dctx *d, uint64_t from, uint32_t rel, uint64_t to, ident *out);
 /* Fetch and decode Version vid. */
 int version_get(dctx *c, uint64_t vid, vrec *out);
 
