@@ -109,7 +109,8 @@ extern "C" {
 	X(EMAPFULL, -30, "store_full", "the store cannot grow further")                           \
 	X(EREADONLY, -31, "read_only", "store opened read-only")                                  \
 	X(ELOCKED, -32, "locked", "store is in use by an incompatible process")                   \
-	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")
+	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")             \
+	X(EMERGE, -34, "merge_conflict", "the merge has conflicts without a resolution")
 
 enum cairn_error {
 	CAIRN_OK = 0,
@@ -434,6 +435,7 @@ enum cairn_revision_type {
 typedef struct cairn_revision {
 	uint64_t revision;
 	uint64_t parent;	/* previous revision of the branch (0 for the first) */
+	uint64_t parent2;	/* a merge: the merged branch's head (0 otherwise) */
 	int type;		/* cairn_revision_type */
 	int64_t time_ms;	/* commit time, ms since the epoch */
 	int64_t client_time_ms;
@@ -530,6 +532,93 @@ CAIRN_API int cairn_link_lineage(cairn_txn *txn, const char *rel, const char *fr
 				 const char *from_key, size_t from_len, const char *to_kind,
 				 const char *to_key, size_t to_len, cairn_lineage_entry *out,
 				 cairn_revision *created);
+
+/* --------------------------------------------------------- diff, merge -- */
+
+/* A Record or Link that differs, in a diff or a merge. */
+typedef struct cairn_change_item {
+	int is_link;
+	const char *kind;	/* Records: the Kind (NUL-terminated) */
+	const char *key;
+	size_t key_len;
+	const char *rel;	/* Links: the Relation and both ends */
+	const char *from_kind, *from_key;
+	size_t from_len;
+	const char *to_kind, *to_key;
+	size_t to_len;
+	int ours;		/* cairn_change on this side (0: unchanged) */
+	int theirs;		/* branch diffs and merges: on the other side (0: unchanged) */
+	/*
+	 * What differs, per attribute ("(title)" for the title, "(exists)" when
+	 * one side deleted, "(values)" for a Link's values), as a JSON object.
+	 * Revision diffs: {"a":{"before":x,"after":y}}. Branch diffs and merges:
+	 * {"a":{"base":x,"ours":y,"theirs":z}} with "conflict":true and, when a
+	 * resolution applies, "resolved":v. null stands for absent.
+	 */
+	const char *diff;
+	size_t diff_len;
+	int conflicts;		/* attributes in conflict */
+	int unresolved;		/* of which no resolution settles */
+} cairn_change_item;
+
+/* Called per item; strings are valid during the call. A non-zero return stops and is returned. */
+typedef int (*cairn_item_cb)(void *ctx, const cairn_change_item *item);
+
+/*
+ * What differs on the transaction's branch between revisions from and to
+ * (from < to <= the transaction's revision): every Record and Link whose
+ * state at from is not its state at to, with the change and a diff.
+ */
+CAIRN_API int cairn_diff_revisions(cairn_txn *txn, uint64_t from, uint64_t to, cairn_item_cb cb,
+				   void *ctx);
+/* The changes revision rev made: what it changed, compared with its parent revision. */
+CAIRN_API int cairn_revision_changes(cairn_txn *txn, uint64_t rev, cairn_item_cb cb, void *ctx);
+
+enum cairn_resolve {
+	CAIRN_RESOLVE_NONE = 0,	  /* a conflict without a resolution blocks the merge */
+	CAIRN_RESOLVE_OURS = 1,	  /* keep the target's value */
+	CAIRN_RESOLVE_THEIRS = 2, /* take the source's value */
+};
+
+typedef struct cairn_merge_options {
+	cairn_commit_options commit; /* Domain, target branch (NULL: main), provenance, expectation */
+	const char *source;	     /* the branch merged into the target (NULL: main) */
+	int resolve;		     /* cairn_resolve for conflicts no explicit resolution names */
+	/*
+	 * Explicit resolutions, JSON lines (docs/api.md): {"kind":K,"key":k,
+	 * "attribute":a,"take":"ours"|"theirs"} or {..."value":v} for a value of
+	 * one's own; a Link's: {"rel":R,"from":"K:k","to":"K:k","take":...}.
+	 */
+	const char *resolutions;
+	size_t resolutions_len;
+	int dry_run;		     /* compute and report, write nothing */
+} cairn_merge_options;
+
+typedef struct cairn_merge_result {
+	uint64_t revision;	/* the merge commit (0: nothing to merge, or a dry run) */
+	uint8_t hash[32];
+	uint64_t changes;	/* Versions it wrote */
+	uint64_t items;		/* Records and Links that differ */
+	uint64_t conflicts;	/* attributes in conflict */
+	uint64_t unresolved;	/* of which unresolved */
+} cairn_merge_result;
+
+/*
+ * Merge the source branch into the target: a three-way merge against their
+ * common ancestor (the fork, or the last merge between them), per attribute
+ * for Records and per Link. A change on one side only is taken; the same
+ * change on both is fine; an attribute changed differently on both sides,
+ * or a Record deleted on one side and changed on the other, is a conflict,
+ * reported in full through cb and blocking the merge (CAIRN_EMERGE) unless
+ * resolved. The merge is one commit with two parents, and every merged
+ * value keeps the lineage it had on the source. cb (may be NULL) sees every
+ * item that differs.
+ */
+CAIRN_API int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb,
+			  void *ctx, cairn_merge_result *out);
+/* What differs between two branches since their common ancestor (a dry-run merge of theirs into ours). */
+CAIRN_API int cairn_branch_diff(cairn_store *st, const char *domain, const char *ours,
+				const char *theirs, cairn_item_cb cb, void *ctx);
 
 /* The Domain's schema as JSON (docs/schema.md), as of the transaction. Zero-copy. */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);

@@ -60,6 +60,12 @@
 	X(history_record)                                                                          \
 	X(history_link)                                                                            \
 	X(lineage_values)                                                                          \
+	X(merge_clean)                                                                             \
+	X(merge_conflicts)                                                                         \
+	X(merge_delete_change)                                                                     \
+	X(merge_links)                                                                             \
+	X(merge_repeated)                                                                          \
+	X(diff_revisions)                                                                          \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

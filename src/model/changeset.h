@@ -33,6 +33,7 @@ typedef struct cs_change {
 	const float *vec;
 	size_t dim;
 	uint64_t tag;	    /* caller's tag (the importer's line number) */
+	uint64_t src_vid;   /* a merge: the merged Version whose lineage values taken from it keep */
 	arena mem;
 } cs_change;
 

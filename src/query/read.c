@@ -432,6 +432,7 @@ static int revision_decode(cairn_txn *t, uint64_t rev, cairn_revision *out, rrec
 	memset(out, 0, sizeof(*out));
 	out->revision = rev;
 	out->parent = r->parent;
+	out->parent2 = r->parent2;
 	out->type = r->type;
 	out->time_ms = r->time_ms;
 	out->client_time_ms = r->client_time_ms;

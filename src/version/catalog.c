@@ -374,6 +374,34 @@ int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_o
 	return dctx_open(c, st, txn, o->domain, o->branch);
 }
 
+/* A view of branch id (by id) at its head, sharing base's transaction and schema. */
+int dctx_branch(const dctx *base, uint32_t id, dctx *out)
+{
+	branch_info b;
+	int rc;
+
+	*out = *base;
+	out->sref = NULL; /* borrows base's schema: close base last */
+	out->kcur = NULL;
+	out->readonly = 0;
+	memset(&out->stats, 0, sizeof(out->stats));
+	if ((rc = branch_get(base->txn, base->st, base->dom, id, &out->br)))
+		return rc;
+	out->v.n = 1;
+	out->v.lv[0].branch = id;
+	out->v.lv[0].limit = UINT64_MAX;
+	for (b = out->br; b.parent && out->v.n < VIEW_MAX;) {
+		uint64_t limit = b.fork_rev;
+
+		if ((rc = branch_get(base->txn, base->st, base->dom, b.parent, &b)))
+			return rc;
+		out->v.lv[out->v.n].branch = b.id;
+		out->v.lv[out->v.n].limit = limit;
+		out->v.n++;
+	}
+	return 0;
+}
+
 void dctx_at(dctx *c, uint64_t rev)
 {
 	c->rev = rev;

@@ -99,6 +99,7 @@ typedef struct cctx {
 	buf tmp;
 	commit_fail *fails;
 	size_t n_fails;
+	const commit_extra *x; /* a merge's second parent, or NULL */
 	arena mem;	    /* stored values parsed, values built by the commit */
 	wlist wl;	    /* the index entries and Versions to write, sorted at the end */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
@@ -157,7 +158,7 @@ static int failf(cctx *c, long change, int code, uint32_t kind, const char *key,
 
 void commit_fails_free(commit_fail *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; f && i < n; i++) {
 		cr_free(f[i].msg);
 		cr_free(f[i].missing);
 	}
@@ -391,6 +392,47 @@ static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
 	return 0;
 }
 
+/* The merged Version a change takes values from: its values, title, lineage, creation. */
+typedef struct source {
+	const jv *values;
+	const char *title;
+	size_t title_len;
+	uint64_t *lin;	/* per attribute id, 0 = title; NULL when there is no source */
+	uint64_t created;
+} source;
+
+static int source_load(cctx *c, const cs_change *ch, const kind_def *k, source *s)
+{
+	vrec v;
+	rdr lr;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (!ch || !ch->src_vid)
+		return 0;
+	if ((rc = version_get(&c->d, ch->src_vid, &v)))
+		return rc;
+	if (v.type != V_REC || v.kr != k->id)
+		return err_set(CAIRN_ECORRUPT, "a merge source is not a Record of %s", k->name);
+	s->lin = arena_alloc(&c->mem, (k->n_attrs + 1) * sizeof(uint64_t));
+	s->values = jv_parse(&c->mem, v.values, v.values_len, "stored values");
+	s->title = arena_strndup(&c->mem, v.title, v.title_len);
+	if (!s->lin || !s->values || !s->title)
+		return err_code() == CAIRN_EJSON ? err_set(CAIRN_ECORRUPT, "stored values do not parse")
+						 : err_set(CAIRN_ENOMEM, "out of memory");
+	memset(s->lin, 0, (k->n_attrs + 1) * sizeof(uint64_t));
+	s->title_len = v.title_len;
+	s->created = v.created;
+	rd_init(&lr, v.lineage, v.lineage_len);
+	for (uint32_t i = 0; i < v.n_lineage; i++) {
+		uint64_t a = rd_varint(&lr), rev = rd_varint(&lr);
+
+		if (a <= k->n_attrs)
+			s->lin[a] = rev;
+	}
+	return lr.bad ? err_set(CAIRN_ECORRUPT, "bad lineage") : 0;
+}
+
 /* Plan a put of Record state r with new values (owned) and title. */
 static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const char *title,
 		       size_t title_len, const cs_change *ch)
@@ -400,6 +442,7 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	uint64_t *lin;
 	buf lb = BUF_INIT;
 	uint32_t n_lin = 0;
+	source src;
 	vrec v = {0};
 	pop *o;
 	int rc;
@@ -407,21 +450,32 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	lin = cr_calloc(k->n_attrs + 1, sizeof(uint64_t));
 	if (!lin)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	/* Lineage: an unchanged value keeps the revision that set it. */
+	if ((rc = source_load(c, ch, k, &src)))
+		goto out;
+	/*
+	 * Lineage: an unchanged value keeps the revision that set it; a value a
+	 * merge takes from the merged Version keeps the revision that set it there.
+	 */
 	lin[0] = (r->exists && r->title_len == title_len && memcmp(r->title, title, title_len) == 0)
 			 ? r->lin[0]
+		 : (src.lin && src.title_len == title_len &&
+		    memcmp(src.title, title, title_len) == 0)
+			 ? src.lin[0]
 			 : c->rev;
 	buf_put_varint(&lb, 0);
 	buf_put_varint(&lb, lin[0]);
 	n_lin++;
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
-		const jv *nv = jv_get(values, a->name), *ov;
+		const jv *nv = jv_get(values, a->name), *ov, *sv;
 
 		if (!nv)
 			continue;
 		ov = r->exists && r->values ? jv_get(r->values, a->name) : NULL;
-		lin[a->id] = (ov && jv_equal(ov, nv) && r->lin[a->id]) ? r->lin[a->id] : c->rev;
+		sv = src.values ? jv_get(src.values, a->name) : NULL;
+		lin[a->id] = (ov && jv_equal(ov, nv) && r->lin[a->id])	? r->lin[a->id]
+			     : (sv && jv_equal(sv, nv) && src.lin[a->id]) ? src.lin[a->id]
+									  : c->rev;
 		buf_put_varint(&lb, a->id);
 		buf_put_varint(&lb, lin[a->id]);
 		n_lin++;
@@ -458,7 +512,7 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	v.branch = c->d.br.id;
 	v.rev = c->rev;
 	v.prev = o->prev;
-	v.created = r->exists ? r->created : c->rev;
+	v.created = r->exists ? r->created : src.lin ? src.created : c->rev;
 	v.rid = r->rid;
 	v.key = r->key;
 	v.key_len = r->key_len;
@@ -1480,6 +1534,7 @@ static int write_revision(cctx *c, int type, const cairn_provenance *p, const ui
 	r.type = type;
 	r.branch = c->d.br.id;
 	r.parent = branch_head(&c->d.br);
+	r.parent2 = c->x ? c->x->parent2 : 0;
 	r.time_ms = now > c->ctr.last_time_ms ? now : c->ctr.last_time_ms;
 	r.client_time_ms = p->client_time_ms;
 	r.confidence = p->has_confidence ? p->confidence : 1.0;
@@ -1692,6 +1747,48 @@ static int validate(cctx *c)
 	return 0;
 }
 
+/* Validate and apply in txn (already open on the branch in c->d). */
+static int run_in_txn(cctx *c, const cairn_commit_options *o, cairn_commit_result *out,
+		      commit_fail **fails, size_t *n_fails)
+{
+	int rc;
+
+	if (o->has_expect && branch_head(&c->d.br) != o->expect_revision)
+		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
+			     c->d.br.name, (unsigned long long)branch_head(&c->d.br),
+			     (unsigned long long)o->expect_revision);
+	else if (!(rc = validate(c)))
+		rc = apply(c, &o->prov, out);
+	if (rc && fails && c->n_fails) {
+		*fails = c->fails;
+		*n_fails = c->n_fails;
+	} else {
+		commit_fails_free(c->fails, c->n_fails);
+	}
+	c->fails = NULL;
+	c->n_fails = 0;
+	return rc;
+}
+
+int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset *cs, int mode,
+		  const commit_extra *x, cairn_commit_result *out, commit_fail **fails,
+		  size_t *n_fails)
+{
+	cctx c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.d = *d;
+	c.d.sref = NULL; /* the caller keeps its reference to the schema */
+	c.d.kcur = NULL;
+	c.cs = cs;
+	c.mode = mode;
+	c.x = x;
+	rc = run_in_txn(&c, o, out, fails, n_fails);
+	cctx_release(&c);
+	return rc;
+}
+
 static int commit_once(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
 		       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails)
 {
@@ -1706,36 +1803,16 @@ static int commit_once(cairn_store *st, const cairn_commit_options *o, const cai
 	c.cs = cs;
 	c.mode = mode;
 	rc = dctx_open_write(&c.d, st, txn, o, &created);
-	if (rc)
-		goto out_abort;
-	if (o->has_expect && branch_head(&c.d.br) != o->expect_revision) {
-		rc = err_set(CAIRN_ECONFLICT,
-			     "branch %s is at revision %llu, not the expected %llu", c.d.br.name,
-			     (unsigned long long)branch_head(&c.d.br),
-			     (unsigned long long)o->expect_revision);
-		goto out_abort;
-	}
-	rc = validate(&c);
-	if (rc)
-		goto out_abort;
-	rc = apply(&c, &o->prov, out);
-	if (rc)
-		goto out_abort;
+	if (!rc)
+		rc = run_in_txn(&c, o, out, fails, n_fails);
 	cctx_release(&c);
+	if (rc) {
+		store_write_abort(st, txn);
+		return rc;
+	}
 	rc = store_write_commit(st, txn);
 	if (!rc && created)
 		cache_invalidate(st);
-	return rc;
-out_abort:
-	if (fails && c.n_fails) {
-		*fails = c.fails;
-		*n_fails = c.n_fails;
-		c.fails = NULL;
-	} else {
-		commit_fails_free(c.fails, c.n_fails);
-	}
-	cctx_release(&c);
-	store_write_abort(st, txn);
 	return rc;
 }
 

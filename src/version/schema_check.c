@@ -287,31 +287,6 @@ static int branch_ids(dctx *d, uint32_t **ids, size_t *n)
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
 }
 
-/* A view of branch id at its head, built like dctx_open does. */
-static int view_of(dctx *base, uint32_t id, dctx *out)
-{
-	branch_info b;
-	int rc;
-
-	*out = *base;
-	out->sref = NULL;
-	if ((rc = branch_get(base->txn, base->st, base->dom, id, &out->br)))
-		return rc;
-	out->v.n = 1;
-	out->v.lv[0].branch = id;
-	out->v.lv[0].limit = UINT64_MAX;
-	for (b = out->br; b.parent && out->v.n < VIEW_MAX;) {
-		uint64_t limit = b.fork_rev;
-
-		if ((rc = branch_get(base->txn, base->st, base->dom, b.parent, &b)))
-			return rc;
-		out->v.lv[out->v.n].branch = b.id;
-		out->v.lv[out->v.n].limit = limit;
-		out->v.n++;
-	}
-	return 0;
-}
-
 int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 {
 	offenders off = {BUF_INIT, 0};
@@ -326,7 +301,7 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 	for (size_t b = 0; b < n_ids && !rc; b++) {
 		dctx bd;
 
-		if ((rc = view_of(d, ids[b], &bd)))
+		if ((rc = dctx_branch(d, ids[b], &bd)))
 			break;
 		bd.s = s;
 		for (size_t i = 0; i < delta->n && !rc; i++) {

@@ -183,6 +183,16 @@ typedef struct dctx {
 
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
+/* A view of branch id at its head, sharing base's transaction and schema (close base last). */
+int dctx_branch(const dctx *base, uint32_t id, dctx *out);
+/* The highest revision of branch id the view sees (0 if none). */
+static inline uint64_t view_limit(const view *v, uint32_t id)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->lv[i].branch == id)
+			return v->lv[i].limit;
+	return 0;
+}
 /* Restrict the view to revision rev (<= head). */
 void dctx_at(dctx *c, uint64_t rev);
 void dctx_close(dctx *c);
@@ -277,6 +287,20 @@ enum commit_mode {
 int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
 	       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails);
 void commit_fails_free(commit_fail *f, size_t n);
+
+/* What a merge adds to a commit. */
+typedef struct commit_extra {
+	uint64_t parent2;	/* the merged branch's head */
+} commit_extra;
+
+/*
+ * The commit pipeline inside an open write transaction (for merges, which
+ * compute their changes in the same transaction). dctx is open on the
+ * target branch. Nothing is committed or aborted here.
+ */
+int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset *cs, int mode,
+		  const commit_extra *x, cairn_commit_result *out, commit_fail **fails,
+		  size_t *n_fails);
 
 /* Write the attribute index entries of a Record Version (values: its values object). */
 int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid);
