@@ -620,6 +620,60 @@ CAIRN_API int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_i
 CAIRN_API int cairn_branch_diff(cairn_store *st, const char *domain, const char *ours,
 				const char *theirs, cairn_item_cb cb, void *ctx);
 
+/* ------------------------------------------------------------ proposals -- */
+
+enum cairn_proposal_status {
+	CAIRN_PROPOSAL_OPEN = 1,
+	CAIRN_PROPOSAL_MERGED = 2,
+	CAIRN_PROPOSAL_REJECTED = 3,
+	CAIRN_PROPOSAL_WITHDRAWN = 4,
+};
+
+typedef struct cairn_proposal {
+	uint64_t id;
+	int status;		/* cairn_proposal_status */
+	const char *source;	/* the branch offered (NUL-terminated; "(deleted)" if gone) */
+	const char *target;	/* the branch it would merge into */
+	const char *title, *description, *author;
+	size_t title_len, description_len, author_len;
+	int64_t created_ms, updated_ms;
+	uint64_t merged_revision; /* the merge commit, once merged */
+	/* Review notes, a JSON array of {"author","text","verdict","time"}. */
+	const char *notes;
+	size_t notes_len;
+} cairn_proposal;
+
+/*
+ * Offer branch source for merge into target (NULL: main). *id is the new
+ * proposal's number in the Domain. Strings may be NULL except source.
+ */
+CAIRN_API int cairn_propose(cairn_store *st, const char *domain, const char *source,
+			    const char *target, const char *title, const char *description,
+			    const char *author, uint64_t *id);
+/* A proposal, zero-copy (valid until txn ends). CAIRN_ENOTFOUND if there is none. */
+CAIRN_API int cairn_proposal_get(cairn_txn *txn, uint64_t id, cairn_proposal *out);
+/* Every proposal of the Domain, newest first (status 0: all, else only that status). */
+CAIRN_API int cairn_proposal_list(cairn_txn *txn, int status,
+				  int (*cb)(void *ctx, const cairn_proposal *p), void *ctx);
+/* Add a review note; verdict is free text ("approve", "request changes", ...) or NULL. */
+CAIRN_API int cairn_proposal_note(cairn_store *st, const char *domain, uint64_t id,
+				  const char *author, const char *text, const char *verdict);
+/* The proposal's diff and conflicts, computed now (a dry-run merge). */
+CAIRN_API int cairn_proposal_diff(cairn_store *st, const char *domain, uint64_t id,
+				  cairn_item_cb cb, void *ctx, cairn_merge_result *out);
+/*
+ * Accept an open proposal: merge its source into its target with the given
+ * options (their domain, branches and source are the proposal's; their
+ * provenance, resolve and resolutions are used) and mark it merged, in one
+ * transaction. CAIRN_EMERGE leaves it open.
+ */
+CAIRN_API int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
+				    const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
+				    cairn_merge_result *out);
+/* Reject (the branch stays) or withdraw an open proposal, with an optional note. */
+CAIRN_API int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int status,
+				   const char *author, const char *note);
+
 /* The Domain's schema as JSON (docs/schema.md), as of the transaction. Zero-copy. */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 

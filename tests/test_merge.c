@@ -362,3 +362,73 @@ void test_diff_revisions(void)
 	cairn_txn_end(t);
 	cairn_close(st);
 }
+
+static int count_props(void *ctx, const cairn_proposal *p)
+{
+	char *s = ctx;
+	size_t l = strlen(s);
+
+	snprintf(s + l, 256 - l, "%llu:%d,", (unsigned long long)p->id, p->status);
+	return 0;
+}
+
+void test_proposals(void)
+{
+	cairn_store *st = setup();
+	cairn_read_options ro = {0};
+	cairn_merge_result res;
+	cairn_proposal p;
+	cairn_txn *t;
+	struct seen s;
+	uint64_t id, id2;
+	char list[256] = "", v[512];
+
+	CHECK(st);
+	ro.domain = "d";
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":5}}", NULL));
+	OK(cairn_propose(st, "d", "b", NULL, "Raise S's rating", "Seen in the audit", "agent/x", &id));
+	CHECK(id == 1);
+	CHECK_RC(cairn_propose(st, "d", "main", "main", NULL, NULL, NULL, &id2), CAIRN_EINVAL);
+	CHECK_RC(cairn_propose(st, "d", "nope", NULL, NULL, NULL, NULL, &id2), CAIRN_ENOBRANCH);
+	OK(cairn_proposal_note(st, "d", id, "reviewer", "looks right", "approve"));
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_proposal_get(t, id, &p));
+	CHECK(p.status == CAIRN_PROPOSAL_OPEN && strcmp(p.source, "b") == 0 && strcmp(p.target, "main") == 0);
+	CHECK(test_streq(p.title, p.title_len, "Raise S's rating"));
+	CHECK(test_streq(p.author, p.author_len, "agent/x"));
+	CHECK(strstr(p.notes, "\"author\":\"reviewer\",\"text\":\"looks right\",\"verdict\":\"approve\""));
+	CHECK_RC(cairn_proposal_get(t, 99, &p), CAIRN_ENOTFOUND);
+	cairn_txn_end(t);
+	/* The diff on demand, then accept: merged, and the proposal says so. */
+	memset(&s, 0, sizeof(s));
+	OK(cairn_proposal_diff(st, "d", id, collect, &s, &res));
+	CHECK(res.items == 1 && res.revision == 0 && strstr(s.text, "\"rating\""));
+	OK(cairn_proposal_accept(st, "d", id, NULL, NULL, NULL, &res));
+	CHECK(res.revision != 0);
+	OK(values_of(st, NULL, "Supplier", "S", v, sizeof(v)));
+	CHECK(strstr(v, "\"rating\":5"));
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_proposal_get(t, id, &p));
+	CHECK(p.status == CAIRN_PROPOSAL_MERGED && p.merged_revision == res.revision);
+	cairn_txn_end(t);
+	CHECK_RC(cairn_proposal_accept(st, "d", id, NULL, NULL, NULL, &res), CAIRN_EINVAL);
+	/* A conflicting proposal stays open when accepting fails; rejecting keeps the branch. */
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":8}}", NULL));
+	OK(on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":9}}", NULL));
+	OK(cairn_propose(st, "d", "b", "main", "again", NULL, "agent/x", &id2));
+	CHECK_RC(cairn_proposal_accept(st, "d", id2, NULL, NULL, NULL, &res), CAIRN_EMERGE);
+	OK(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_REJECTED, "reviewer", "keep main's"));
+	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_WITHDRAWN, NULL, NULL), CAIRN_EINVAL);
+	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_OPEN, NULL, NULL), CAIRN_EINVAL);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_proposal_list(t, 0, count_props, list));
+	CHECK(strcmp(list, "2:3,1:2,") == 0);
+	list[0] = '\0';
+	OK(cairn_proposal_list(t, CAIRN_PROPOSAL_MERGED, count_props, list));
+	CHECK(strcmp(list, "1:2,") == 0);
+	cairn_txn_end(t);
+	OK(values_of(st, "b", "Supplier", "S", v, sizeof(v)));
+	CHECK(strstr(v, "\"rating\":8"));
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}

@@ -66,6 +66,7 @@
 	X(merge_links)                                                                             \
 	X(merge_repeated)                                                                          \
 	X(diff_revisions)                                                                          \
+	X(proposals)                                                                               \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

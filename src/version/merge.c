@@ -606,6 +606,8 @@ static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions
 typedef struct merger {
 	mctx m;
 	const cairn_merge_options *o;
+	merge_post post;
+	void *post_arg;
 	resolutions rs;
 	cairn_changeset *cs;
 	cairn_merge_result res;
@@ -954,6 +956,8 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 		be64_put(hv, branch_head(&theirs.br));
 		rc = db_put(txn, st, DB_CATALOG, k.b, k.n, hv, 8, 0);
 	}
+	if (!rc && g->post)
+		rc = g->post(&ours, &g->res, g->post_arg);
 out:
 	dctx_close(&theirs);
 	dctx_close(&ours);
@@ -962,6 +966,12 @@ out:
 
 int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
 		cairn_merge_result *out)
+{
+	return merge_run(st, o, cb, ctx, out, NULL, NULL);
+}
+
+int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
+	      cairn_merge_result *out, merge_post post, void *post_arg)
 {
 	merger g;
 	MDB_txn *txn;
@@ -974,6 +984,8 @@ int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb,
 	for (;;) {
 		memset(&g, 0, sizeof(g));
 		g.o = o;
+		g.post = post;
+		g.post_arg = post_arg;
 		if ((rc = cairn_changeset_new(&g.cs)))
 			return rc;
 		if ((rc = (o->dry_run ? store_read_begin(st, &txn) : store_write_begin(st, &txn)))) {

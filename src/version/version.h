@@ -309,6 +309,11 @@ int schema_store(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, cons
 /* The schema JSON as of revision rev (zero-copy). */
 int schema_json_at(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const char **json,
 		   size_t *len);
+/* Called inside a merge's transaction once it is written (d: the target). */
+typedef int (*merge_post)(dctx *d, const cairn_merge_result *res, void *arg);
+int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
+	      cairn_merge_result *out, merge_post post, void *post_arg);
+
 /*
  * Check a schema change against the data of every branch of the Domain, and
  * build the indexes it adds. CAIRN_ESCHEMADATA names the offending Records.

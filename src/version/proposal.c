@@ -1,0 +1,463 @@
+/*
+ * Proposals: a branch offered for merge into another, with a title, a
+ * description, an author, a status and review notes. They live in the
+ * catalog, naming their branches by id (so a rename follows them); the
+ * diff and conflicts are computed when asked, by a dry-run merge, and
+ * accepting merges and marks the proposal merged in one transaction.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/json.h"
+#include "query/read.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+#include "version/version.h"
+
+#define CAT_PROP 'p'  /* (dom, 'p', id) -> proposal */
+#define CAT_PROPN 'q' /* (dom, 'q') -> next proposal id */
+#define PROP_FORMAT 1
+
+typedef struct prop {
+	int status;
+	uint32_t source, target;
+	int64_t created, updated;
+	uint64_t merged_rev;
+	const char *title, *description, *author, *notes;
+	size_t title_len, description_len, author_len, notes_len;
+} prop;
+
+static void pkey(kbuf *k, uint32_t dom, uint64_t id)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_u8(k, CAT_PROP);
+	kb_be64(k, id);
+}
+
+static int prop_decode(const void *p, size_t n, prop *o)
+{
+	rdr r;
+
+	rd_init(&r, p, n);
+	if (rd_u8(&r) != PROP_FORMAT)
+		return err_set(CAIRN_ECORRUPT, "a proposal has an unknown format");
+	o->status = rd_u8(&r);
+	o->source = rd_be32(&r);
+	o->target = rd_be32(&r);
+	o->created = (int64_t)rd_be64(&r);
+	o->updated = (int64_t)rd_be64(&r);
+	o->merged_rev = rd_be64(&r);
+	o->title = (const char *)rd_str(&r, &o->title_len);
+	o->description = (const char *)rd_str(&r, &o->description_len);
+	o->author = (const char *)rd_str(&r, &o->author_len);
+	o->notes = (const char *)rd_str(&r, &o->notes_len);
+	return r.bad || r.p != r.end ? err_set(CAIRN_ECORRUPT, "a proposal is malformed") : 0;
+}
+
+static int prop_put(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t id, const prop *o)
+{
+	buf b = BUF_INIT;
+	kbuf k;
+	int rc;
+
+	buf_put_u8(&b, PROP_FORMAT);
+	buf_put_u8(&b, (uint8_t)o->status);
+	buf_put_be32(&b, o->source);
+	buf_put_be32(&b, o->target);
+	buf_put_be64(&b, (uint64_t)o->created);
+	buf_put_be64(&b, (uint64_t)o->updated);
+	buf_put_be64(&b, o->merged_rev);
+	buf_put_str(&b, o->title, o->title_len);
+	buf_put_str(&b, o->description, o->description_len);
+	buf_put_str(&b, o->author, o->author_len);
+	buf_put_str(&b, o->notes, o->notes_len);
+	if (b.oom) {
+		buf_release(&b);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	pkey(&k, dom, id);
+	rc = db_put(txn, st, DB_CATALOG, k.b, k.n, b.p, b.len, 0);
+	buf_release(&b);
+	return rc;
+}
+
+static int prop_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t id, prop *o)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	pkey(&k, dom, id);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return err_set(CAIRN_ENOTFOUND, "no proposal %llu", (unsigned long long)id);
+	return rc ? rc : prop_decode(v.mv_data, v.mv_size, o);
+}
+
+static int text_ok(const char *s, const char *what)
+{
+	if (s && (strlen(s) > 65536 || !utf8_valid(s, strlen(s))))
+		return err_set(CAIRN_EINVAL, "the %s is not UTF-8 text of at most 64 KiB", what);
+	return 0;
+}
+
+/* Run fn in a write transaction on Domain domain (main's view). */
+static int prop_write(cairn_store *st, const char *domain,
+		      int (*fn)(MDB_txn *txn, cairn_store *st, dctx *d, void *arg), void *arg)
+{
+	MDB_txn *txn;
+	dctx d;
+	int rc;
+
+	for (;;) {
+		if ((rc = store_write_begin(st, &txn)))
+			return rc;
+		rc = dctx_open(&d, st, txn, domain, NULL);
+		if (!rc)
+			rc = fn(txn, st, &d, arg);
+		dctx_close(&d);
+		if (rc)
+			store_write_abort(st, txn);
+		else
+			rc = store_write_commit(st, txn);
+		if (rc != CAIRN_EMAPFULL)
+			return rc;
+		if ((rc = store_grow(st)))
+			return rc;
+	}
+}
+
+/* A branch's id by name in d's Domain. */
+static int branch_id_of(dctx *d, const char *name, uint32_t *id)
+{
+	int rc;
+
+	if (!name || strcmp(name, "main") == 0) {
+		*id = MAIN_BRANCH_ID;
+		return 0;
+	}
+	{
+		kbuf k;
+		MDB_val v;
+
+		if (!branch_name_valid(name))
+			return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", name);
+		kb_init(&k);
+		kb_be32(&k, d->dom);
+		kb_u8(&k, 'B');
+		kb_bytes(&k, name, strlen(name));
+		rc = db_get(d->txn, d->st, DB_CATALOG, k.b, k.n, &v);
+		if (rc == CAIRN_ENOTFOUND)
+			return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", name);
+		if (rc)
+			return rc;
+		*id = be32_get(v.mv_data);
+		return 0;
+	}
+}
+
+struct propose_arg {
+	const char *source, *target, *title, *description, *author;
+	uint64_t id;
+};
+
+static int propose_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
+{
+	struct propose_arg *a = arg;
+	prop p = {0};
+	uint8_t nb[8];
+	uint64_t id = 1;
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	if ((rc = branch_id_of(d, a->source, &p.source)) ||
+	    (rc = branch_id_of(d, a->target, &p.target)))
+		return rc;
+	if (p.source == p.target)
+		return err_set(CAIRN_EINVAL, "a branch cannot be proposed into itself");
+	kb_init(&k);
+	kb_be32(&k, d->dom);
+	kb_u8(&k, CAT_PROPN);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc && rc != CAIRN_ENOTFOUND)
+		return rc;
+	if (!rc && v.mv_size == 8)
+		id = be64_get(v.mv_data);
+	be64_put(nb, id + 1);
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, nb, 8, 0)))
+		return rc;
+	p.status = CAIRN_PROPOSAL_OPEN;
+	p.created = p.updated = time_now_ms();
+	p.title = a->title ? a->title : "";
+	p.title_len = strlen(p.title);
+	p.description = a->description ? a->description : "";
+	p.description_len = strlen(p.description);
+	p.author = a->author ? a->author : "";
+	p.author_len = strlen(p.author);
+	p.notes = "[]";
+	p.notes_len = 2;
+	a->id = id;
+	return prop_put(txn, st, d->dom, id, &p);
+}
+
+int cairn_propose(cairn_store *st, const char *domain, const char *source, const char *target,
+		  const char *title, const char *description, const char *author, uint64_t *id)
+{
+	struct propose_arg a = {source, target, title, description, author, 0};
+	int rc;
+
+	if (!st || !domain || !source || !id)
+		return err_set(CAIRN_EINVAL, "cairn_propose: NULL argument");
+	if ((rc = text_ok(title, "title")) || (rc = text_ok(description, "description")) ||
+	    (rc = text_ok(author, "author")))
+		return rc;
+	rc = prop_write(st, domain, propose_txn, &a);
+	*id = rc ? 0 : a.id;
+	return rc;
+}
+
+static const char *branch_name_of(cairn_txn *t, uint32_t id)
+{
+	branch_info b;
+
+	if (branch_get(t->txn, t->st, t->d.dom, id, &b) || b.state != BRANCH_LIVE)
+		return "(deleted)";
+	return b.name;
+}
+
+static void prop_fill(cairn_txn *t, uint64_t id, const prop *p, cairn_proposal *out)
+{
+	out->id = id;
+	out->status = p->status;
+	out->source = branch_name_of(t, p->source);
+	out->target = branch_name_of(t, p->target);
+	out->title = p->title;
+	out->title_len = p->title_len;
+	out->description = p->description;
+	out->description_len = p->description_len;
+	out->author = p->author;
+	out->author_len = p->author_len;
+	out->created_ms = p->created;
+	out->updated_ms = p->updated;
+	out->merged_revision = p->merged_rev;
+	out->notes = p->notes;
+	out->notes_len = p->notes_len;
+}
+
+int cairn_proposal_get(cairn_txn *t, uint64_t id, cairn_proposal *out)
+{
+	prop p;
+	int rc;
+
+	if (!t || !out)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_get: NULL argument");
+	if ((rc = prop_get(t->txn, t->st, t->d.dom, id, &p)))
+		return rc;
+	prop_fill(t, id, &p, out);
+	return 0;
+}
+
+int cairn_proposal_list(cairn_txn *t, int status, int (*cb)(void *ctx, const cairn_proposal *p),
+			void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf pre;
+	int mrc, rc = 0;
+
+	if (!t || !cb)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_list: NULL argument");
+	pkey(&pre, t->d.dom, UINT64_MAX);
+	mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CATALOG], &cur);
+	if (mrc)
+		return store_err(mrc, "catalog");
+	k.mv_data = pre.b;
+	k.mv_size = pre.n;
+	/* Newest first: from the end of the proposals' range backwards. */
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mrc = mrc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV) : mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	for (; mrc == 0 && !rc; mrc = mdb_cursor_get(cur, &k, &v, MDB_PREV)) {
+		cairn_proposal out;
+		prop p;
+
+		if (k.mv_size != pre.n || memcmp(k.mv_data, pre.b, pre.n - 8) != 0)
+			break;
+		if ((rc = prop_decode(v.mv_data, v.mv_size, &p)))
+			break;
+		if (status && p.status != status)
+			continue;
+		prop_fill(t, be64_get((uint8_t *)k.mv_data + pre.n - 8), &p, &out);
+		rc = cb(ctx, &out);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+struct note_arg {
+	uint64_t id;
+	const char *author, *text, *verdict;
+	int status; /* 0: only a note; else the new status */
+	uint64_t merged_rev;
+};
+
+/* Append a note and/or set the status of proposal a->id. */
+static int update_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
+{
+	struct note_arg *a = arg;
+	buf notes = BUF_INIT;
+	char when[48];
+	prop p;
+	int rc;
+
+	if ((rc = prop_get(txn, st, d->dom, a->id, &p)))
+		return rc;
+	if (a->status && p.status != CAIRN_PROPOSAL_OPEN)
+		return err_set(CAIRN_EINVAL, "proposal %llu is not open", (unsigned long long)a->id);
+	if (a->text) {
+		time_format_ms(time_now_ms(), when);
+		buf_put(&notes, p.notes, p.notes_len - 1); /* without the closing ']' */
+		if (p.notes_len > 2)
+			buf_put_u8(&notes, ',');
+		buf_put(&notes, "{\"author\":", 10);
+		json_quote(&notes, a->author ? a->author : "", a->author ? strlen(a->author) : 0);
+		buf_put(&notes, ",\"text\":", 8);
+		json_quote(&notes, a->text, strlen(a->text));
+		buf_put(&notes, ",\"verdict\":", 11);
+		if (a->verdict)
+			json_quote(&notes, a->verdict, strlen(a->verdict));
+		else
+			buf_put(&notes, "null", 4);
+		buf_printf(&notes, ",\"time\":\"%s\"}]", when);
+		if (notes.oom) {
+			buf_release(&notes);
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		}
+		p.notes = (const char *)notes.p;
+		p.notes_len = notes.len;
+	}
+	if (a->status) {
+		p.status = a->status;
+		p.merged_rev = a->merged_rev;
+	}
+	p.updated = time_now_ms();
+	rc = prop_put(txn, st, d->dom, a->id, &p);
+	buf_release(&notes);
+	return rc;
+}
+
+int cairn_proposal_note(cairn_store *st, const char *domain, uint64_t id, const char *author,
+			const char *text, const char *verdict)
+{
+	struct note_arg a = {id, author, text, verdict, 0, 0};
+	int rc;
+
+	if (!st || !domain || !text)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_note: NULL argument");
+	if ((rc = text_ok(text, "note")) || (rc = text_ok(author, "author")) ||
+	    (rc = text_ok(verdict, "verdict")))
+		return rc;
+	return prop_write(st, domain, update_txn, &a);
+}
+
+int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int status,
+			 const char *author, const char *note)
+{
+	struct note_arg a = {id, author, note, NULL, status, 0};
+	int rc;
+
+	if (!st || !domain)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_close: NULL argument");
+	if (status != CAIRN_PROPOSAL_REJECTED && status != CAIRN_PROPOSAL_WITHDRAWN)
+		return err_set(CAIRN_EINVAL, "a proposal is closed as rejected or withdrawn");
+	if ((rc = text_ok(note, "note")) || (rc = text_ok(author, "author")))
+		return rc;
+	a.verdict = status == CAIRN_PROPOSAL_REJECTED ? "rejected" : "withdrawn";
+	return prop_write(st, domain, update_txn, &a);
+}
+
+/* The names of a proposal's branches, for a merge. */
+static int prop_branches(cairn_store *st, const char *domain, uint64_t id, char *source,
+			 char *target, int *status)
+{
+	cairn_read_options ro = {0};
+	cairn_proposal p;
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = domain;
+	if ((rc = cairn_read_begin(st, &ro, &t)))
+		return rc;
+	rc = cairn_proposal_get(t, id, &p);
+	if (!rc) {
+		snprintf(source, CAIRN_MAX_BRANCH + 1, "%s", p.source);
+		snprintf(target, CAIRN_MAX_BRANCH + 1, "%s", p.target);
+		*status = p.status;
+		if (strcmp(p.source, "(deleted)") == 0 || strcmp(p.target, "(deleted)") == 0)
+			rc = err_set(CAIRN_ENOBRANCH, "a branch of proposal %llu was deleted",
+				     (unsigned long long)id);
+	}
+	cairn_txn_end(t);
+	return rc;
+}
+
+int cairn_proposal_diff(cairn_store *st, const char *domain, uint64_t id, cairn_item_cb cb,
+			void *ctx, cairn_merge_result *out)
+{
+	char source[CAIRN_MAX_BRANCH + 1], target[CAIRN_MAX_BRANCH + 1];
+	cairn_merge_options o;
+	int status, rc;
+
+	if (!st || !domain)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_diff: NULL argument");
+	if ((rc = prop_branches(st, domain, id, source, target, &status)))
+		return rc;
+	memset(&o, 0, sizeof(o));
+	o.commit.domain = domain;
+	o.commit.branch = target;
+	o.source = source;
+	o.dry_run = 1;
+	return cairn_merge(st, &o, cb, ctx, out);
+}
+
+struct accept_arg {
+	uint64_t id;
+};
+
+static int mark_merged(dctx *d, const cairn_merge_result *res, void *arg)
+{
+	struct accept_arg *a = arg;
+	struct note_arg n = {a->id, NULL, NULL, NULL, CAIRN_PROPOSAL_MERGED,
+			     res->revision ? res->revision : branch_head(&d->br)};
+
+	return update_txn(d->txn, d->st, d, &n);
+}
+
+int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
+			  const cairn_merge_options *opts, cairn_item_cb cb, void *ctx,
+			  cairn_merge_result *out)
+{
+	char source[CAIRN_MAX_BRANCH + 1], target[CAIRN_MAX_BRANCH + 1];
+	struct accept_arg a = {id};
+	cairn_merge_options o;
+	int status, rc;
+
+	if (!st || !domain)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_accept: NULL argument");
+	if ((rc = prop_branches(st, domain, id, source, target, &status)))
+		return rc;
+	if (status != CAIRN_PROPOSAL_OPEN)
+		return err_set(CAIRN_EINVAL, "proposal %llu is not open", (unsigned long long)id);
+	memset(&o, 0, sizeof(o));
+	if (opts)
+		o = *opts;
+	o.commit.domain = domain;
+	o.commit.branch = target;
+	o.source = source;
+	o.dry_run = 0;
+	return merge_run(st, &o, cb, ctx, out, mark_merged, &a);
+}
