@@ -597,7 +597,7 @@ typedef struct cairn_merge_options {
 typedef struct cairn_merge_result {
 	uint64_t revision;	/* the merge commit (0: nothing to merge, or a dry run) */
 	uint8_t hash[32];
-	uint64_t changes;	/* Versions it wrote */
+	uint64_t changes;	/* changes it committed (a dry run: would commit) */
 	uint64_t items;		/* Records and Links that differ */
 	uint64_t conflicts;	/* attributes in conflict */
 	uint64_t unresolved;	/* of which unresolved */

@@ -14,7 +14,7 @@ enum {
 	EXIT_USAGE = 2,	   /* bad command line */
 	EXIT_NOTFOUND = 3, /* no such Record, Domain, branch, revision, store */
 	EXIT_INVALID = 4,  /* the input was refused: validation, JSON, schema */
-	EXIT_CONFLICT = 5, /* the branch head moved (expected revision) */
+	EXIT_CONFLICT = 5, /* the branch head moved (expected revision), or merge conflicts */
 	EXIT_CORRUPT = 6,  /* cairn check found problems, or the store is damaged */
 };
 
@@ -39,6 +39,11 @@ typedef struct cli {
 	const char *out;	/* --out FILE */
 	const char *from;	/* --from BRANCH */
 	int nosync;		/* --no-sync */
+	const char *resolve;	/* --resolve none|ours|theirs */
+	const char *resolutions; /* --resolutions FILE */
+	int dry_run;		/* --dry-run */
+	const char *verdict;	/* --verdict TEXT */
+	const char *status;	/* --status open|merged|rejected|withdrawn */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -60,6 +65,11 @@ void out_hash(FILE *f, const uint8_t h[32]);
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len);
 void out_time(FILE *f, int64_t ms);
 
+int cmd_diff(cli *c);
+int cmd_changes(cli *c);
+int cmd_merge(cli *c);
+int cmd_propose(cli *c);
+int cmd_proposal(cli *c);
 int cmd_gen(cli *c);
 int cmd_bench(cli *c);
 

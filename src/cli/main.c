@@ -31,6 +31,18 @@ static const char usage_text[] =
 	"  branch list                     the Domain's branches\n"
 	"  branch rename NAME NEW          rename a branch\n"
 	"  branch delete NAME              delete a branch (its data is cleared in the background)\n"
+	"  diff BRANCH                     what differs between --branch and BRANCH since they forked\n"
+	"  diff FROM_REV TO_REV            what changed on --branch between two revisions\n"
+	"  changes REV                     what one revision changed\n"
+	"  merge SOURCE [--resolve ours|theirs] [--resolutions FILE] [--dry-run]\n"
+	"                                  merge branch SOURCE into --branch (conflicts block it)\n"
+	"Proposals\n"
+	"  propose SOURCE [--title T] [--message TEXT]   offer SOURCE for merge into --branch\n"
+	"  proposal list [--status S]      open, merged, rejected, withdrawn\n"
+	"  proposal show|diff N            a proposal; its diff and conflicts, computed now\n"
+	"  proposal note N TEXT [--verdict V]   add a review note\n"
+	"  proposal accept N [--resolve ...] [--resolutions FILE]   merge it\n"
+	"  proposal reject|withdraw N [TEXT]\n"
 	"Schema\n"
 	"  schema apply FILE               add or change Kinds, Attributes, Relations\n"
 	"  schema show                     print the Domain's schema\n"
@@ -93,6 +105,7 @@ int cli_exit_code(int rc)
 	case CAIRN_ENOBRANCH:
 		return EXIT_NOTFOUND;
 	case CAIRN_ECONFLICT:
+	case CAIRN_EMERGE:
 		return EXIT_CONFLICT;
 	case CAIRN_ECORRUPT:
 		return EXIT_CORRUPT;
@@ -1249,6 +1262,7 @@ enum {
 	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
+	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1301,6 +1315,11 @@ int main(int argc, char **argv)
 		{"peers", no_argument, 0, OPT_PEERS},
 		{"keep", required_argument, 0, OPT_KEEP},
 		{"from", required_argument, 0, OPT_FROM},
+		{"resolve", required_argument, 0, OPT_RESOLVE},
+		{"resolutions", required_argument, 0, OPT_RESOLUTIONS},
+		{"dry-run", no_argument, 0, OPT_DRYRUN},
+		{"verdict", required_argument, 0, OPT_VERDICT},
+		{"status", required_argument, 0, OPT_STATUS},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1369,6 +1388,11 @@ int main(int argc, char **argv)
 		case OPT_PEERS: cli_peers = 1; break;
 		case OPT_KEEP: cli_work = optarg; cli_keep = 1; break;
 		case OPT_FROM: c.from = optarg; break;
+		case OPT_RESOLVE: c.resolve = optarg; break;
+		case OPT_RESOLUTIONS: c.resolutions = optarg; break;
+		case OPT_DRYRUN: c.dry_run = 1; break;
+		case OPT_VERDICT: c.verdict = optarg; break;
+		case OPT_STATUS: c.status = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1414,6 +1438,16 @@ int main(int argc, char **argv)
 		return cmd_lineage(&c);
 	if (strcmp(cmd, "maintain") == 0)
 		return cmd_maintain(&c);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(&c);
+	if (strcmp(cmd, "changes") == 0)
+		return cmd_changes(&c);
+	if (strcmp(cmd, "merge") == 0)
+		return cmd_merge(&c);
+	if (strcmp(cmd, "propose") == 0)
+		return cmd_propose(&c);
+	if (strcmp(cmd, "proposal") == 0)
+		return cmd_proposal(&c);
 	if (strcmp(cmd, "gen") == 0)
 		return cmd_gen(&c);
 	if (strcmp(cmd, "bench") == 0)

@@ -488,8 +488,10 @@ int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name)
 	buf_put_u8(&b, 0);
 	buf_put_be64(&b, (uint64_t)time_now_ms());
 	buf_put(&b, name, strlen(name) + 1);
-	if (b.oom)
+	if (b.oom) {
+		buf_release(&b);
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
 	ckey(&k, dom, CAT_INFO);
 	rc = db_put(txn, st, DB_CATALOG, k.b, k.n, b.p, b.len, 0);
 	buf_release(&b);

@@ -1564,8 +1564,10 @@ static int write_revision(cctx *c, int type, const cairn_provenance *p, const ui
 	}
 	rrec_hash(c->d.dom, c->rev, &r, r.hash);
 	rrec_encode(&r, &b);
-	if (b.oom)
+	if (b.oom) {
+		buf_release(&b);
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
 	key_u64(&k, c->d.dom, c->rev);
 	rc = db_put(c->d.txn, c->d.st, DB_REVS, k.b, k.n, b.p, b.len, MDB_NOOVERWRITE);
 	buf_release(&b);
@@ -1613,12 +1615,12 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	uint64_t first_vid = c->n_ops ? c->ops[0].vid : c->ctr.next_vid;
 	int rc = 0;
 
-	if (sha256_init(&h))
-		return err_set(CAIRN_ENOMEM, "out of memory");
 	deltas = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
-	if (!deltas) {
-		rc = err_set(CAIRN_ENOMEM, "out of memory");
-		goto out;
+	if (!deltas)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (sha256_init(&h)) {
+		cr_free(deltas);
+		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < c->n_ops && !rc; i++) {
 		pop *o = &c->ops[i];
@@ -1660,7 +1662,6 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	sha256_final(&h, digest);
 	if (!rc)
 		rc = write_revision(c, CAIRN_REV_DATA, prov, digest, first_vid, c->n_ops, out);
-out:
 	hmap_release(&lm);
 	cr_free(chunks);
 	cr_free(deltas);

@@ -385,6 +385,19 @@ static void mctx_release(mctx *m)
 	buf_release(&m->tmp);
 }
 
+/*
+ * A view of the same branch as from, at rev: it shares from's transaction
+ * and schema (from must outlive it) and caches cursors of its own, closed by
+ * dctx_close.
+ */
+static void view_copy(dctx *out, const dctx *from, uint64_t rev)
+{
+	*out = *from;
+	out->sref = NULL;
+	out->kcur = NULL;
+	dctx_at(out, rev);
+}
+
 int cairn_diff_revisions(cairn_txn *t, uint64_t from, uint64_t to, cairn_item_cb cb, void *ctx)
 {
 	dctx before, after;
@@ -399,16 +412,14 @@ int cairn_diff_revisions(cairn_txn *t, uint64_t from, uint64_t to, cairn_item_cb
 			       (unsigned long long)t->d.rev);
 	memset(&m, 0, sizeof(m));
 	m.last_rev = to;
-	before = t->d;
-	before.kcur = NULL;
-	dctx_at(&before, from);
-	after = t->d;
-	after.kcur = NULL;
-	dctx_at(&after, to);
+	view_copy(&before, &t->d, from);
+	view_copy(&after, &t->d, to);
 	rc = collect(&m, &after, &before);
 	if (!rc)
 		rc = report_changes(&m, &before, &after, cb, ctx);
 	mctx_release(&m);
+	dctx_close(&before);
+	dctx_close(&after);
 	return rc;
 }
 
@@ -434,22 +445,23 @@ int cairn_revision_changes(cairn_txn *t, uint64_t rev, cairn_item_cb cb, void *c
 	memset(&m, 0, sizeof(m));
 	m.last_rev = rev;
 	if (rr.branch == t->d.br.id) {
-		after = t->d;
+		view_copy(&after, &t->d, rev);
 	} else if ((rc = dctx_branch(&t->d, rr.branch, &after))) {
 		return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ENOTFOUND,
 						       "revision %llu is on a deleted branch",
 						       (unsigned long long)rev)
 					     : rc;
+	} else {
+		dctx_at(&after, rev);
 	}
-	after.kcur = NULL;
-	dctx_at(&after, rev);
-	before = after;
-	dctx_at(&before, rev - 1);
+	view_copy(&before, &after, rev - 1);
 	for (uint64_t vid = rr.first_vid; vid < rr.first_vid + rr.n_versions && !rc; vid++)
 		rc = add_ident(&m, &after, vid);
 	if (!rc)
 		rc = report_changes(&m, &before, &after, cb, ctx);
 	mctx_release(&m);
+	dctx_close(&before);
+	dctx_close(&after);
 	return rc;
 }
 
@@ -923,6 +935,8 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 		if (cb)
 			rc = cb(ctx, &ci);
 	}
+	if (!rc && o->dry_run)
+		g->res.changes = g->cs->n;
 	if (rc || o->dry_run)
 		goto out;
 	if (g->res.unresolved) {

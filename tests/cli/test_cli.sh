@@ -575,6 +575,161 @@ run branch delete main
 want_rc 2
 end
 
+# ------------------------------- history, lineage, diff, merge, proposals --
+# In their own Domain, so revision numbers are known.
+
+CAIRN_DOMAIN=vc
+export CAIRN_DOMAIN
+run schema apply "$T/schema.json"
+run put Supplier v1 --values '{"vat":"V1","country":"DE"}' --actor alice # revision 2
+run put Plant p1 --values '{"city":"Lyon"}' # 3
+run branch create review
+run put Supplier v1 --branch review --values '{"vat":"V1","country":"FR"}' --actor bob # 4
+run put Plant p1 --values '{"city":"Paris"}' --actor carol --message fix # 5
+
+begin "history: newest first, with provenance and diffs"
+run history Plant p1
+want_rc 0
+out_lines 2
+line_has 1 '"change":"updated"'
+line_has 1 '"actor":"carol"'
+line_has 1 '"before":"Lyon"'
+line_has 2 '"change":"created"'
+run history Plant nope
+want_rc 3
+end
+
+begin "lineage: the revision behind each value"
+run lineage Supplier v1 --branch review
+want_rc 0
+line_has 1 '"created":true'
+out_has '"attribute":"country","revision":4'
+out_has '"attribute":"vat","revision":2'
+end
+
+begin "changes and diff of revisions"
+run changes 5
+want_rc 0
+out_lines 1
+out_has '"kind":"Plant","key":"p1","ours":"updated"'
+out_has '"after":"Paris"'
+run diff 2 5
+want_rc 0
+out_lines 1
+out_has '"kind":"Plant"'
+run diff 5 2
+want_rc 2
+err_has '"code":"invalid_argument"'
+run diff 2 x
+want_rc 2
+run changes 999
+want_rc 3
+end
+
+begin "branch diff shows both sides"
+run diff review
+want_rc 0
+out_lines 2
+out_has '"key":"v1","ours":"unchanged","theirs":"updated"'
+out_has '"key":"p1","ours":"updated","theirs":"unchanged"'
+end
+
+begin "merge without conflicts: one commit, lineage kept"
+run merge review --actor merger
+want_rc 0
+out_has '"merged":true,"revision":6'
+run get Supplier v1
+out_has '"country":"FR"'
+run lineage Supplier v1
+out_has '"attribute":"country","revision":4'
+run log --limit 1
+out_has '"actor":"merger"'
+run merge review
+want_rc 0
+out_has '"revision":0,"changes":0'
+end
+
+begin "merge conflict: refused, reported, store unchanged"
+run put Plant p1 --branch review --values '{"city":"Nice"}' # 7
+run put Plant p1 --values '{"city":"Metz"}' # 8
+run merge review --dry-run
+want_rc 5
+out_has '"conflict":true'
+out_has '"unresolved":1'
+run merge review
+want_rc 5
+out_has '"ours":"Metz","theirs":"Nice"'
+err_has '"code":"merge_conflict"'
+run get Plant p1
+out_has '"revision":8'
+out_has 'Metz'
+run merge review --resolve sideways
+want_rc 2
+end
+
+begin "merge with explicit resolutions"
+printf '%s\n' '{"kind":"Plant","key":"p1","attribute":"city","value":"Nancy"}' >"$T/res.jsonl"
+run merge review --resolutions "$T/res.jsonl"
+want_rc 0
+out_has '"resolved":"Nancy"'
+run get Plant p1
+out_has 'Nancy'
+run merge review --resolutions "$T/missing.jsonl"
+want_rc 1
+end
+
+begin "proposals: open, note, diff, accept"
+run branch create idea
+run put Plant p2 --branch idea --values '{"city":"Graz"}'
+run propose idea --title "Add Graz" --message "new plant" --actor dora
+want_rc 0
+out_has '"proposal":1'
+run proposal note 1 "looks right" --verdict approve --actor erin
+want_rc 0
+run proposal show 1
+out_has '"status":"open"'
+out_has '"title":"Add Graz"'
+out_has '"verdict":"approve"'
+run proposal diff 1
+want_rc 0
+out_has '"key":"p2"'
+run proposal accept 1 --actor erin
+want_rc 0
+out_has '"merged":true'
+run proposal show 1
+out_has '"status":"merged"'
+out_has '"merged_revision":'
+run get Plant p2
+want_rc 0
+run proposal accept 1
+want_rc 2
+err_has 'not open'
+end
+
+begin "proposals: reject, withdraw, list, errors"
+run propose idea --title again
+run proposal reject 2 "not now"
+want_rc 0
+run propose idea --title third
+run proposal withdraw 3
+want_rc 0
+run proposal list --status rejected
+out_lines 1
+out_has '"id":2'
+run proposal list
+out_lines 3
+line_has 1 '"id":3'
+run proposal show 42
+want_rc 3
+run proposal list --status maybe
+want_rc 2
+run propose nope
+want_rc 3
+run proposal frobnicate 1
+want_rc 2
+end
+unset CAIRN_DOMAIN
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only
