@@ -67,6 +67,7 @@
 	X(merge_repeated)                                                                          \
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
+	X(timetravel_reference)                                                                    \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */
