@@ -50,6 +50,7 @@
 	X(import_first_error)                                                                      \
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \
+	X(crash_merge_delete)                                                                      \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \
