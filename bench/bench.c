@@ -35,7 +35,7 @@ typedef struct result {
 	double p50, p95, p99, max; /* microseconds */
 	double entries, versions, seeks, bytes; /* per call */
 	unsigned calls;
-	char note[96];
+	char note[160];
 } result;
 
 #define MAX_ENGINES 4
@@ -58,6 +58,15 @@ typedef struct bench {
 	size_t n_keys;
 	result res[32];
 	size_t n_res;
+	const char *branch;	/* reads on this branch (NULL: main) */
+	size_t key_span;	/* reads draw from the first key_span query keys (0: all) */
+	/* Versioning: its own table. */
+	result vres[24];
+	size_t n_vres;
+	char (*upd)[64];	/* Supplier keys to update, spread over the Kind, shuffled */
+	size_t n_upd, next_upd;
+	double space_branch_bytes, space_branch_entries;
+	double space_change_branch, space_change_main;
 	double import_s, import_rate, open_ms_p50, open_ms_max;
 	double import_rec_s, import_link_s;
 	uint64_t records, links, store_bytes;
@@ -322,13 +331,14 @@ static int time_read(bench *b, const char *name, read_fn fn, const char *note)
 	int rc;
 
 	ro.domain = DOMAIN;
+	ro.branch = b->branch;
 	if (!us || (rc = cairn_read_begin(b->st, &ro, &t)))
 		return die(name, us ? rc : CAIRN_ENOMEM);
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	snprintf(r->note, sizeof(r->note), "%s", note ? note : "");
 	for (unsigned c = 0; c < total; c++) {
-		size_t i = rnd(b) % b->n_keys;
+		size_t i = rnd(b) % (b->key_span ? b->key_span : b->n_keys);
 		uint64_t t0, bb = 0;
 
 		if (c == b->o->warmup)
@@ -457,6 +467,323 @@ static int time_commits(bench *b, unsigned per_commit, unsigned calls, const cha
 	free(us);
 	cairn_changeset_free(cs);
 	return 0;
+}
+
+/* --------------------------------------------------------- versioning -- */
+
+static int op_history(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	cairn_history_entry h[20];
+	cairn_history_cursor cur = {0, 0};
+	size_t n;
+	int rc = cairn_history(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), &cur, h, 20, &n);
+
+	for (size_t j = 0; !rc && j < n; j++)
+		*bytes += h[j].title_len + h[j].values_len + h[j].diff_len + h[j].rev.actor_len +
+			  h[j].rev.message_len;
+	return rc;
+}
+
+static int op_lineage(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	cairn_lineage_entry le[64];
+	cairn_revision created;
+	size_t n;
+	int rc = cairn_lineage(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), le, 64, &n, &created);
+
+	for (size_t j = 0; !rc && j < n; j++)
+		*bytes += strlen(le[j].attribute) + 8 + le[j].rev.actor_len;
+	return rc;
+}
+
+/* Move the last timed read into the versioning table. */
+static void to_versioning(bench *b, const char *name)
+{
+	b->vres[b->n_vres] = b->res[--b->n_res];
+	if (name)
+		snprintf(b->vres[b->n_vres].name, sizeof(b->vres[0].name), "%s", name);
+	b->n_vres++;
+}
+
+static result *vrow(bench *b, const char *name, double *us, unsigned n, const char *note)
+{
+	result *r = &b->vres[b->n_vres++];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->note, sizeof(r->note), "%s", note);
+	summarize(r, us, n);
+	return r;
+}
+
+static uint64_t store_bytes(bench *b, uint64_t *entries)
+{
+	cairn_db_stats d[16];
+	size_t n = 0;
+	uint64_t bytes = 0;
+
+	*entries = 0;
+	if (cairn_store_stats(b->st, d, 16, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		bytes += d[i].bytes;
+		*entries += d[i].entries;
+	}
+	return bytes;
+}
+
+/* Suppliers to update: every k-th of the Kind in key order, shuffled, so updates spread. */
+static int load_updates(bench *b)
+{
+	cairn_read_options ro = {0};
+	cairn_record r[1000];
+	char after[64] = "";
+	uint64_t total, step, seen = 0;
+	size_t n, want = 20000;
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(b->st, &ro, &t)))
+		return die("versioning keys", rc);
+	if ((rc = cairn_count(t, "Supplier", &total)) || total < 2000) {
+		cairn_txn_end(t);
+		return die("versioning keys", rc ? rc : CAIRN_ENOTFOUND);
+	}
+	step = total / want ? total / want : 1;
+	b->upd = malloc(want * sizeof(*b->upd));
+	do {
+		if (!b->upd || (rc = cairn_page(t, "Supplier", after, strlen(after), r, 1000, &n))) {
+			cairn_txn_end(t);
+			return die("versioning keys", b->upd ? rc : CAIRN_ENOMEM);
+		}
+		for (size_t j = 0; j < n; j++, seen++)
+			if (seen % step == 0 && b->n_upd < want)
+				snprintf(b->upd[b->n_upd++], 64, "%.*s", (int)r[j].key_len, r[j].key);
+		if (n)
+			snprintf(after, sizeof(after), "%.*s", (int)r[n - 1].key_len, r[n - 1].key);
+	} while (n == 1000 && b->n_upd < want);
+	cairn_txn_end(t);
+	for (size_t j = b->n_upd - 1; j > 0; j--) {
+		size_t k = rnd(b) % (j + 1);
+		char tmp[64];
+
+		memcpy(tmp, b->upd[j], 64);
+		memcpy(b->upd[j], b->upd[k], 64);
+		memcpy(b->upd[k], tmp, 64);
+	}
+	return 0;
+}
+
+/* One durable commit of n updates of distinct Suppliers on branch (NULL: main). */
+static int commit_updates(bench *b, const char *branch, size_t n)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	char patch[48];
+	int rc;
+
+	if ((rc = cairn_changeset_new(&cs)))
+		return die("update", rc);
+	for (size_t j = 0; j < n && !rc; j++) {
+		const char *key = b->upd[b->next_upd % b->n_upd];
+		/* A value no update used before, so every change changes something. */
+		int len = snprintf(patch, sizeof(patch), "{\"rating\":%zu}", 100000 + b->next_upd++);
+
+		rc = cairn_cs_patch(cs, "Supplier", key, strlen(key), patch, (size_t)len);
+	}
+	co.domain = DOMAIN;
+	co.branch = branch;
+	co.prov.actor = "bench";
+	if (!rc)
+		rc = cairn_commit(b->st, &co, cs, NULL);
+	cairn_changeset_free(cs);
+	return rc ? die("update", rc) : 0;
+}
+
+static const struct {
+	const char *name;
+	read_fn fn;
+} branch_reads[] = {
+	{"get by key", op_get},
+	{"page of 50 of a Kind", op_page},
+	{"Links of a Record", op_links},
+	{"count of a Kind", op_count},
+};
+
+/*
+ * Versioning, as the workload lists it: branch creation, history pages and
+ * lineage of Records with ten Versions, reads on a branch diverged from
+ * main by 1,000 changes on each side (beside the same reads on main), the
+ * merge of a branch with 1,000 changes, and the space a branch takes.
+ */
+static int time_versioning(bench *b)
+{
+	unsigned nb = 50, nm = 10;
+	double *us = malloc((nb > b->o->calls ? nb : b->o->calls) * sizeof(double));
+	uint64_t e0, e1, s0, s1;
+	char name[64];
+	int rc;
+
+	if (!us || load_updates(b))
+		goto fail;
+	/* Branch creation, durable, and what an empty branch costs. */
+	s0 = store_bytes(b, &e0);
+	for (unsigned i = 0; i < nb; i++) {
+		uint64_t t0 = now_ns();
+
+		snprintf(name, sizeof(name), "bench/empty-%u", i);
+		rc = cairn_branch_create(b->st, DOMAIN, name, NULL);
+		us[i] = (double)(now_ns() - t0) / 1000.0;
+		if (rc) {
+			die("branch create", rc);
+			goto fail;
+		}
+	}
+	s1 = store_bytes(b, &e1);
+	b->space_branch_bytes = (double)(s1 - s0) / nb;
+	b->space_branch_entries = (double)(e1 - e0) / nb;
+	vrow(b, "branch creation, durable", us, nb, "from main; nothing copied");
+	for (unsigned i = 0; i < nb; i++) {
+		uint64_t t0 = now_ns();
+
+		snprintf(name, sizeof(name), "bench/empty-%u", i);
+		rc = cairn_branch_delete(b->st, DOMAIN, name);
+		us[i] = (double)(now_ns() - t0) / 1000.0;
+		if (rc) {
+			die("branch delete", rc);
+			goto fail;
+		}
+	}
+	vrow(b, "branch deletion, durable", us, nb, "returns at once; cleared in the background");
+
+	/*
+	 * History and lineage of the first 300 query keys' Records: ten more
+	 * updates each, over the ~30 each the commit timings made.
+	 */
+	{
+		cairn_commit_options co = {0};
+		cairn_changeset *cs;
+		char patch[96];
+
+		co.domain = DOMAIN;
+		co.prov.actor = "bench";
+		co.prov.message = "history round";
+		for (int round = 0; round < 10; round++) {
+			if ((rc = cairn_changeset_new(&cs))) {
+				die("history setup", rc);
+				goto fail;
+			}
+			for (size_t i = 0; i < 300 && i < b->n_keys && !rc; i++) {
+				int n = snprintf(patch, sizeof(patch), "{\"%s\":%d}",
+						 patch_attr(b->kinds[i]), round * 7 + 1);
+
+				rc = cairn_cs_patch(cs, b->kinds[i], b->keys[i], strlen(b->keys[i]),
+						    patch, (size_t)n);
+			}
+			if (!rc)
+				rc = cairn_commit(b->st, &co, cs, NULL);
+			cairn_changeset_free(cs);
+			if (rc) {
+				die("history setup", rc);
+				goto fail;
+			}
+		}
+		/* Map what the commits wrote, as a running server has it mapped. */
+		if ((rc = cairn_store_warm(b->st))) {
+			die("warm", rc);
+			goto fail;
+		}
+		b->key_span = b->n_keys < 300 ? b->n_keys : 300;
+		if (time_read(b, "history page", op_history, NULL))
+			goto fail;
+		to_versioning(b, "history page of a Record: its newest 20 Versions");
+		snprintf(b->vres[b->n_vres - 1].note, sizeof(b->vres[0].note),
+			 "Records with 10 to 60 Versions; each entry with provenance and a "
+			 "per-Attribute diff");
+		if (time_read(b, "lineage", op_lineage, NULL))
+			goto fail;
+		to_versioning(b, "lineage of a Record with 10 to 60 Versions");
+		snprintf(b->vres[b->n_vres - 1].note, sizeof(b->vres[0].note),
+			 "revision and provenance of every current value");
+		b->key_span = 0;
+	}
+
+	/* A branch diverged by 1,000 changes on each side; the same reads on both. */
+	s0 = store_bytes(b, &e0);
+	if ((rc = cairn_branch_create(b->st, DOMAIN, "bench/diverged", NULL))) {
+		die("branch create", rc);
+		goto fail;
+	}
+	if (commit_updates(b, "bench/diverged", 1000))
+		goto fail;
+	s1 = store_bytes(b, &e1);
+	b->space_change_branch = (double)(s1 - s0) / 1000;
+	s0 = s1;
+	if (commit_updates(b, NULL, 1000))
+		goto fail;
+	s1 = store_bytes(b, &e1);
+	b->space_change_main = (double)(s1 - s0) / 1000;
+	if ((rc = cairn_store_warm(b->st))) {
+		die("warm", rc);
+		goto fail;
+	}
+	for (size_t k = 0; k < sizeof(branch_reads) / sizeof(branch_reads[0]); k++) {
+		result *on_main, *on_branch;
+
+		b->branch = NULL;
+		if (time_read(b, branch_reads[k].name, branch_reads[k].fn, NULL))
+			goto fail;
+		snprintf(name, sizeof(name), "%s, on main", branch_reads[k].name);
+		to_versioning(b, name);
+		on_main = &b->vres[b->n_vres - 1];
+		b->branch = "bench/diverged";
+		if (time_read(b, branch_reads[k].name, branch_reads[k].fn, NULL))
+			goto fail;
+		b->branch = NULL;
+		snprintf(name, sizeof(name), "%s, on the diverged branch", branch_reads[k].name);
+		to_versioning(b, name);
+		on_branch = &b->vres[b->n_vres - 1];
+		snprintf(on_branch->note, sizeof(on_branch->note), "p50 %+.0f%% against main",
+			 (on_branch->p50 / on_main->p50 - 1) * 100);
+	}
+
+	/* Merges of branches with 1,000 changes each into main. */
+	for (unsigned i = 0; i < nm; i++) {
+		cairn_merge_options mo;
+		cairn_merge_result mr;
+		uint64_t t0;
+
+		snprintf(name, sizeof(name), "bench/merge-%u", i);
+		if ((rc = cairn_branch_create(b->st, DOMAIN, name, NULL))) {
+			die("branch create", rc);
+			goto fail;
+		}
+		if (commit_updates(b, name, 1000))
+			goto fail;
+		memset(&mo, 0, sizeof(mo));
+		mo.commit.domain = DOMAIN;
+		mo.commit.prov.actor = "bench";
+		mo.source = name;
+		t0 = now_ns();
+		rc = cairn_merge(b->st, &mo, NULL, NULL, &mr);
+		us[i] = (double)(now_ns() - t0) / 1000.0;
+		if (rc || mr.changes != 1000) {
+			die("merge", rc ? rc : CAIRN_ECORRUPT);
+			goto fail;
+		}
+		if ((rc = cairn_branch_delete(b->st, DOMAIN, name))) {
+			die("branch delete", rc);
+			goto fail;
+		}
+	}
+	vrow(b, "merge of a branch with 1,000 changes, durable", us, nm,
+	     "three-way, one commit of 1,000 changes on main");
+	free(us);
+	return 0;
+fail:
+	free(us);
+	return -1;
 }
 
 static int time_open(bench *b)
@@ -860,6 +1187,23 @@ static void report(FILE *f, bench *b)
 			r->name, r->p50, r->p95, r->p99, r->max, r->entries, r->versions, r->seeks,
 			r->bytes, r->note);
 	}
+	if (b->n_vres) {
+		fprintf(f, "\n#### Versioning (microseconds)\n\n");
+		fprintf(f, "| operation | p50 | p95 | p99 | max | entries/call | Versions/call | seeks/call | bytes/call | note |\n");
+		fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		for (size_t i = 0; i < b->n_vres; i++) {
+			result *r = &b->vres[i];
+
+			fprintf(f, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %s |\n",
+				r->name, r->p50, r->p95, r->p99, r->max, r->entries, r->versions,
+				r->seeks, r->bytes, r->note);
+		}
+		fprintf(f, "\nSpace: an empty branch adds %.1f entries and %.0f bytes of B-tree pages; "
+			   "a change on a branch takes %.0f bytes, on main %.0f (1,000 updates each, "
+			   "bytes of pages in use after the commit, less before).\n",
+			b->space_branch_entries, b->space_branch_bytes, b->space_change_branch,
+			b->space_change_main);
+	}
 	fprintf(f, "\n#### Import and open\n\n");
 	fprintf(f, "| measure | value |\n|---|---:|\n");
 	fprintf(f, "| bulk import of the Records (records.jsonl), durable | %.2f s: %.0f Records/s |\n",
@@ -1016,6 +1360,9 @@ int bench_run(const bench_options *o)
 	    time_commits(&b, 1000, o->calls / 10 > 10 ? o->calls / 10 : 10,
 			 "commit of 1,000 Record updates, durable", &b.commit1000_pages))
 		goto out;
+	fprintf(stderr, "bench: timing versioning\n");
+	if (time_versioning(&b))
+		goto out;
 	if (time_open(&b))
 		goto out;
 	/* The open test left a fresh handle: map it again, as the peers' caches are warm. */
@@ -1038,6 +1385,7 @@ out:
 	free(text);
 	free(b.kinds);
 	free(b.keys);
+	free(b.upd);
 	cairn_close(b.st);
 	if (!o->keep && !o->reuse) {
 		char cmd[1300];

@@ -1,4 +1,8 @@
-/* libFuzzer target: the JSON reader and the canonical writer (canonical output must read back to itself). */
+/*
+ * libFuzzer target: the JSON reader and the canonical writer (canonical
+ * output must read back to itself), and the member walk over canonical
+ * objects (it must find the parsed members, key and value bytes).
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	jv_canon(w, &y);
 	if (x.len != y.len || memcmp(x.p, y.p, x.len) != 0)
 		abort();
+	if (v->type == JV_OBJECT) {
+		size_t pos = 0, count = 0;
+		jmember m;
+		int r;
+
+		while ((r = json_member_next((const char *)x.p, x.len, &pos, &m)) == 1) {
+			const jv *mv = jv_getn(v, m.key, m.key_len);
+
+			buf_reset(&y);
+			if (mv)
+				jv_canon(mv, &y);
+			if (!mv || y.len != m.val_len || memcmp(y.p, m.val, m.val_len) != 0)
+				abort();
+			count++;
+		}
+		/* -1 only for a key with an escape; otherwise every member was seen. */
+		if (r == 0 ? count != v->len : !memchr(x.p, '\\', x.len))
+			abort();
+	} else if (json_member_next((const char *)x.p, x.len, &(size_t){0}, &(jmember){0}) != -1) {
+		abort();
+	}
 	arena_release(&a);
 	buf_release(&x);
 	buf_release(&y);

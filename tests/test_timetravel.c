@@ -164,6 +164,17 @@ static int compare(cairn_store *st, int b, uint64_t rev)
 			bad = __LINE__;
 		}
 	}
+	{
+		uint64_t n = 0, want = 0;
+
+		for (int k = 0; k < NK; k++)
+			want += s->r[k].ex;
+		if (cairn_count(t, "N", &n) || n != want) {
+			fprintf(stderr, "    %s at %llu: count %llu, want %llu\n", B[b].name,
+				(unsigned long long)rev, (unsigned long long)n, (unsigned long long)want);
+			bad = __LINE__;
+		}
+	}
 	for (int i = 0; i < NA && !bad; i++) {
 		cairn_link_cursor cur;
 		cairn_link out[NA + 1];

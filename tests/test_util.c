@@ -271,3 +271,34 @@ void test_json_limits(void)
 	}
 	arena_release(&a);
 }
+
+/* The member walk over canonical objects: keys and value bytes in order, and what it refuses. */
+void test_json_members(void)
+{
+	const char *s = "{\"a\":[1,{\"x\":\"}\"}],\"b\":\"q\\\"u,o}te\",\"c\":{\"d\":[]},\"e\":-1.5e+20,\"f\":null}";
+	static const char *const want[][2] = {
+		{"a", "[1,{\"x\":\"}\"}]"}, {"b", "\"q\\\"u,o}te\""}, {"c", "{\"d\":[]}"},
+		{"e", "-1.5e+20"}, {"f", "null"},
+	};
+	size_t pos = 0, i = 0;
+	jmember m;
+	int r;
+
+	while ((r = json_member_next(s, strlen(s), &pos, &m)) == 1) {
+		CHECK(i < 5);
+		CHECK(test_streq(m.key, m.key_len, want[i][0]));
+		CHECK(test_streq(m.val, m.val_len, want[i][1]));
+		i++;
+	}
+	CHECK(r == 0 && i == 5);
+	pos = 0;
+	CHECK(json_member_next("{}", 2, &pos, &m) == 0);
+	pos = 0;
+	CHECK(json_member_next("[1]", 3, &pos, &m) == -1);
+	pos = 0;
+	CHECK(json_member_next("{\"a\\u0062\":1}", 13, &pos, &m) == -1); /* an escaped key */
+	pos = 0;
+	CHECK(json_member_next("{\"a\":\"open", 10, &pos, &m) == -1); /* cut short */
+	pos = 0;
+	CHECK(json_member_next("{\"a\"", 4, &pos, &m) == -1);
+}

@@ -22,6 +22,7 @@
 	X(util_alloc)                                                                              \
 	X(json_canon)                                                                              \
 	X(json_limits)                                                                             \
+	X(json_members)                                                                            \
 	X(schema_parse)                                                                            \
 	X(schema_errors)                                                                           \
 	X(schema_merge)                                                                            \

@@ -719,6 +719,83 @@ static void canon_real(double d, buf *b)
 		buf_put(b, ".0", 2);
 }
 
+/* The end of the value that starts at s[i], or n when it does not end. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+	int depth = 0;
+
+	for (; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '"') {
+			/* To the closing quote, a memchr at a time: escapes are rare. */
+			for (i++;;) {
+				const char *q = memchr(s + i, '"', n - i), *e;
+
+				if (!q)
+					return n;
+				e = memchr(s + i, '\\', (size_t)(q - (s + i)));
+				if (!e) {
+					i = (size_t)(q - s);
+					break;
+				}
+				i = (size_t)(e - s) + 2;
+				if (i >= n)
+					return n;
+			}
+			if (depth == 0)
+				return i + 1;
+		} else if (ch == '{' || ch == '[') {
+			depth++;
+		} else if (ch == '}' || ch == ']') {
+			if (depth == 0)
+				return i; /* the end of a scalar, at its container's close */
+			if (--depth == 0)
+				return i + 1;
+		} else if (ch == ',' && depth == 0) {
+			return i;
+		}
+	}
+	return n;
+}
+
+int json_member_next(const char *s, size_t n, size_t *pos, jmember *m)
+{
+	size_t i = *pos, k;
+
+	if (i == 0) {
+		if (n < 2 || s[0] != '{')
+			return -1;
+		i = 1;
+	}
+	if (i >= n)
+		return -1;
+	if (s[i] == '}')
+		return 0;
+	if (s[i] == ',')
+		i++;
+	if (i >= n || s[i] != '"')
+		return -1;
+	{
+		const char *q = memchr(s + i + 1, '"', n - i - 1);
+
+		if (!q || memchr(s + i + 1, '\\', (size_t)(q - (s + i + 1))))
+			return -1;
+		k = (size_t)(q - s);
+	}
+	if (k + 1 >= n || s[k + 1] != ':')
+		return -1;
+	m->key = s + i + 1;
+	m->key_len = k - i - 1;
+	m->val = s + k + 2;
+	i = skip_value(s, n, k + 2);
+	if (i >= n || i == k + 2)
+		return -1;
+	m->val_len = i - (k + 2);
+	*pos = i;
+	return 1;
+}
+
 void jv_canon(const jv *v, buf *b)
 {
 	switch (v->type) {

@@ -87,6 +87,19 @@ void jv_canon(const jv *v, buf *b);
 /* Append s as a JSON string literal (quoted, escaped). */
 void json_quote(buf *b, const char *s, size_t n);
 
+/*
+ * Walk the members of an object in canonical form without parsing it, for
+ * comparing stored values: canonical values are equal exactly when their
+ * bytes are. *pos starts at 0. Returns 1 with the member's key and value
+ * bytes, 0 after the last member, -1 for text this cannot walk (not an
+ * object, or a key with an escape, whose bytes would not sort as its text).
+ */
+typedef struct jmember {
+	const char *key, *val;
+	size_t key_len, val_len;
+} jmember;
+int json_member_next(const char *s, size_t n, size_t *pos, jmember *m);
+
 /* Build values in an arena (NULL when out of memory). */
 jv *jv_object(arena *a, size_t cap);
 /* A copy of object o without the members whose value is null (o itself when it has none). */

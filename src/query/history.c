@@ -17,16 +17,97 @@
 #include "query/read.h"
 #include "util/err.h"
 
-/* The diff of two values objects (either may be absent), as JSON in the transaction's arena. */
-static int diff_values(cairn_txn *t, const vrec *before, const vrec *after, const char **out,
-		       size_t *len)
+static void values_of(const vrec *v, const char **p, size_t *n)
+{
+	if (v && (v->type == V_REC || v->type == V_LINK)) {
+		*p = v->values;
+		*n = v->values_len;
+	} else {
+		*p = "{}";
+		*n = 2;
+	}
+}
+
+static void put_side(buf *o, const char *what, size_t what_len, const jmember *m, int have)
+{
+	buf_put(o, what, what_len);
+	if (have)
+		buf_put(o, m->val, m->val_len);
+	else
+		buf_put(o, "null", 4);
+}
+
+/*
+ * The diff of two stored values objects, walking their canonical text side
+ * by side in key order: a member differs when its bytes do. Returns 1 when
+ * the text cannot be walked (diff_values then parses it).
+ */
+static int diff_canonical(const char *bp, size_t bn, const char *ap, size_t an, buf *o)
+{
+	size_t bpos = 0, apos = 0;
+	jmember bm, am;
+	int hb = json_member_next(bp, bn, &bpos, &bm), ha = json_member_next(ap, an, &apos, &am);
+	int first = 1;
+
+	buf_put_u8(o, '{');
+	while (hb == 1 || ha == 1) {
+		int c;
+
+		if (hb < 0 || ha < 0)
+			return 1;
+		if (hb != 1)
+			c = 1;
+		else if (ha != 1)
+			c = -1;
+		else {
+			size_t l = bm.key_len < am.key_len ? bm.key_len : am.key_len;
+
+			c = memcmp(bm.key, am.key, l);
+			if (c == 0)
+				c = (bm.key_len > am.key_len) - (bm.key_len < am.key_len);
+		}
+		if (c != 0 || bm.val_len != am.val_len || memcmp(bm.val, am.val, am.val_len) != 0) {
+			const jmember *k = c <= 0 ? &bm : &am;
+
+			if (!first)
+				buf_put_u8(o, ',');
+			first = 0;
+			buf_put_u8(o, '"');
+			buf_put(o, k->key, k->key_len);
+			buf_put(o, "\":{", 3);
+			put_side(o, "\"before\":", 9, &bm, c <= 0);
+			put_side(o, ",\"after\":", 9, &am, c >= 0);
+			buf_put_u8(o, '}');
+		}
+		if (c <= 0)
+			hb = json_member_next(bp, bn, &bpos, &bm);
+		if (c >= 0)
+			ha = json_member_next(ap, an, &apos, &am);
+	}
+	if (hb < 0 || ha < 0)
+		return 1;
+	buf_put_u8(o, '}');
+	return 0;
+}
+
+/*
+ * The diff of two values objects (either may be absent), as JSON in the
+ * transaction's arena; o is scratch space the caller reuses and releases.
+ */
+static int diff_values(cairn_txn *t, const vrec *before, const vrec *after, buf *o,
+		       const char **out, size_t *len)
 {
 	const jv *b = NULL, *a = NULL;
-	const char *names[256];
-	size_t n = 0;
-	buf o = BUF_INIT;
+	const char *names[256], *bp, *ap;
+	size_t n = 0, bn, an;
 	char *copy;
 
+	buf_reset(o);
+	values_of(before, &bp, &bn);
+	values_of(after, &ap, &an);
+	if (diff_canonical(bp, bn, ap, an, o) == 0)
+		goto done;
+	buf_reset(o);
 	if (before && (before->type == V_REC || before->type == V_LINK) &&
 	    !(b = jv_parse(&t->mem, before->values, before->values_len, "stored values")))
 		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
@@ -58,29 +139,29 @@ static int diff_values(cairn_txn *t, const vrec *before, const vrec *after, cons
 			names[j] = names[j - 1];
 			names[j - 1] = x;
 		}
-	buf_put_u8(&o, '{');
+	buf_put_u8(o, '{');
 	for (size_t i = 0; i < n; i++) {
 		const jv *bv = jv_get(b, names[i]), *av = jv_get(a, names[i]);
 
 		if (i)
-			buf_put_u8(&o, ',');
-		json_quote(&o, names[i], strlen(names[i]));
-		buf_put(&o, ":{\"before\":", 11);
+			buf_put_u8(o, ',');
+		json_quote(o, names[i], strlen(names[i]));
+		buf_put(o, ":{\"before\":", 11);
 		if (bv)
-			jv_canon(bv, &o);
+			jv_canon(bv, o);
 		else
-			buf_put(&o, "null", 4);
-		buf_put(&o, ",\"after\":", 9);
+			buf_put(o, "null", 4);
+		buf_put(o, ",\"after\":", 9);
 		if (av)
-			jv_canon(av, &o);
+			jv_canon(av, o);
 		else
-			buf_put(&o, "null", 4);
-		buf_put_u8(&o, '}');
+			buf_put(o, "null", 4);
+		buf_put_u8(o, '}');
 	}
-	buf_put_u8(&o, '}');
-	copy = o.oom ? NULL : arena_strndup(&t->mem, (const char *)o.p, o.len);
-	*len = o.len;
-	buf_release(&o);
+	buf_put_u8(o, '}');
+done:
+	copy = o->oom ? NULL : arena_strndup(&t->mem, (const char *)o->p, o->len);
+	*len = o->len;
 	if (!copy)
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	*out = copy;
@@ -93,6 +174,7 @@ static int walk(cairn_txn *t, uint64_t start, cairn_history_cursor *cur, cairn_h
 {
 	uint64_t vid = cur->next_vid ? cur->next_vid : start;
 	vrec ver = {0}, prev = {0};
+	buf scratch = BUF_INIT;
 	int have_prev = 0, rc = 0;
 
 	*n = 0;
@@ -124,12 +206,14 @@ static int walk(cairn_txn *t, uint64_t start, cairn_history_cursor *cur, cairn_h
 		e->values = live ? ver.values : "{}";
 		e->values_len = live ? ver.values_len : 2;
 		if ((rc = revision_fill(t, ver.rev, &e->rev)) ||
-		    (rc = diff_values(t, have_prev ? &prev : NULL, &ver, &e->diff, &e->diff_len)))
+		    (rc = diff_values(t, have_prev ? &prev : NULL, &ver, &scratch, &e->diff,
+				       &e->diff_len)))
 			break;
 		(*n)++;
 		vid = ver.prev;
 		ver = prev;
 	}
+	buf_release(&scratch);
 	cur->next_vid = vid;
 	cur->done = vid == 0;
 	return rc;

@@ -448,6 +448,10 @@ static int revision_decode(cairn_txn *t, uint64_t rev, cairn_revision *out, rrec
 	out->changes = r->n_versions;
 	memcpy(out->hash, r->hash, 32);
 	memcpy(out->parent_hash, r->parent_hash, 32);
+	if (r->branch == t->d.br.id) { /* most revisions a read shows are its own branch's */
+		out->branch = t->d.br.name;
+		return 0;
+	}
 	return branch_name(t, r->branch, &out->branch);
 }
 

@@ -2,10 +2,12 @@
  * Branches and background maintenance.
  *
  * A branch is a catalog entry: its id, its parent, the parent's head when it
- * was made (the fork revision) and its own head. Making one copies nothing:
- * reads resolve through the view (the branch, then its ancestors up to their
- * fork revisions), and the live-set and count cells of the parent as of the
- * fork serve until the branch writes its own.
+ * was made (the fork revision) and its own head. Making one copies no
+ * Record, Link or index entry: reads resolve through the view (the branch,
+ * then its ancestors up to their fork revisions), and the live-set cells of
+ * the parent as of the fork serve until the branch writes its own. Only the
+ * count of each Kind is copied, one cell per Kind, so that a count on a
+ * branch reads one cell, as on main.
  *
  * Deleting a branch removes its name and marks it at once; its Versions and
  * their index entries are cleared afterwards by cairn_store_maintain, a
@@ -159,6 +161,32 @@ static int create_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 	memcpy(b.head_hash, parent.head_hash, 32);
 	if ((rc = branch_put(txn, st, d->dom, &b, a->name)))
 		return rc;
+	/*
+	 * The counts per Kind as of the fork, one cell each: a count on the
+	 * branch then reads one cell, as on main. Records and their index
+	 * entries are not copied; the live set is read through to the parent.
+	 */
+	{
+		dctx pv;
+
+		if ((rc = dctx_branch(d, pid, &pv)))
+			return rc;
+		dctx_at(&pv, b.fork_rev);
+		for (uint32_t kd = 1; kd <= d->s->n_kinds && !rc; kd++) {
+			uint64_t n;
+			uint8_t nb[8];
+
+			if ((rc = count_get(&pv, kd, &n)) || n == 0)
+				continue;
+			be64_put(nb, n);
+			key_cell(&k, d->dom, CELL_COUNT, id, kd);
+			kb_be64(&k, ~b.fork_rev);
+			rc = db_put(txn, st, DB_CELLS, k.b, k.n, nb, 8, 0);
+		}
+		dctx_close(&pv);
+		if (rc)
+			return rc;
+	}
 	be32_put(idb, id);
 	bkey(&k, d->dom, CAT_BNAME, a->name);
 	return db_put(txn, st, DB_CATALOG, k.b, k.n, idb, 4, 0);
