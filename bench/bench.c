@@ -31,7 +31,7 @@
 #define DOMAIN "supply"
 
 typedef struct result {
-	char name[64];
+	char name[96];
 	double p50, p95, p99, max; /* microseconds */
 	double entries, versions, seeks, bytes; /* per call */
 	unsigned calls;
@@ -365,6 +365,22 @@ static int time_read(bench *b, const char *name, read_fn fn, const char *note)
 	return 0;
 }
 
+/* An untimed pass of 1,000 gets (on b->branch), so that timed reads do not pay for cold CPU caches. */
+static int untimed_pass(bench *b)
+{
+	const bench_options *o = b->o;
+	bench_options quiet = *o;
+	int rc;
+
+	quiet.calls = 1000;
+	quiet.warmup = 0;
+	b->o = &quiet;
+	rc = time_read(b, "warm-up", op_get, NULL);
+	b->o = o;
+	b->n_res--;
+	return rc;
+}
+
 /* A read transaction begun and ended per call, with one get inside. */
 static int time_txn_get(bench *b)
 {
@@ -601,6 +617,70 @@ static int commit_updates(bench *b, const char *branch, size_t n)
 	return rc ? die("update", rc) : 0;
 }
 
+/*
+ * The same read on main and on a branch, call by call with the same key,
+ * in alternating order, so that neither side warms the CPU caches for the
+ * other more than it is warmed itself. Two rows: main's, the branch's.
+ */
+static int time_pair(bench *b, const char *name, read_fn fn, const char *branch)
+{
+	cairn_read_options ro = {0};
+	cairn_read_stats s0[2], s1[2];
+	unsigned total = b->o->warmup + b->o->calls;
+	double *us = malloc(2 * total * sizeof(double));
+	uint64_t bytes[2] = {0, 0};
+	cairn_txn *t[2] = {NULL, NULL};
+	result *r[2];
+	int rc = 0;
+
+	ro.domain = DOMAIN;
+	if (!us)
+		return die(name, CAIRN_ENOMEM);
+	if ((rc = cairn_read_begin(b->st, &ro, &t[0])))
+		goto out;
+	ro.branch = branch;
+	if ((rc = cairn_read_begin(b->st, &ro, &t[1])))
+		goto out;
+	for (unsigned c = 0; c < total && !rc; c++) {
+		size_t i = rnd(b) % b->n_keys;
+
+		for (int j = 0; j < 2 && !rc; j++) {
+			int side = (int)(c & 1) ^ j;
+			uint64_t t0, bb = 0;
+
+			if (c == b->o->warmup)
+				cairn_txn_stats(t[side], &s0[side]);
+			t0 = now_ns();
+			rc = fn(b, t[side], i, &bb);
+			us[side * total + c] = (double)(now_ns() - t0) / 1000.0;
+			if (rc == CAIRN_ENOTFOUND)
+				rc = 0;
+			if (c >= b->o->warmup)
+				bytes[side] += bb;
+		}
+	}
+	for (int side = 0; side < 2 && !rc; side++) {
+		char label[96];
+
+		cairn_txn_stats(t[side], &s1[side]);
+		snprintf(label, sizeof(label), "%s, %s", name,
+			 side ? "on the diverged branch" : "on main");
+		r[side] = vrow(b, label, us + side * total + b->o->warmup, b->o->calls, "");
+		r[side]->entries = (double)(s1[side].entries - s0[side].entries) / b->o->calls;
+		r[side]->versions = (double)(s1[side].versions - s0[side].versions) / b->o->calls;
+		r[side]->seeks = (double)(s1[side].seeks - s0[side].seeks) / b->o->calls;
+		r[side]->bytes = (double)bytes[side] / b->o->calls;
+	}
+	if (!rc)
+		snprintf(r[1]->note, sizeof(r[1]->note), "p50 %+.0f%% against main",
+			 (r[1]->p50 / r[0]->p50 - 1) * 100);
+out:
+	cairn_txn_end(t[0]);
+	cairn_txn_end(t[1]);
+	free(us);
+	return rc ? die(name, rc) : 0;
+}
+
 static const struct {
 	const char *name;
 	read_fn fn;
@@ -694,6 +774,8 @@ static int time_versioning(bench *b)
 			die("warm", rc);
 			goto fail;
 		}
+		if (untimed_pass(b))
+			goto fail;
 		b->key_span = b->n_keys < 300 ? b->n_keys : 300;
 		if (time_read(b, "history page", op_history, NULL))
 			goto fail;
@@ -728,25 +810,15 @@ static int time_versioning(bench *b)
 		die("warm", rc);
 		goto fail;
 	}
-	for (size_t k = 0; k < sizeof(branch_reads) / sizeof(branch_reads[0]); k++) {
-		result *on_main, *on_branch;
-
-		b->branch = NULL;
-		if (time_read(b, branch_reads[k].name, branch_reads[k].fn, NULL))
+	b->branch = "bench/diverged";
+	if (untimed_pass(b))
+		goto fail;
+	b->branch = NULL;
+	if (untimed_pass(b))
+		goto fail;
+	for (size_t k = 0; k < sizeof(branch_reads) / sizeof(branch_reads[0]); k++)
+		if (time_pair(b, branch_reads[k].name, branch_reads[k].fn, "bench/diverged"))
 			goto fail;
-		snprintf(name, sizeof(name), "%s, on main", branch_reads[k].name);
-		to_versioning(b, name);
-		on_main = &b->vres[b->n_vres - 1];
-		b->branch = "bench/diverged";
-		if (time_read(b, branch_reads[k].name, branch_reads[k].fn, NULL))
-			goto fail;
-		b->branch = NULL;
-		snprintf(name, sizeof(name), "%s, on the diverged branch", branch_reads[k].name);
-		to_versioning(b, name);
-		on_branch = &b->vres[b->n_vres - 1];
-		snprintf(on_branch->note, sizeof(on_branch->note), "p50 %+.0f%% against main",
-			 (on_branch->p50 / on_main->p50 - 1) * 100);
-	}
 
 	/* Merges of branches with 1,000 changes each into main. */
 	for (unsigned i = 0; i < nm; i++) {
@@ -1334,19 +1406,8 @@ int bench_run(const bench_options *o)
 		die("warm", rc);
 		goto out;
 	}
-	/* One untimed pass of gets, so the first timed read does not pay for cold CPU caches. */
-	{
-		bench_options quiet = *o;
-		bench w = b;
-
-		quiet.calls = 1000;
-		quiet.warmup = 0;
-		w.o = &quiet;
-		w.n_res = 0;
-		if (time_read(&w, "warm-up", op_get, NULL))
-			goto out;
-		b.rng = w.rng;
-	}
+	if (untimed_pass(&b))
+		goto out;
 	fprintf(stderr, "bench: timing reads\n");
 	if (time_txn_get(&b) ||
 	    time_read(&b, "get by key", op_get, "one read transaction for all calls") ||

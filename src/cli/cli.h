@@ -44,6 +44,7 @@ typedef struct cli {
 	int dry_run;		/* --dry-run */
 	const char *verdict;	/* --verdict TEXT */
 	const char *status;	/* --status open|merged|rejected|withdrawn */
+	const char *into;	/* --into BRANCH: the target of merge and propose (default --branch) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;

@@ -31,13 +31,14 @@ static const char usage_text[] =
 	"  branch list                     the Domain's branches\n"
 	"  branch rename NAME NEW          rename a branch\n"
 	"  branch delete NAME              delete a branch (its data is cleared in the background)\n"
-	"  diff BRANCH                     what differs between --branch and BRANCH since they forked\n"
+	"  diff BRANCH | diff A B          what differs between two branches (--branch and BRANCH)\n"
+	"                                  since their common ancestor\n"
 	"  diff FROM_REV TO_REV            what changed on --branch between two revisions\n"
 	"  changes REV                     what one revision changed\n"
-	"  merge SOURCE [--resolve ours|theirs] [--resolutions FILE] [--dry-run]\n"
-	"                                  merge branch SOURCE into --branch (conflicts block it)\n"
+	"  merge SOURCE [--into T] [--resolve ours|theirs] [--resolutions FILE] [--dry-run]\n"
+	"                                  merge branch SOURCE into T (default --branch)\n"
 	"Proposals\n"
-	"  propose SOURCE [--title T] [--message TEXT]   offer SOURCE for merge into --branch\n"
+	"  propose SOURCE [--into T] [--title T] [--message TEXT]   offer SOURCE for merge\n"
 	"  proposal list [--status S]      open, merged, rejected, withdrawn\n"
 	"  proposal show|diff N            a proposal; its diff and conflicts, computed now\n"
 	"  proposal note N TEXT [--verdict V]   add a review note\n"
@@ -1262,7 +1263,7 @@ enum {
 	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
-	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS,
+	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1320,6 +1321,7 @@ int main(int argc, char **argv)
 		{"dry-run", no_argument, 0, OPT_DRYRUN},
 		{"verdict", required_argument, 0, OPT_VERDICT},
 		{"status", required_argument, 0, OPT_STATUS},
+		{"into", required_argument, 0, OPT_INTO},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1393,6 +1395,7 @@ int main(int argc, char **argv)
 		case OPT_DRYRUN: c.dry_run = 1; break;
 		case OPT_VERDICT: c.verdict = optarg; break;
 		case OPT_STATUS: c.status = optarg; break;
+		case OPT_INTO: c.into = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;

@@ -99,7 +99,10 @@ static int begin_txn(cli *c, cairn_store **st, cairn_txn **t)
 	return ex;
 }
 
-/* diff BRANCH: the branch diff; diff REV REV: what changed on --branch between two revisions. */
+/*
+ * diff B: --branch against branch B; diff A B: branch A against branch B;
+ * diff REV REV (two numbers): what changed on --branch between two revisions.
+ */
 int cmd_diff(cli *c)
 {
 	item_out io = {c, 0, 0, 0};
@@ -108,20 +111,19 @@ int cmd_diff(cli *c)
 	uint64_t from, to;
 	int rc, ex;
 
-	if (c->nargs == 1) {
+	if (c->nargs < 1 || c->nargs > 2)
+		return cli_usage("diff BRANCH | diff A B | diff FROM_REV TO_REV");
+	if (c->nargs == 1 || parse_rev(c->args[0], &from) || parse_rev(c->args[1], &to)) {
+		const char *ours = c->nargs == 2 ? c->args[0] : c->branch;
+
 		io.two_sided = 1;
 		if ((ex = cli_open(c, 0, &st)))
 			return ex;
-		rc = cairn_branch_diff(st, c->domain, c->branch, c->args[0], print_item, &io);
+		rc = cairn_branch_diff(st, c->domain, ours, c->args[c->nargs - 1], print_item, &io);
 		ex = rc ? cli_fail(c, rc, "diff") : 0;
 		cairn_close(st);
 		return ex;
 	}
-	if (c->nargs != 2)
-		return cli_usage("diff BRANCH | diff FROM_REV TO_REV");
-	if (parse_rev(c->args[0], &from) || parse_rev(c->args[1], &to))
-		return cli_usage("diff takes two revision numbers, not %s %s", c->args[0],
-				 c->args[1]);
 	if ((ex = begin_txn(c, &st, &t)))
 		return ex;
 	rc = cairn_diff_revisions(t, from, to, print_item, &io);
@@ -252,7 +254,7 @@ static void print_merge_result(cli *c, const cairn_merge_result *r, const char *
 }
 
 /*
- * merge SOURCE: merge SOURCE into --branch. Prints the conflicts (every
+ * merge SOURCE [--into T]: merge SOURCE into T (default --branch). Prints the conflicts (every
  * item with --dry-run), then a summary line. A dry run exits as the merge
  * would: EXIT_CONFLICT when conflicts are left unresolved.
  */
@@ -266,10 +268,13 @@ int cmd_merge(cli *c)
 	int rc, ex;
 
 	if (c->nargs != 1)
-		return cli_usage("merge SOURCE [--resolve ours|theirs] [--resolutions FILE] [--dry-run]");
+		return cli_usage("merge SOURCE [--into T] [--resolve ours|theirs] [--resolutions FILE] "
+				 "[--dry-run]");
 	if ((ex = merge_options(c, &o, &buf)))
 		return ex;
 	o.source = c->args[0];
+	if (c->into)
+		o.commit.branch = c->into;
 	io.conflicts_only = !c->dry_run;
 	if ((ex = cli_open(c, 0, &st))) {
 		free(buf);
@@ -289,7 +294,7 @@ int cmd_merge(cli *c)
 	return ex;
 }
 
-/* propose SOURCE [--title T] [--message TEXT]: offer SOURCE for merge into --branch. */
+/* propose SOURCE [--into T] [--title T] [--message TEXT]: offer SOURCE for merge into T. */
 int cmd_propose(cli *c)
 {
 	cairn_store *st;
@@ -298,12 +303,12 @@ int cmd_propose(cli *c)
 	int rc, ex;
 
 	if (c->nargs != 1)
-		return cli_usage("propose SOURCE [--title T] [--message DESCRIPTION]");
+		return cli_usage("propose SOURCE [--into T] [--title T] [--message DESCRIPTION]");
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
 	author = c->prov.actor ? c->prov.actor : getenv("USER") ? getenv("USER") : "cli";
-	rc = cairn_propose(st, c->domain, c->args[0], c->branch, c->title, c->prov.message, author,
-			   &id);
+	rc = cairn_propose(st, c->domain, c->args[0], c->into ? c->into : c->branch, c->title,
+			   c->prov.message, author, &id);
 	if (rc)
 		ex = cli_fail(c, rc, "propose");
 	else if (c->json)

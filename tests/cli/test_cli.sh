@@ -621,6 +621,9 @@ run diff 5 2
 want_rc 2
 err_has '"code":"invalid_argument"'
 run diff 2 x
+want_rc 3
+err_has '"code":"branch_not_found"'
+run diff 1 2 3
 want_rc 2
 run changes 999
 want_rc 3
@@ -632,10 +635,16 @@ want_rc 0
 out_lines 2
 out_has '"key":"v1","ours":"unchanged","theirs":"updated"'
 out_has '"key":"p1","ours":"updated","theirs":"unchanged"'
+run diff review main
+want_rc 0
+out_has '"key":"v1","ours":"updated","theirs":"unchanged"'
+run diff nope main
+want_rc 3
+err_has '"code":"branch_not_found"'
 end
 
 begin "merge without conflicts: one commit, lineage kept"
-run merge review --actor merger
+run merge review --into main --actor merger
 want_rc 0
 out_has '"merged":true,"revision":6'
 run get Supplier v1
