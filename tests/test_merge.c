@@ -207,6 +207,16 @@ void test_merge_conflicts(void)
 	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, "{\"kind\":\"Supplier\"", &s, &res), CAIRN_EJSON);
 	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, "{\"kind\":\"Nope\",\"key\":\"S\",\"attribute\":\"x\",\"take\":\"ours\"}", &s, &res),
 		 CAIRN_EINVAL);
+	/* Resolutions are checked before anything is merged: the attribute, and the value's shape. */
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_THEIRS, "{\"kind\":\"Supplier\",\"key\":\"S\",\"attribute\":\"ratin\",\"take\":\"ours\"}", &s, &res),
+		 CAIRN_EUNKNOWNATTR);
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_THEIRS, "{\"kind\":\"Supplier\",\"key\":\"S\",\"attribute\":\"(title)\",\"value\":{\"a\":1}}", &s, &res),
+		 CAIRN_ETYPE);
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_THEIRS, "{\"kind\":\"Supplier\",\"key\":\"S\",\"attribute\":\"(exists)\",\"value\":false}", &s, &res),
+		 CAIRN_EINVAL);
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_THEIRS, "{\"rel\":\"supplied_by\",\"from\":\"Part:P\",\"to\":\"Supplier:S\",\"value\":3}", &s, &res),
+		 CAIRN_ETYPE);
+	CHECK(test_head(st, "d") == head);
 	OK(merge(st, "b", NULL, CAIRN_RESOLVE_THEIRS,
 		 "{\"kind\":\"Supplier\",\"key\":\"S\",\"attribute\":\"rating\",\"value\":4}\n", &s, &res));
 	CHECK(res.conflicts == 2 && res.unresolved == 0);
@@ -257,13 +267,14 @@ void test_merge_links(void)
 {
 	cairn_store *st = setup();
 	cairn_merge_result res;
+	cairn_commit_result br;
 	struct seen s;
 
 	CHECK(st);
 	/* The branch adds a Link and changes another's values; main changes the same values. */
 	OK(on(st, "b", "{\"rel\":\"supplied_by\",\"from\":\"Part:P\",\"to\":\"Supplier:T\"}\n"
 		       "{\"rel\":\"supplied_by\",\"from\":\"Part:P\",\"to\":\"Supplier:S\",\"values\":{\"share\":0.5}}",
-	      NULL));
+	      &br));
 	OK(on(st, NULL, "{\"rel\":\"supplied_by\",\"from\":\"Part:P\",\"to\":\"Supplier:S\",\"values\":{\"share\":0.7}}", NULL));
 	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, NULL, &s, &res), CAIRN_EMERGE);
 	CHECK(res.conflicts == 1);
@@ -283,6 +294,18 @@ void test_merge_links(void)
 		OK(cairn_links(t, "Part", "P", 1, CAIRN_OUT, NULL, &cur, l, 4, &n));
 		CHECK(n == 2);
 		CHECK(test_streq(l[0].values, l[0].values_len, "{\"share\":0.5}"));
+		/* Merged Links keep their lineage: the branch's revision set them, and made P->T. */
+		{
+			cairn_lineage_entry le;
+			cairn_revision created;
+
+			OK(cairn_link_lineage(t, "supplied_by", "Part", "P", 1, "Supplier", "S", 1, &le,
+					      &created));
+			CHECK(le.rev.revision == br.revision);
+			OK(cairn_link_lineage(t, "supplied_by", "Part", "P", 1, "Supplier", "T", 1, &le,
+					      &created));
+			CHECK(le.rev.revision == br.revision && created.revision == br.revision);
+		}
 		cairn_txn_end(t);
 	}
 	/* Unlinked on the branch, unchanged on main: unlinked by the merge. */

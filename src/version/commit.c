@@ -579,7 +579,8 @@ static int lstate_load(cctx *c, lstate *l)
 	return 0;
 }
 
-static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values)
+static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values,
+			const cs_change *ch)
 {
 	lstate *l = &c->ls[li];
 	uint8_t lin[20];
@@ -614,7 +615,11 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values
 	v.values = (const char *)c->tmp.p;
 	v.values_len = c->tmp.len;
 	if (type == V_LINK) {
-		/* Lineage: the revision that set the values; unchanged values keep theirs. */
+		/*
+		 * Lineage: the revision that set the values; unchanged values keep
+		 * theirs, and values a merge takes from the merged Version keep the
+		 * revision that set them there, as does a Link the merge brings in.
+		 */
 		uint64_t vrev = l->exists && l->values_len == c->tmp.len &&
 						memcmp(l->values, c->tmp.p, c->tmp.len) == 0
 					? l->values_rev
@@ -622,6 +627,21 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values
 		buf lb = {lin, 0, sizeof(lin), 0};
 
 		v.created = l->exists ? l->created : c->rev;
+		if (ch && ch->src_vid) {
+			vrec sv;
+			rdr lr;
+
+			if ((rc = version_get(&c->d, ch->src_vid, &sv)))
+				return rc;
+			if (sv.type != V_LINK || sv.kr != l->rel)
+				return err_set(CAIRN_ECORRUPT, "a merge source is not a Link of its Relation");
+			rd_init(&lr, sv.lineage, sv.lineage_len);
+			if (vrev == c->rev && sv.n_lineage >= 1 && rd_varint(&lr) == 0 &&
+			    sv.values_len == c->tmp.len && memcmp(sv.values, c->tmp.p, c->tmp.len) == 0)
+				vrev = rd_varint(&lr);
+			if (!l->exists)
+				v.created = sv.created;
+		}
 		buf_put_varint(&lb, 0);
 		buf_put_varint(&lb, vrev);
 		v.lineage = lin;
@@ -723,7 +743,7 @@ static int cascade_one(cctx *c, int out_dir, uint32_t rel, uint64_t other, uint3
 		return rc;
 	if (!c->ls[li].exists)
 		return 0; /* already unlinked by this commit */
-	return plan_link_op(c, a->idx, li, V_LINK_DEL, NULL);
+	return plan_link_op(c, a->idx, li, V_LINK_DEL, NULL, NULL);
 }
 
 static int do_delete(cctx *c, long idx, size_t ri, const cs_change *ch)
@@ -744,7 +764,7 @@ static int do_delete(cctx *c, long idx, size_t ri, const cs_change *ch)
 			lstate *l = &c->ls[i];
 
 			if (l->exists && (l->from == ri || l->to == ri) &&
-			    (rc = plan_link_op(c, idx, i, V_LINK_DEL, NULL)))
+			    (rc = plan_link_op(c, idx, i, V_LINK_DEL, NULL, NULL)))
 				return rc;
 		}
 		r = &c->rs[ri];
@@ -865,9 +885,9 @@ static int do_change(cctx *c, long idx, const cs_change *ch)
 					     rl->name, fk->name, (int)ch->from_len, ch->from_key,
 					     tk->name, (int)ch->to_len, ch->to_key)
 					       );
-			return plan_link_op(c, idx, li, V_LINK_DEL, NULL);
+			return plan_link_op(c, idx, li, V_LINK_DEL, NULL, ch);
 		}
-		return plan_link_op(c, idx, li, V_LINK, ch->values);
+		return plan_link_op(c, idx, li, V_LINK, ch->values, ch);
 	}
 	}
 	return err_set(CAIRN_EINVAL, "change %ld: unknown operation", idx);

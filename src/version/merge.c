@@ -510,6 +510,41 @@ static int endpoint_rid(dctx *d, const char *s, size_t n, uint32_t *kind, uint64
 }
 
 /* Parse the resolutions, JSON lines, in the target's view (so Link ends resolve to rids). */
+/* What a resolution may name and give: a known attribute, and a value of the right shape. */
+static int res_check(dctx *d, const mitem *it, const char *attr, const jv *val, long line)
+{
+	if (it->is_link) {
+		if (strcmp(attr, "(values)") != 0)
+			return err_set(CAIRN_EINVAL,
+				       "resolution line %ld: a Link's resolution is for \"(values)\", "
+				       "not \"%s\"",
+				       line, attr);
+		if (val && val->type != JV_OBJECT && val->type != JV_NULL)
+			return err_set(CAIRN_ETYPE,
+				       "resolution line %ld: a Link's values are an object, or null "
+				       "for no Link",
+				       line);
+		return 0;
+	}
+	if (strcmp(attr, "(exists)") == 0) {
+		if (val)
+			return err_set(CAIRN_EINVAL,
+				       "resolution line %ld: \"(exists)\" is resolved with \"take\", "
+				       "not a value",
+				       line);
+		return 0;
+	}
+	if (strcmp(attr, "(title)") == 0) {
+		if (val && val->type != JV_STRING)
+			return err_set(CAIRN_ETYPE, "resolution line %ld: a title is a string", line);
+		return 0;
+	}
+	if (!kind_attr(schema_kind_id(d->s, it->kr), attr))
+		return err_set(CAIRN_EUNKNOWNATTR, "resolution line %ld: %s has no Attribute \"%s\"",
+			       line, schema_kind_id(d->s, it->kr)->name, attr);
+	return 0;
+}
+
 static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions *rs)
 {
 	static const char *const allowed[] = {"kind", "key",  "rel",  "from",
@@ -588,6 +623,8 @@ static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions
 		if (!jv_is(attr, JV_STRING))
 			return err_set(CAIRN_EINVAL, "resolution line %ld: \"attribute\" is a string",
 				       line);
+		if ((rc = res_check(d, &it, attr->u.s, val, line)))
+			return rc;
 		if ((rc = res_key(m, &it, attr->u.s)))
 			return rc;
 		slot = hmap_put(&rs->map, m->tmp.p, m->tmp.len, NULL);
@@ -807,7 +844,7 @@ static int merge_link(merger *g, const mitem *it, const mstate *b, const mstate 
 	const schema *s = g->m.ours->s;
 	const jv *bv = b->exists ? b->values : NULL, *ov = o->exists ? o->values : NULL,
 		 *tv = t->exists ? t->values : NULL, *res;
-	int first = 1, conflicts = 0, unresolved = 0;
+	int first = 1, conflicts = 0, unresolved = 0, rc;
 
 	buf_put_u8(&g->diff, '{');
 	res = merge_attr(g, it, "(values)", bv, ov, tv, 0, &first, &conflicts, &unresolved);
@@ -825,10 +862,13 @@ static int merge_link(merger *g, const mitem *it, const mstate *b, const mstate 
 	if (g->m.tmp.oom || res->type != JV_OBJECT)
 		return err_set(g->m.tmp.oom ? CAIRN_ENOMEM : CAIRN_ETYPE,
 			       "a Link's values resolve to an object");
-	return cairn_cs_link(g->cs, schema_rel_id(s, it->kr)->name,
-			     schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
-			     schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len,
-			     (const char *)g->m.tmp.p, g->m.tmp.len);
+	rc = cairn_cs_link(g->cs, schema_rel_id(s, it->kr)->name,
+			   schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
+			   schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len,
+			   (const char *)g->m.tmp.p, g->m.tmp.len);
+	if (!rc && t->exists) /* values taken from the source keep their lineage */
+		g->cs->v[g->cs->n - 1].src_vid = t->vid;
+	return rc;
 }
 
 /* The base of a merge of theirs into ours (see the top of the file). */
