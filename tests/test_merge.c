@@ -455,3 +455,69 @@ void test_proposals(void)
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }
+
+static int vector_of(cairn_store *st, const char *branch, const char *key, float *out)
+{
+	cairn_read_options ro = {0};
+	cairn_record r;
+	cairn_txn *t;
+	size_t dim = 0;
+	int rc;
+
+	ro.domain = "d";
+	ro.branch = branch;
+	if ((rc = cairn_read_begin(st, &ro, &t)))
+		return rc;
+	rc = cairn_get(t, "Supplier", key, strlen(key), &r);
+	if (!rc)
+		rc = cairn_vector_get(t, r.vid, out, 3, &dim);
+	cairn_txn_end(t);
+	return rc ? rc : dim == 3 ? 0 : CAIRN_ENOTFOUND;
+}
+
+/* Vectors merge like values: a new Record's, a change on one side, a conflict and its resolution. */
+void test_merge_vectors(void)
+{
+	cairn_store *st = setup();
+	cairn_merge_result res;
+	struct seen s;
+	float v[3];
+
+	CHECK(st);
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"V\",\"values\":{\"vat\":\"X\"},\"vector\":[1,0,0]}", NULL));
+	OK(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, NULL, &s, &res));
+	OK(vector_of(st, NULL, "V", v));
+	CHECK(v[0] == 1 && v[1] == 0 && v[2] == 0);
+	/* Only the vector changes on the branch: the item is reported and the vector merged. */
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"V\",\"values\":{\"vat\":\"X\"},\"vector\":[0,1,0]}", NULL));
+	OK(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, NULL, &s, &res));
+	CHECK(res.items == 1 && res.changes == 1);
+	CHECK(strstr(s.text, "\"(vector)\":{\"base\":\"3 dimensions, xxh3 "));
+	OK(vector_of(st, NULL, "V", v));
+	CHECK(v[0] == 0 && v[1] == 1);
+	{
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+
+		memset(&s, 0, sizeof(s));
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_revision_changes(t, res.revision, collect, &s));
+		cairn_txn_end(t);
+		CHECK(s.n == 1 && strstr(s.text, "\"(vector)\":{\"before\":\"3 dimensions"));
+	}
+	/* Both change it: a conflict, settled for theirs. */
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"V\",\"values\":{\"vat\":\"X\"},\"vector\":[0,0,1]}", NULL));
+	OK(on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"V\",\"values\":{\"vat\":\"X\"},\"vector\":[1,1,0]}", NULL));
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, NULL, &s, &res), CAIRN_EMERGE);
+	CHECK(res.conflicts == 1 && strstr(s.text, "\"conflict\":true"));
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE,
+		       "{\"kind\":\"Supplier\",\"key\":\"V\",\"attribute\":\"(vector)\",\"value\":[1]}", &s, &res),
+		 CAIRN_EINVAL);
+	OK(merge(st, "b", NULL, CAIRN_RESOLVE_NONE,
+		 "{\"kind\":\"Supplier\",\"key\":\"V\",\"attribute\":\"(vector)\",\"take\":\"theirs\"}", &s, &res));
+	OK(vector_of(st, NULL, "V", v));
+	CHECK(v[0] == 0 && v[1] == 0 && v[2] == 1);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}

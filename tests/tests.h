@@ -67,6 +67,7 @@
 	X(merge_delete_change)                                                                     \
 	X(merge_links)                                                                             \
 	X(merge_repeated)                                                                          \
+	X(merge_vectors)                                                                           \
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
 	X(timetravel_reference)                                                                    \

@@ -31,6 +31,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/hmap.h"
+#include "util/text.h"
 #include "version/version.h"
 
 #define CAT_MERGED 'm' /* (dom, 'm', target, source) -> source head at the last merge */
@@ -52,6 +53,9 @@ typedef struct mstate {
 	const char *title;
 	size_t title_len;
 	const jv *values;    /* an object (empty when absent) */
+	const uint8_t *vec;  /* a Record's vector, its stored bytes (NULL: none) */
+	size_t vec_len;
+	uint32_t dim;
 } mstate;
 
 typedef struct mctx {
@@ -207,11 +211,42 @@ static int state_of(mctx *m, dctx *d, const mitem *it, mstate *s)
 	if (!s->values)
 		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
 						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	if (v.dim) {
+		MDB_val vv;
+		kbuf k;
+
+		key_u64(&k, d->dom, id.vid);
+		if ((rc = db_get(d->txn, d->st, DB_VECTORS, k.b, k.n, &vv)))
+			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "vector missing") : rc;
+		if (vv.mv_size != (size_t)v.dim * sizeof(float))
+			return err_set(CAIRN_ECORRUPT, "vector of the wrong size");
+		s->vec = vv.mv_data;
+		s->vec_len = vv.mv_size;
+		s->dim = v.dim;
+	}
 	return 0;
 absent:
 	s->values = jv_object(&m->mem, 0);
 	s->title = "";
 	return s->values ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
+}
+
+static int vec_eq(const mstate *a, const mstate *b)
+{
+	return a->vec_len == b->vec_len && (a->vec_len == 0 || memcmp(a->vec, b->vec, a->vec_len) == 0);
+}
+
+/* A vector in a diff: its dimension and a fingerprint of its bytes (NULL when none). */
+static const jv *vec_value(mctx *m, const mstate *s)
+{
+	char fp[64];
+	int n;
+
+	if (!s->exists || !s->vec)
+		return NULL;
+	n = snprintf(fp, sizeof(fp), "%u dimensions, xxh3 %016llx", s->dim,
+		     (unsigned long long)hash64(s->vec, s->vec_len));
+	return jv_string(&m->mem, fp, (size_t)n);
 }
 
 static int change_of(const mstate *before, const mstate *after)
@@ -221,7 +256,7 @@ static int change_of(const mstate *before, const mstate *after)
 	/* A merge copies Versions: the same content under another vid is no change. */
 	if (before->exists && after->exists && before->title_len == after->title_len &&
 	    memcmp(before->title, after->title, before->title_len) == 0 &&
-	    jv_equal(before->values, after->values))
+	    jv_equal(before->values, after->values) && vec_eq(before, after))
 		return 0;
 	if (!before->exists)
 		return CAIRN_CREATED;
@@ -317,7 +352,6 @@ static int before_after(mctx *m, const mitem *it, const mstate *b, const mstate 
 	buf *o = &m->tmp;
 	int first = 1;
 
-	(void)it;
 	buf_reset(o);
 	buf_put_u8(o, '{');
 	if (!it->is_link && (b->title_len != a->title_len ||
@@ -344,6 +378,16 @@ static int before_after(mctx *m, const mitem *it, const mstate *b, const mstate 
 		buf_put(o, ":{", 2);
 		put_member(o, &f2, "before", b->exists ? jv_get(b->values, names[i]) : NULL);
 		put_member(o, &f2, "after", a->exists ? jv_get(a->values, names[i]) : NULL);
+		buf_put_u8(o, '}');
+	}
+	if (!it->is_link && !vec_eq(b, a)) {
+		int f2 = 1;
+
+		if (!first)
+			buf_put_u8(o, ',');
+		buf_put(o, "\"(vector)\":{", 12);
+		put_member(o, &f2, "before", vec_value(m, b));
+		put_member(o, &f2, "after", vec_value(m, a));
 		buf_put_u8(o, '}');
 	}
 	buf_put_u8(o, '}');
@@ -526,12 +570,12 @@ static int res_check(dctx *d, const mitem *it, const char *attr, const jv *val, 
 				       line);
 		return 0;
 	}
-	if (strcmp(attr, "(exists)") == 0) {
+	if (strcmp(attr, "(exists)") == 0 || strcmp(attr, "(vector)") == 0) {
 		if (val)
 			return err_set(CAIRN_EINVAL,
-				       "resolution line %ld: \"(exists)\" is resolved with \"take\", "
-				       "not a value",
-				       line);
+				       "resolution line %ld: \"%s\" is resolved with \"take\", not a "
+				       "value",
+				       line, attr);
 		return 0;
 	}
 	if (strcmp(attr, "(title)") == 0) {
@@ -741,11 +785,16 @@ static const jv *merge_attr(merger *g, const mitem *it, const char *name, const 
 	return res;
 }
 
-/* Queue the change that turns ours into the merged state of a Record. */
+/*
+ * Queue the change that turns ours into the merged state of a Record; vs is
+ * the side whose vector the merge keeps. A put keeps ours' vector unless it
+ * gives one, so only another vector is given.
+ */
 static int put_record(merger *g, const mitem *it, const mstate *ours, const mstate *theirs,
-		      int exists, const jv *title, const jv *values)
+		      int exists, const jv *title, const jv *values, const mstate *vs)
 {
 	const char *kind = schema_kind_id(g->m.ours->s, it->kr)->name;
+	int new_vec = vs->vec && !(ours->exists && vec_eq(vs, ours));
 	int rc;
 
 	if (!exists) {
@@ -755,14 +804,62 @@ static int put_record(merger *g, const mitem *it, const mstate *ours, const msta
 	jv_canon(values, &g->m.tmp);
 	if (g->m.tmp.oom)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	if (ours->exists && jv_equal(values, ours->values) && title &&
+	if (ours->exists && jv_equal(values, ours->values) && title && !new_vec &&
 	    title->len == ours->title_len && memcmp(title->u.s, ours->title, title->len) == 0)
 		return 0; /* nothing to change on ours */
 	rc = cairn_cs_put(g->cs, kind, it->key, it->key_len, title ? title->u.s : "",
 			  title ? title->len : 0, (const char *)g->m.tmp.p, g->m.tmp.len);
 	if (!rc && theirs->exists)
 		g->cs->v[g->cs->n - 1].src_vid = theirs->vid;
+	if (!rc && new_vec) {
+		float *f = arena_alloc(&g->m.mem, vs->vec_len);
+
+		if (!f)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		memcpy(f, vs->vec, vs->vec_len); /* stored bytes need not be aligned */
+		rc = cairn_cs_vector(g->cs, f, vs->dim);
+	}
 	return rc;
+}
+
+/* The vector's three-way merge, compared by bytes: the side whose vector the merge keeps. */
+static const mstate *merge_vector(merger *g, const mitem *it, const mstate *b, const mstate *o,
+				  const mstate *t, int *first, int *conflicts, int *unresolved)
+{
+	const mstate *res = o;
+	int conflict = 0, settled = 1;
+	buf *d = &g->diff;
+	int f = 1;
+
+	if (vec_eq(b, o) && vec_eq(b, t))
+		return o;
+	if (vec_eq(o, t) || vec_eq(t, b))
+		res = o;
+	else if (vec_eq(o, b))
+		res = t;
+	else {
+		const jv *ov = vec_value(&g->m, o), *tv = vec_value(&g->m, t), *r = ov;
+
+		conflict = 1;
+		settled = settle(g, it, "(vector)", ov, tv, &r);
+		res = settled && r == tv ? t : o;
+	}
+	if (!*first)
+		buf_put_u8(d, ',');
+	*first = 0;
+	buf_put(d, "\"(vector)\":{", 12);
+	put_member(d, &f, "base", vec_value(&g->m, b));
+	put_member(d, &f, "ours", vec_value(&g->m, o));
+	put_member(d, &f, "theirs", vec_value(&g->m, t));
+	if (conflict) {
+		buf_put(d, ",\"conflict\":true", 16);
+		if (settled)
+			put_member(d, &f, "resolved", vec_value(&g->m, res));
+	}
+	buf_put_u8(d, '}');
+	*conflicts += conflict;
+	*unresolved += conflict && !settled;
+	return res;
 }
 
 static int merge_record(merger *g, const mitem *it, const mstate *b, const mstate *o,
@@ -774,6 +871,7 @@ static int merge_record(merger *g, const mitem *it, const mstate *b, const mstat
 	int first = 1, conflicts = 0, unresolved = 0, exists = o->exists;
 	jv *merged;
 	const jv *title;
+	const mstate *vs;
 
 	buf_put_u8(&g->diff, '{');
 	/* Existence first: a delete on one side against a change on the other is a conflict. */
@@ -792,14 +890,14 @@ static int merge_record(merger *g, const mitem *it, const mstate *b, const mstat
 			buf_put_u8(&g->diff, '}');
 			ci->conflicts = conflicts;
 			ci->unresolved = unresolved;
-			return unresolved || exists ? 0 : put_record(g, it, o, t, 0, NULL, NULL);
+			return unresolved || exists ? 0 : put_record(g, it, o, t, 0, NULL, NULL, o);
 		}
 		if (force) {
 			/* Ours deleted it, and the Record wins: the source's whole Record. */
 			buf_put_u8(&g->diff, '}');
 			ci->conflicts = conflicts;
 			ci->unresolved = unresolved;
-			return put_record(g, it, o, t, 1, title_value(&g->m, t), t->values);
+			return put_record(g, it, o, t, 1, title_value(&g->m, t), t->values, t);
 		}
 	}
 	/* Attribute by attribute, the title first. */
@@ -830,12 +928,13 @@ static int merge_record(merger *g, const mitem *it, const mstate *b, const mstat
 			merged->len++;
 		}
 	}
+	vs = merge_vector(g, it, b, o, t, &first, &conflicts, &unresolved);
 	buf_put_u8(&g->diff, '}');
 	ci->conflicts = conflicts;
 	ci->unresolved = unresolved;
 	if (unresolved)
 		return 0;
-	return put_record(g, it, o, t, exists, title, merged);
+	return put_record(g, it, o, t, exists, title, merged, vs);
 }
 
 static int merge_link(merger *g, const mitem *it, const mstate *b, const mstate *o,
