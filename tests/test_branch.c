@@ -234,6 +234,21 @@ void test_branch_names(void)
 	CHECK_RC(cairn_branch_rename(st, "d", "nope", "x"), CAIRN_ENOBRANCH);
 	OK(cairn_branch_list(st, "d", list_cb, &n));
 	CHECK(strstr(n.all, "agent/renamed,") && !strstr(n.all, "x.y_z"));
+	/* Branches of branches: 31 levels below main work; a 32nd is refused at creation. */
+	{
+		char name[16], from[16] = "main";
+
+		OK(commit_on(st, NULL, "{\"kind\":\"Plant\",\"key\":\"A\",\"values\":{\"city\":\"Deep\"}}", NULL));
+		for (int i = 1; i <= 31; i++) {
+			snprintf(name, sizeof(name), "deep%d", i);
+			OK(cairn_branch_create(st, "d", name, from));
+			snprintf(from, sizeof(from), "%s", name);
+		}
+		OK(get_in(st, "deep31", 0, "Plant", "A", &r, &t));
+		cairn_txn_end(t);
+		CHECK_RC(cairn_branch_create(st, "d", "deep32", "deep31"), CAIRN_ELIMIT);
+		CHECK_RC(get_in(st, "deep32", 0, "Plant", "A", &r, &t), CAIRN_ENOBRANCH);
+	}
 	cairn_close(st);
 }
 

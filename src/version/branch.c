@@ -171,6 +171,11 @@ static int create_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 
 		if ((rc = dctx_branch(d, pid, &pv)))
 			return rc;
+		if (pv.v.n == VIEW_MAX)
+			return err_set(CAIRN_ELIMIT,
+				       "a branch descends from at most %d branches: %s cannot have "
+				       "branches of its own",
+				       VIEW_MAX - 1, parent.name);
 		dctx_at(&pv, b.fork_rev);
 		for (uint32_t kd = 1; kd <= d->s->n_kinds && !rc; kd++) {
 			uint64_t n;

@@ -337,7 +337,7 @@ int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const 
 
 		if (c->v.n == VIEW_MAX)
 			return err_set(CAIRN_ELIMIT, "branch %s descends from more than %d branches",
-				       branch, VIEW_MAX);
+				       branch, VIEW_MAX - 1);
 		rc = branch_get(txn, st, c->dom, b.parent, &b);
 		if (rc)
 			return rc == CAIRN_ENOTFOUND
@@ -390,9 +390,12 @@ int dctx_branch(const dctx *base, uint32_t id, dctx *out)
 	out->v.n = 1;
 	out->v.lv[0].branch = id;
 	out->v.lv[0].limit = UINT64_MAX;
-	for (b = out->br; b.parent && out->v.n < VIEW_MAX;) {
+	for (b = out->br; b.parent;) {
 		uint64_t limit = b.fork_rev;
 
+		if (out->v.n == VIEW_MAX)
+			return err_set(CAIRN_ELIMIT, "branch %s descends from more than %d branches",
+				       out->br.name, VIEW_MAX - 1);
 		if ((rc = branch_get(base->txn, base->st, base->dom, b.parent, &b)))
 			return rc;
 		out->v.lv[out->v.n].branch = b.id;
