@@ -171,10 +171,13 @@ CAIRN_API int cairn_store_warm(cairn_store *st);
 
 /*
  * Do one bounded step of background work (today: clearing deleted
- * branches), at most `budget` Versions, in a write transaction of its own.
- * *pending is set when work remains. A writable store does this in a
- * thread of its own unless opened with CAIRN_OPEN_NO_BACKGROUND; the
- * thread starts when work appears and at open when some is left over.
+ * branches) in a write transaction of its own: at most `budget` units,
+ * one per Version cleared and one per revision looked at, so the writer
+ * is held for a bounded time whatever the size of a revision. *pending is
+ * set when work remains after this step (0 after the step that finishes
+ * it). A writable store does this in a thread of its own unless opened
+ * with CAIRN_OPEN_NO_BACKGROUND; the thread starts when work appears and
+ * at open when some is left over.
  */
 CAIRN_API int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending);
 

@@ -376,3 +376,45 @@ void test_branch_delete_background(void)
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }
+
+/*
+ * Clearing is bounded within a revision too: a branch whose one commit
+ * made 300 Versions is cleared in steps of the budget, the store checks
+ * clean between steps, and pending turns 0 on the step that finishes.
+ */
+void test_branch_clear_bounded(void)
+{
+	cairn_store *st = test_store();
+	char *lines = malloc(300 * 80), *p;
+	int pending = 1, steps = 0;
+
+	CHECK(st && lines);
+	OK(cairn_branch_create(st, "d", "big", NULL));
+	p = lines;
+	for (int i = 0; i < 300; i++)
+		p += sprintf(p, "{\"kind\":\"Plant\",\"key\":\"P%03d\",\"values\":{\"city\":\"c\"}}\n", i);
+	OK(commit_on(st, "big", lines, NULL));
+	free(lines);
+	OK(cairn_branch_delete(st, "d", "big"));
+	while (pending) {
+		OK(cairn_store_maintain(st, 25, &pending));
+		steps++;
+		CHECK(steps < 100);
+		if (steps == 5)
+			OK(cairn_check(st, "d", NULL, NULL, NULL));
+	}
+	/* 300 Versions and a few revisions at 25 per step: at least 12 steps, none after. */
+	CHECK(steps >= 12 && steps <= 14);
+	OK(cairn_store_maintain(st, 25, &pending));
+	CHECK(pending == 0);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	{
+		cairn_record r;
+		cairn_txn *t;
+
+		OK(cairn_branch_create(st, "d", "big", NULL));
+		CHECK_RC(get_in(st, "big", 0, "Plant", "P000", &r, &t), CAIRN_ENOTFOUND);
+		cairn_txn_end(t);
+	}
+	cairn_close(st);
+}

@@ -59,6 +59,7 @@
 	X(branch_names)                                                                            \
 	X(branch_delete)                                                                           \
 	X(branch_delete_background)                                                                \
+	X(branch_clear_bounded)                                                                    \
 	X(history_record)                                                                          \
 	X(history_link)                                                                            \
 	X(lineage_values)                                                                          \

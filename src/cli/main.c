@@ -200,12 +200,19 @@ int cli_fail(cli *c, int rc, const char *what)
 	return cli_exit_code(rc);
 }
 
+/*
+ * Open the store. A command runs no background thread: it would take the
+ * writer lock for clearing deleted branches and make the command wait for
+ * it on close, even a read. `cairn maintain` does that work on demand (and
+ * the server, which stays up, in the background).
+ */
 int cli_open(cli *c, int create, cairn_store **st)
 {
 	cairn_open_options o = {0};
 	int rc;
 
-	o.flags = (create ? CAIRN_OPEN_CREATE : 0) | (c->nosync ? CAIRN_OPEN_NOSYNC : 0);
+	o.flags = (create ? CAIRN_OPEN_CREATE : 0) | (c->nosync ? CAIRN_OPEN_NOSYNC : 0) |
+		  CAIRN_OPEN_NO_BACKGROUND;
 	rc = cairn_open(c->store, &o, st);
 	if (rc)
 		return cli_fail(c, rc, NULL); /* the message names the store */
@@ -1225,6 +1232,9 @@ static int cmd_branch(cli *c)
 						  : strcmp(sub, "rename") == 0 ? "renamed to"
 									       : "deleted",
 			       name);
+			if (strcmp(sub, "delete") == 0)
+				printf("(its space is reclaimed by 'cairn maintain', or by a running "
+				       "server in the background)\n");
 		}
 	}
 	cairn_close(st);

@@ -30,6 +30,7 @@
 #define CAT_BRANCH 'b'	/* (dom, 'b', id) -> branch info */
 #define CAT_NEXTB 'n'	/* (dom, 'n') -> next branch id */
 #define CAT_GONE 'x'	/* (dom, 'x', id) -> a deleted branch, fully cleared */
+#define CAT_CLEARING 'c' /* (dom, 'c', id) -> within the revision being cleared, the next vid */
 
 int branch_name_valid(const char *name)
 {
@@ -539,33 +540,65 @@ static int next_pending(MDB_txn *txn, cairn_store *st, struct pending *p)
 /* Load the current schema of dom (to find the attribute entries of Versions). */
 int schema_current(MDB_txn *txn, cairn_store *st, uint32_t dom, schema **out);
 
-static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned budget)
+/*
+ * Clear a deleted branch's Versions in revision order, one unit of the
+ * budget per Version cleared and per revision looked at, stopping within a
+ * revision when the budget is spent (the next vid is kept under 'c'). *done
+ * is set when the branch is entirely gone.
+ */
+static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned budget,
+		      int *done_branch)
 {
 	counters ctr;
 	schema *s = NULL;
 	unsigned done = 0;
+	uint64_t resume = 0;
+	kbuf ck;
+	MDB_val v;
 	int rc;
 
+	*done_branch = 0;
 	if ((rc = counters_get(txn, st, p->dom, &ctr)) || (rc = schema_current(txn, st, p->dom, &s)))
 		return rc;
+	bkey(&ck, p->dom, CAT_CLEARING, NULL);
+	kb_be32(&ck, p->b.id);
+	rc = db_get(txn, st, DB_CATALOG, ck.b, ck.n, &v);
+	if (rc == 0 && v.mv_size == 8)
+		resume = be64_get(v.mv_data);
+	else if (rc && rc != CAIRN_ENOTFOUND)
+		goto out;
+	rc = 0;
 	while (p->b.progress < ctr.next_rev && done < budget && !rc) {
 		kbuf k;
-		MDB_val v;
 		rrec r;
 
+		done++;
 		key_u64(&k, p->dom, p->b.progress);
 		rc = db_get(txn, st, DB_REVS, k.b, k.n, &v);
 		if (rc == CAIRN_ENOTFOUND) {
 			rc = 0;
 		} else if (!rc && !(rc = rrec_decode(v.mv_data, v.mv_size, &r)) &&
 			   r.branch == p->b.id) {
-			for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions && !rc;
-			     vid++, done++)
+			uint64_t vid = resume > r.first_vid ? resume : r.first_vid;
+
+			for (; vid < r.first_vid + r.n_versions && done < budget && !rc; vid++, done++)
 				rc = clear_version(txn, st, s, p->dom, vid);
+			if (!rc && vid < r.first_vid + r.n_versions) {
+				/* The budget ran out within the revision: resume at vid. */
+				uint8_t vb[8];
+
+				be64_put(vb, vid);
+				rc = db_put(txn, st, DB_CATALOG, ck.b, ck.n, vb, 8, 0);
+				goto save;
+			}
 		}
-		if (!rc)
+		if (!rc) {
 			p->b.progress++;
+			resume = 0;
+		}
 	}
+	if (!rc && (rc = db_del(txn, st, DB_CATALOG, ck.b, ck.n)) == CAIRN_ENOTFOUND)
+		rc = 0;
 	if (!rc && p->b.progress >= ctr.next_rev) {
 		/* Everything of the branch is gone but its cells, catalog entry and revisions. */
 		uint8_t pre[4 + 1 + 4];
@@ -585,9 +618,13 @@ static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned
 		kb_be32(&k, p->b.id);
 		if (!rc)
 			rc = db_put(txn, st, DB_CATALOG, k.b, k.n, "", 0, 0);
-	} else if (!rc) {
-		rc = branch_put(txn, st, p->dom, &p->b, p->name);
+		*done_branch = !rc;
+		goto out;
 	}
+save:
+	if (!rc)
+		rc = branch_put(txn, st, p->dom, &p->b, p->name);
+out:
 	schema_free(s);
 	return rc;
 }
@@ -596,7 +633,7 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 {
 	struct pending p;
 	MDB_txn *txn;
-	int rc;
+	int rc, done_branch = 0;
 
 	if (!st || !pending)
 		return err_set(CAIRN_EINVAL, "cairn_store_maintain: NULL argument");
@@ -608,19 +645,25 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 			return rc;
 		rc = next_pending(txn, st, &p);
 		if (!rc && p.found)
-			rc = clear_step(txn, st, &p, budget ? budget : 1);
-		if (rc || !p.found) {
+			rc = clear_step(txn, st, &p, budget ? budget : 1, &done_branch);
+		/* Work remains unless that was the last of the last branch. */
+		if (!rc && p.found && done_branch && (rc = next_pending(txn, st, &p)) == 0)
+			*pending = p.found;
+		else if (!rc && p.found)
+			*pending = 1;
+		if (rc || (!p.found && !done_branch)) {
 			store_write_abort(st, txn);
 		} else {
 			rc = store_write_commit(st, txn);
 		}
 		if (rc != CAIRN_EMAPFULL)
 			break;
+		*pending = 0;
 		if ((rc = store_grow(st)))
 			break;
 	}
-	if (!rc && p.found)
-		*pending = 1;
+	if (rc)
+		*pending = 0;
 	return rc;
 }
 
