@@ -110,7 +110,8 @@ extern "C" {
 	X(EREADONLY, -31, "read_only", "store opened read-only")                                  \
 	X(ELOCKED, -32, "locked", "store is in use by an incompatible process")                   \
 	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")             \
-	X(EMERGE, -34, "merge_conflict", "the merge has conflicts without a resolution")
+	X(EMERGE, -34, "merge_conflict", "the merge has conflicts without a resolution")          \
+	X(ECLOSED, -35, "proposal_closed", "the proposal is no longer open")
 
 enum cairn_error {
 	CAIRN_OK = 0,
@@ -594,7 +595,13 @@ typedef struct cairn_merge_options {
 	 */
 	const char *resolutions;
 	size_t resolutions_len;
-	int dry_run;		     /* compute and report, write nothing */
+	/*
+	 * Compute, validate and report; write nothing. A dry run fails as the
+	 * merge would (CAIRN_EUNIQUE, ...), except that unresolved conflicts
+	 * are reported in the result rather than as CAIRN_EMERGE. It holds
+	 * the writer while it runs, as a merge does.
+	 */
+	int dry_run;
 } cairn_merge_options;
 
 typedef struct cairn_merge_result {
@@ -619,7 +626,11 @@ typedef struct cairn_merge_result {
  */
 CAIRN_API int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb,
 			  void *ctx, cairn_merge_result *out);
-/* What differs between two branches since their common ancestor (a dry-run merge of theirs into ours). */
+/*
+ * What differs between two branches since their common ancestor, as a
+ * dry-run merge of theirs into ours would report it; it only reads (no
+ * validation of the merged changes).
+ */
 CAIRN_API int cairn_branch_diff(cairn_store *st, const char *domain, const char *ours,
 				const char *theirs, cairn_item_cb cb, void *ctx);
 

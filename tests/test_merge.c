@@ -434,14 +434,14 @@ void test_proposals(void)
 	OK(cairn_proposal_get(t, id, &p));
 	CHECK(p.status == CAIRN_PROPOSAL_MERGED && p.merged_revision == res.revision);
 	cairn_txn_end(t);
-	CHECK_RC(cairn_proposal_accept(st, "d", id, NULL, NULL, NULL, &res), CAIRN_EINVAL);
+	CHECK_RC(cairn_proposal_accept(st, "d", id, NULL, NULL, NULL, &res), CAIRN_ECLOSED);
 	/* A conflicting proposal stays open when accepting fails; rejecting keeps the branch. */
 	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":8}}", NULL));
 	OK(on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":9}}", NULL));
 	OK(cairn_propose(st, "d", "b", "main", "again", NULL, "agent/x", &id2));
 	CHECK_RC(cairn_proposal_accept(st, "d", id2, NULL, NULL, NULL, &res), CAIRN_EMERGE);
 	OK(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_REJECTED, "reviewer", "keep main's"));
-	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_WITHDRAWN, NULL, NULL), CAIRN_EINVAL);
+	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_WITHDRAWN, NULL, NULL), CAIRN_ECLOSED);
 	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_OPEN, NULL, NULL), CAIRN_EINVAL);
 	OK(cairn_read_begin(st, &ro, &t));
 	OK(cairn_proposal_list(t, 0, count_props, list));
@@ -518,6 +518,40 @@ void test_merge_vectors(void)
 		 "{\"kind\":\"Supplier\",\"key\":\"V\",\"attribute\":\"(vector)\",\"take\":\"theirs\"}", &s, &res));
 	OK(vector_of(st, NULL, "V", v));
 	CHECK(v[0] == 0 && v[1] == 0 && v[2] == 1);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}
+
+/* A dry run is validated like the merge: a merge that would break a unique value fails dry too. */
+void test_merge_dry_run(void)
+{
+	cairn_store *st = setup();
+	cairn_merge_options o;
+	cairn_merge_result res;
+	uint64_t head;
+	struct seen s;
+
+	CHECK(st);
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"Y\",\"values\":{\"vat\":\"U1\"}}", NULL));
+	OK(on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"X\",\"values\":{\"vat\":\"U1\"}}", NULL));
+	head = test_head(st, "d");
+	memset(&o, 0, sizeof(o));
+	o.commit.domain = "d";
+	o.source = "b";
+	o.dry_run = 1;
+	memset(&s, 0, sizeof(s));
+	CHECK_RC(cairn_merge(st, &o, collect, &s, &res), CAIRN_EUNIQUE);
+	CHECK_RC(merge(st, "b", NULL, CAIRN_RESOLVE_NONE, NULL, &s, &res), CAIRN_EUNIQUE);
+	/* The diff alone reports the item; nothing was written by any of it. */
+	memset(&s, 0, sizeof(s));
+	OK(cairn_branch_diff(st, "d", NULL, "b", collect, &s));
+	CHECK(s.n == 2 && strstr(s.text, "Supplier:Y 0 1") && strstr(s.text, "Supplier:X 1 0"));
+	CHECK(test_head(st, "d") == head);
+	/* A dry run of a good merge reports what it would write. */
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"Y\",\"values\":{\"vat\":\"U2\"}}", NULL));
+	OK(cairn_merge(st, &o, NULL, NULL, &res));
+	CHECK(res.revision == 0 && res.changes == 1 && res.items == 2);
+	CHECK(test_head(st, "d") == head);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }

@@ -69,6 +69,7 @@
 	X(merge_links)                                                                             \
 	X(merge_repeated)                                                                          \
 	X(merge_vectors)                                                                           \
+	X(merge_dry_run)                                                                           \
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
 	X(timetravel_reference)                                                                    \

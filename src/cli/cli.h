@@ -14,7 +14,7 @@ enum {
 	EXIT_USAGE = 2,	   /* bad command line */
 	EXIT_NOTFOUND = 3, /* no such Record, Domain, branch, revision, store */
 	EXIT_INVALID = 4,  /* the input was refused: validation, JSON, schema */
-	EXIT_CONFLICT = 5, /* the branch head moved (expected revision), or merge conflicts */
+	EXIT_CONFLICT = 5, /* the branch head moved, merge conflicts, a proposal no longer open */
 	EXIT_CORRUPT = 6,  /* cairn check found problems, or the store is damaged */
 };
 

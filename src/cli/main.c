@@ -107,6 +107,7 @@ int cli_exit_code(int rc)
 		return EXIT_NOTFOUND;
 	case CAIRN_ECONFLICT:
 	case CAIRN_EMERGE:
+	case CAIRN_ECLOSED:
 		return EXIT_CONFLICT;
 	case CAIRN_ECORRUPT:
 		return EXIT_CORRUPT;

@@ -419,6 +419,8 @@ int cmd_proposal(cli *c)
 	if (strcmp(sub, "diff") == 0) {
 		if (!(rc = cairn_proposal_diff(st, c->domain, id, print_item, &io, &r)))
 			print_merge_result(c, &r, "dry_run");
+		if (!rc && r.unresolved) /* as merge --dry-run: accepting would be refused */
+			ex = EXIT_CONFLICT;
 	} else if (strcmp(sub, "accept") == 0) {
 		io.conflicts_only = 1;
 		if (!(rc = cairn_proposal_accept(st, c->domain, id, &o, print_item, &io, &r)))

@@ -699,6 +699,7 @@ static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions
 typedef struct merger {
 	mctx m;
 	const cairn_merge_options *o;
+	int diff_only;		/* a branch diff: a dry run that needs no validation */
 	merge_post post;
 	void *post_arg;
 	resolutions rs;
@@ -1076,7 +1077,8 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 	}
 	if (!rc && o->dry_run)
 		g->res.changes = g->cs->n;
-	if (rc || o->dry_run)
+	/* A dry run reports conflicts, and is validated like the merge unless it is a diff. */
+	if (rc || (o->dry_run && (g->diff_only || g->res.unresolved)))
 		goto out;
 	if (g->res.unresolved) {
 		rc = err_set(CAIRN_EMERGE,
@@ -1090,12 +1092,14 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 		cairn_commit_result cr;
 
 		rc = commit_in_txn(&ours, &o->commit, g->cs, COMMIT_STOP, &x, &cr, NULL, NULL);
-		if (rc)
-			goto out;
+		if (rc || o->dry_run)
+			goto out; /* a dry run's transaction is aborted */
 		g->res.revision = cr.revision;
 		memcpy(g->res.hash, cr.hash, 32);
 		g->res.changes = cr.changes;
 	}
+	if (o->dry_run)
+		goto out;
 	/* The source's head is now an ancestor of the target's. */
 	{
 		uint8_t hv[8];
@@ -1123,8 +1127,22 @@ int cairn_merge(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb,
 	return merge_run(st, o, cb, ctx, out, NULL, NULL);
 }
 
+static int merge_go(cairn_store *st, const cairn_merge_options *o, int diff_only, cairn_item_cb cb,
+		    void *ctx, cairn_merge_result *out, merge_post post, void *post_arg);
+
 int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
 	      cairn_merge_result *out, merge_post post, void *post_arg)
+{
+	return merge_go(st, o, 0, cb, ctx, out, post, post_arg);
+}
+
+/*
+ * A merge runs in a write transaction, a dry run too (its commit is
+ * validated, then the transaction aborted), except a branch diff, which
+ * only reads.
+ */
+static int merge_go(cairn_store *st, const cairn_merge_options *o, int diff_only, cairn_item_cb cb,
+		    void *ctx, cairn_merge_result *out, merge_post post, void *post_arg)
 {
 	merger g;
 	MDB_txn *txn;
@@ -1137,18 +1155,19 @@ int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, v
 	for (;;) {
 		memset(&g, 0, sizeof(g));
 		g.o = o;
+		g.diff_only = diff_only;
 		g.post = post;
 		g.post_arg = post_arg;
 		if ((rc = cairn_changeset_new(&g.cs)))
 			return rc;
-		if ((rc = (o->dry_run ? store_read_begin(st, &txn) : store_write_begin(st, &txn)))) {
+		if ((rc = (diff_only ? store_read_begin(st, &txn) : store_write_begin(st, &txn)))) {
 			cairn_changeset_free(g.cs);
 			return rc;
 		}
 		rc = merge_txn(&g, txn, st, cb, ctx);
-		if (o->dry_run)
+		if (diff_only)
 			store_read_end(st, txn);
-		else if (rc)
+		else if (rc || o->dry_run)
 			store_write_abort(st, txn);
 		else
 			rc = store_write_commit(st, txn);
@@ -1177,5 +1196,5 @@ int cairn_branch_diff(cairn_store *st, const char *domain, const char *ours, con
 	o.commit.branch = ours;
 	o.source = theirs;
 	o.dry_run = 1;
-	return cairn_merge(st, &o, cb, ctx, NULL);
+	return merge_go(st, &o, 1, cb, ctx, NULL, NULL, NULL);
 }

@@ -317,7 +317,7 @@ static int update_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 	if ((rc = prop_get(txn, st, d->dom, a->id, &p)))
 		return rc;
 	if (a->status && p.status != CAIRN_PROPOSAL_OPEN)
-		return err_set(CAIRN_EINVAL, "proposal %llu is not open", (unsigned long long)a->id);
+		return err_set(CAIRN_ECLOSED, "proposal %llu is not open", (unsigned long long)a->id);
 	if (a->text) {
 		time_format_ms(time_now_ms(), when);
 		buf_put(&notes, p.notes, p.notes_len - 1); /* without the closing ']' */
@@ -451,7 +451,7 @@ int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 	if ((rc = prop_branches(st, domain, id, source, target, &status)))
 		return rc;
 	if (status != CAIRN_PROPOSAL_OPEN)
-		return err_set(CAIRN_EINVAL, "proposal %llu is not open", (unsigned long long)id);
+		return err_set(CAIRN_ECLOSED, "proposal %llu is not open", (unsigned long long)id);
 	memset(&o, 0, sizeof(o));
 	if (opts)
 		o = *opts;

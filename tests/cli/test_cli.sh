@@ -711,8 +711,8 @@ out_has '"merged_revision":'
 run get Plant p2
 want_rc 0
 run proposal accept 1
-want_rc 2
-err_has 'not open'
+want_rc 5
+err_has '"code":"proposal_closed"'
 end
 
 begin "proposals: reject, withdraw, list, errors"
