@@ -501,18 +501,13 @@ static int check_branch(chk *c, uint32_t id)
 	if (b.state != BRANCH_LIVE)
 		return 0; /* being cleared */
 	snprintf(name, sizeof(name), "%s", b.name);
-	c->d.br = b;
-	c->d.v.n = 1;
-	c->d.v.lv[0].branch = id;
-	c->d.v.lv[0].limit = UINT64_MAX;
-	for (branch_info p = b; p.parent && c->d.v.n < VIEW_MAX;) {
-		uint64_t limit = p.fork_rev;
+	{
+		dctx bv;
 
-		if ((rc = branch_get(c->d.txn, c->d.st, c->d.dom, p.parent, &p)))
+		if ((rc = dctx_branch(&c->d, id, &bv)))
 			return rc;
-		c->d.v.lv[c->d.v.n].branch = p.id;
-		c->d.v.lv[c->d.v.n].limit = limit;
-		c->d.v.n++;
+		c->d.br = bv.br;
+		c->d.v = bv.v;
 	}
 	memset(&lc, 0, sizeof(lc));
 	lc.c = c;
@@ -546,8 +541,8 @@ static int check_branch(chk *c, uint32_t id)
  * set and counts of our own, and compare each cell the commits stored (at
  * the revision that wrote it) with the replayed state. This verifies the
  * live sets and counts at every past revision, which reads at that
- * revision rely on, not only at the head. Branches replay from their fork
- * once branches exist; today only main has revisions.
+ * revision rely on, not only at the head. The other branches are checked
+ * at their heads (check_branch).
  */
 static int prev_type(chk *c, uint64_t prev, int *type)
 {
@@ -735,8 +730,8 @@ static int check_branches(chk *c)
 	MDB_cursor *cur;
 	MDB_val k, v;
 	kbuf p;
-	uint32_t ids[256];
-	size_t n = 0;
+	uint32_t *ids = NULL;
+	size_t n = 0, cap = 0;
 	int mrc, rc = 0;
 
 	kb_init(&p);
@@ -747,15 +742,26 @@ static int check_branches(chk *c)
 		return store_err(mrc, "catalog");
 	k.mv_data = p.b;
 	k.mv_size = p.n;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && n < 256;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
 			break;
+		if (n == cap) {
+			uint32_t *q = cr_reallocarray(ids, cap ? cap * 2 : 64, sizeof(*q));
+
+			if (!q) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			ids = q;
+			cap = cap ? cap * 2 : 64;
+		}
 		ids[n++] = be32_get((uint8_t *)k.mv_data + p.n);
 	}
 	mdb_cursor_close(cur);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = check_branch(c, ids[i]);
+	cr_free(ids);
 	return rc;
 }
 
