@@ -418,3 +418,28 @@ void test_branch_clear_bounded(void)
 	}
 	cairn_close(st);
 }
+
+/* A deleted branch, even before it is cleared, does not hold back a schema change. */
+void test_branch_delete_schema(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0};
+	const char *city = "{\"name\":\"city\",\"type\":\"string\"}";
+	char schema[4096];
+	const char *at;
+
+	CHECK(st);
+	at = strstr(test_schema, city);
+	CHECK(at);
+	snprintf(schema, sizeof(schema), "%.*s{\"name\":\"city\",\"type\":\"string\",\"required\":true}%s",
+		 (int)(at - test_schema), test_schema, at + strlen(city));
+	OK(cairn_branch_create(st, "d", "r", NULL));
+	OK(commit_on(st, "r", "{\"kind\":\"Plant\",\"key\":\"Q\",\"values\":{}}", NULL));
+	co.domain = "d";
+	/* While the branch lives, its Plant without a city refuses the change. */
+	CHECK_RC(cairn_schema_apply(st, &co, schema, strlen(schema), NULL), CAIRN_ESCHEMADATA);
+	OK(cairn_branch_delete(st, "d", "r"));
+	OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}

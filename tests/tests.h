@@ -60,6 +60,7 @@
 	X(branch_delete)                                                                           \
 	X(branch_delete_background)                                                                \
 	X(branch_clear_bounded)                                                                    \
+	X(branch_delete_schema)                                                                    \
 	X(history_record)                                                                          \
 	X(history_link)                                                                            \
 	X(lineage_values)                                                                          \

@@ -260,9 +260,8 @@ int cairn_branch_rename(cairn_store *st, const char *domain, const char *name,
 	return write_in_domain(st, domain, rename_txn, &a);
 }
 
-/* Call fn for every branch entry of dom (any state). */
-static int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
-		       int (*fn)(const branch_info *b, void *arg), void *arg)
+int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
+		int (*fn)(const branch_info *b, void *arg), void *arg)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
@@ -289,6 +288,45 @@ static int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
 	if (rc)
 		return rc;
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+struct ids_arg {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+static int add_live_id(const branch_info *b, void *arg)
+{
+	struct ids_arg *a = arg;
+
+	if (b->state != BRANCH_LIVE)
+		return 0;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		uint32_t *q = cr_reallocarray(a->ids, cap, sizeof(*q));
+
+		if (!q)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		a->ids = q;
+		a->cap = cap;
+	}
+	a->ids[a->n++] = b->id;
+	return 0;
+}
+
+int branch_ids(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t **ids, size_t *n)
+{
+	struct ids_arg a = {NULL, 0, 0};
+	int rc = each_branch(txn, st, dom, add_live_id, &a);
+
+	if (rc) {
+		cr_free(a.ids);
+		a.ids = NULL;
+		a.n = 0;
+	}
+	*ids = a.ids;
+	*n = a.n;
+	return rc;
 }
 
 struct child_arg {

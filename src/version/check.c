@@ -727,38 +727,10 @@ out:
 
 static int check_branches(chk *c)
 {
-	MDB_cursor *cur;
-	MDB_val k, v;
-	kbuf p;
-	uint32_t *ids = NULL;
-	size_t n = 0, cap = 0;
-	int mrc, rc = 0;
+	uint32_t *ids;
+	size_t n;
+	int rc = branch_ids(c->d.txn, c->d.st, c->d.dom, &ids, &n);
 
-	kb_init(&p);
-	kb_be32(&p, c->d.dom);
-	kb_u8(&p, 'b');
-	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_CATALOG], &cur);
-	if (mrc)
-		return store_err(mrc, "catalog");
-	k.mv_data = p.b;
-	k.mv_size = p.n;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
-			break;
-		if (n == cap) {
-			uint32_t *q = cr_reallocarray(ids, cap ? cap * 2 : 64, sizeof(*q));
-
-			if (!q) {
-				rc = err_set(CAIRN_ENOMEM, "out of memory");
-				break;
-			}
-			ids = q;
-			cap = cap ? cap * 2 : 64;
-		}
-		ids[n++] = be32_get((uint8_t *)k.mv_data + p.n);
-	}
-	mdb_cursor_close(cur);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = check_branch(c, ids[i]);
 	cr_free(ids);

@@ -251,42 +251,6 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "adj") : 0;
 }
 
-/* Every branch id of the Domain. */
-static int branch_ids(dctx *d, uint32_t **ids, size_t *n)
-{
-	MDB_cursor *cur;
-	MDB_val k, v;
-	kbuf p;
-	int mrc;
-
-	*ids = NULL;
-	*n = 0;
-	kb_init(&p);
-	kb_be32(&p, d->dom);
-	kb_u8(&p, 'b');
-	mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_CATALOG], &cur);
-	if (mrc)
-		return store_err(mrc, "catalog");
-	k.mv_data = p.b;
-	k.mv_size = p.n;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uint32_t *a;
-
-		if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
-			break;
-		a = cr_reallocarray(*ids, *n + 1, sizeof(*a));
-		if (!a) {
-			mdb_cursor_close(cur);
-			return err_set(CAIRN_ENOMEM, "out of memory");
-		}
-		*ids = a;
-		a[(*n)++] = be32_get((uint8_t *)k.mv_data + p.n);
-	}
-	mdb_cursor_close(cur);
-	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
-}
-
 int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 {
 	offenders off = {BUF_INIT, 0};
@@ -296,7 +260,7 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 
 	if (delta->n == 0)
 		return 0;
-	if ((rc = branch_ids(d, &ids, &n_ids)))
+	if ((rc = branch_ids(d->txn, d->st, d->dom, &ids, &n_ids)))
 		return rc;
 	for (size_t b = 0; b < n_ids && !rc; b++) {
 		dctx bd;

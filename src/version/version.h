@@ -211,6 +211,11 @@ void cache_invalidate(cairn_store *st);
 int catalog_touch(MDB_txn *txn, cairn_store *st);
 
 int branch_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t id, branch_info *out);
+/* Call fn for every branch entry of dom (any state); a non-zero return stops and is returned. */
+int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
+		int (*fn)(const branch_info *b, void *arg), void *arg);
+/* The ids of dom's live branches (not those being cleared), main first; free *ids with cr_free. */
+int branch_ids(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t **ids, size_t *n);
 int branch_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const branch_info *b,
 	       const char *name);
 
