@@ -688,7 +688,11 @@ CAIRN_API int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_
 CAIRN_API int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int status,
 				   const char *author, const char *note);
 
-/* The Domain's schema as JSON (docs/schema.md), as of the transaction. Zero-copy. */
+/*
+ * The Domain's schema as JSON (docs/schema.md), zero-copy: the latest (every
+ * branch reads with it), or, for a transaction reading as of a revision or
+ * time, the schema then.
+ */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 
 /* ------------------------------------------------------ import / export -- */

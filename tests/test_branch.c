@@ -439,7 +439,31 @@ void test_branch_delete_schema(void)
 	/* While the branch lives, its Plant without a city refuses the change. */
 	CHECK_RC(cairn_schema_apply(st, &co, schema, strlen(schema), NULL), CAIRN_ESCHEMADATA);
 	OK(cairn_branch_delete(st, "d", "r"));
+	/* The schema is the Domain's: applied on main only, and read by every branch. */
+	OK(cairn_branch_create(st, "d", "s", NULL));
+	co.branch = "s";
+	CHECK_RC(cairn_schema_apply(st, &co, schema, strlen(schema), NULL), CAIRN_EINVAL);
+	co.branch = NULL;
 	OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+	{
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+		const char *js;
+		size_t jn;
+
+		ro.domain = "d";
+		ro.branch = "s";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_schema_get(t, &js, &jn));
+		CHECK(memmem(js, jn, "\"city\",\"type\":\"string\",\"required\":true", 38) != NULL);
+		cairn_txn_end(t);
+		ro.branch = NULL;
+		ro.at_revision = 1; /* back in time: the schema then */
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_schema_get(t, &js, &jn));
+		CHECK(memmem(js, jn, "\"city\",\"type\":\"string\",\"required\":true", 38) == NULL);
+		cairn_txn_end(t);
+	}
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }

@@ -78,6 +78,7 @@ int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn 
 			goto out_fail;
 		}
 		dctx_at(&t->d, rev);
+		t->at = rev;
 	}
 	*out = t;
 	return 0;
@@ -501,7 +502,8 @@ int cairn_schema_get(cairn_txn *t, const char **json, size_t *len)
 {
 	if (!t || !json || !len)
 		return err_set(CAIRN_EINVAL, "cairn_schema_get: NULL argument");
-	return schema_json_at(t->txn, t->st, t->d.dom, t->d.rev ? t->d.rev : UINT64_MAX, json, len);
+	/* At a head, the Domain's schema (every branch reads with it); back in time, the one then. */
+	return schema_json_at(t->txn, t->st, t->d.dom, t->at ? t->at : UINT64_MAX, json, len);
 }
 
 int cairn_vector_get(cairn_txn *t, uint64_t vid, float *out, size_t cap, size_t *dim)

@@ -1964,6 +1964,10 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 		return err_set(CAIRN_EINVAL, "cairn_schema_apply: NULL argument");
 	if (!opts->domain)
 		return err_set(CAIRN_EINVAL, "cairn_schema_apply: no Domain");
+	if (opts->branch && strcmp(opts->branch, "main") != 0)
+		return err_set(CAIRN_EINVAL,
+			       "the schema belongs to the Domain, not to a branch: apply it on main "
+			       "(every branch reads with it)");
 	if ((rc = prov_check(&opts->prov)))
 		return rc;
 	for (;;) {
