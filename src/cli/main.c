@@ -61,7 +61,9 @@ static const char usage_text[] =
 	"  count [KIND]                    Records per Kind\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
+	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
 	"  lineage KIND KEY                the revision and provenance behind each current value\n"
+	"  lineage REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
 	"  export [--out FILE]             every Record and Link as import lines\n"
 	"Workload\n"
 	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
@@ -917,8 +919,11 @@ static int cmd_log(cli *c)
 			cairn_revision *r = &revs[i];
 
 			if (c->json) {
-				printf("{\"revision\":%llu,\"parent\":%llu,\"type\":\"%s\",\"branch\":",
-				       (unsigned long long)r->revision, (unsigned long long)r->parent,
+				printf("{\"revision\":%llu,\"parent\":%llu,", (unsigned long long)r->revision,
+				       (unsigned long long)r->parent);
+				if (r->parent2) /* a merge: the source head it merged */
+					printf("\"parent2\":%llu,", (unsigned long long)r->parent2);
+				printf("\"type\":\"%s\",\"branch\":",
 				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data");
 				out_str(stdout, r->branch, strlen(r->branch));
 				printf(",\"time\":\"");
@@ -937,9 +942,12 @@ static int cmd_log(cli *c)
 			} else {
 				printf("revision %llu  ", (unsigned long long)r->revision);
 				out_time(stdout, r->time_ms);
-				printf("  %.*s  %s, %llu change%s\n", (int)r->actor_len, r->actor,
+				printf("  %.*s  %s, %llu change%s", (int)r->actor_len, r->actor,
 				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data",
 				       (unsigned long long)r->changes, r->changes == 1 ? "" : "s");
+				if (r->parent2)
+					printf(", merging revision %llu", (unsigned long long)r->parent2);
+				printf("\n");
 				if (r->message_len)
 					printf("    %.*s\n", (int)r->message_len, r->message);
 			}
@@ -1066,8 +1074,9 @@ static void out_prov(cli *c, const cairn_revision *r)
 		printf(",\"trace_id\":");
 		out_str(stdout, r->trace_id, r->trace_id_len);
 	} else {
-		printf("revision %llu (%s) by %.*s", (unsigned long long)r->revision, r->branch,
-		       (int)r->actor_len, r->actor);
+		/* A deleted branch's name reads "(deleted)" already. */
+		printf(*r->branch == '(' ? "revision %llu %s by %.*s" : "revision %llu (%s) by %.*s",
+		       (unsigned long long)r->revision, r->branch, (int)r->actor_len, r->actor);
 		if (r->source_len)
 			printf(" from %.*s", (int)r->source_len, r->source);
 		printf(", confidence %g, ", r->confidence);
@@ -1087,15 +1096,24 @@ static int cmd_history(cli *c)
 	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 20;
 	int rc, ex;
 
-	if (c->nargs != 2)
-		return cli_usage("history KIND KEY [--limit N]");
+	char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
+	const char *fkey = NULL, *tkey = NULL;
+
+	if (c->nargs != 2 && (c->nargs != 3 || endpoint(c->args[1], fk, sizeof(fk), &fkey) ||
+			      endpoint(c->args[2], tk, sizeof(tk), &tkey)))
+		return cli_usage("history KIND KEY | history REL FROM_KIND:KEY TO_KIND:KEY [--limit N]");
 	if (limit > CAIRN_MAX_PAGE)
 		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
 	if ((ex = begin_read(c, &st, &t)))
 		return ex;
 	h = calloc(limit, sizeof(*h));
-	rc = h ? cairn_history(t, c->args[0], c->args[1], strlen(c->args[1]), &cur, h, limit, &n)
-	       : CAIRN_ENOMEM;
+	if (!h)
+		rc = CAIRN_ENOMEM;
+	else if (c->nargs == 3)
+		rc = cairn_link_history(t, c->args[0], fk, fkey, strlen(fkey), tk, tkey, strlen(tkey),
+					&cur, h, limit, &n);
+	else
+		rc = cairn_history(t, c->args[0], c->args[1], strlen(c->args[1]), &cur, h, limit, &n);
 	if (rc)
 		ex = cli_fail(c, rc, "history");
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -1131,14 +1149,22 @@ static int cmd_lineage(cli *c)
 	cairn_revision created;
 	cairn_store *st;
 	cairn_txn *t;
-	size_t n;
+	char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
+	const char *fkey = NULL, *tkey = NULL;
+	size_t n = 1;
 	int rc, ex;
 
-	if (c->nargs != 2)
-		return cli_usage("lineage KIND KEY");
+	if (c->nargs != 2 && (c->nargs != 3 || endpoint(c->args[1], fk, sizeof(fk), &fkey) ||
+			      endpoint(c->args[2], tk, sizeof(tk), &tkey)))
+		return cli_usage("lineage KIND KEY | lineage REL FROM_KIND:KEY TO_KIND:KEY");
 	if ((ex = begin_read(c, &st, &t)))
 		return ex;
-	rc = cairn_lineage(t, c->args[0], c->args[1], strlen(c->args[1]), le, 256, &n, &created);
+	if (c->nargs == 3) /* a Link: the revision that set its values, as "(values)" */
+		rc = cairn_link_lineage(t, c->args[0], fk, fkey, strlen(fkey), tk, tkey, strlen(tkey),
+					&le[0], &created);
+	else
+		rc = cairn_lineage(t, c->args[0], c->args[1], strlen(c->args[1]), le, 256, &n,
+				   &created);
 	if (rc) {
 		ex = cli_fail(c, rc, "lineage");
 	} else if (c->json) {
@@ -1147,7 +1173,9 @@ static int cmd_lineage(cli *c)
 		printf("}\n");
 		for (size_t i = 0; i < n; i++) {
 			printf("{\"attribute\":");
-			if (*le[i].attribute)
+			if (c->nargs == 3)
+				printf("\"(values)\"");
+			else if (*le[i].attribute)
 				out_str(stdout, le[i].attribute, strlen(le[i].attribute));
 			else
 				printf("\"(title)\"");
@@ -1160,7 +1188,9 @@ static int cmd_lineage(cli *c)
 		out_prov(c, &created);
 		printf("\n");
 		for (size_t i = 0; i < n; i++) {
-			printf("%-20s ", *le[i].attribute ? le[i].attribute : "(title)");
+			printf("%-20s ", c->nargs == 3	     ? "(values)"
+					 : *le[i].attribute ? le[i].attribute
+							    : "(title)");
 			out_prov(c, &le[i].rev);
 			printf("\n");
 		}

@@ -244,9 +244,9 @@ static void print_merge_result(cli *c, const cairn_merge_result *r, const char *
 		       r->changes == 1 ? "" : "s", (unsigned long long)r->conflicts,
 		       r->conflicts == 1 ? "" : "s");
 	} else {
-		printf("dry run: %llu item%s differ, %llu change%s to merge, %llu conflict%s, %llu "
+		printf("dry run: %llu item%s differ%s, %llu change%s to merge, %llu conflict%s, %llu "
 		       "unresolved\n",
-		       (unsigned long long)r->items, r->items == 1 ? "" : "s",
+		       (unsigned long long)r->items, r->items == 1 ? "" : "s", r->items == 1 ? "s" : "",
 		       (unsigned long long)r->changes, r->changes == 1 ? "" : "s",
 		       (unsigned long long)r->conflicts, r->conflicts == 1 ? "" : "s",
 		       (unsigned long long)r->unresolved);

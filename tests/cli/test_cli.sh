@@ -647,6 +647,8 @@ begin "merge without conflicts: one commit, lineage kept"
 run merge review --into main --actor merger
 want_rc 0
 out_has '"merged":true,"revision":6'
+run log --limit 1
+out_has '"revision":6,"parent":5,"parent2":4,'
 run get Supplier v1
 out_has '"country":"FR"'
 run lineage Supplier v1
@@ -685,6 +687,27 @@ run get Plant p1
 out_has 'Nancy'
 run merge review --resolutions "$T/missing.jsonl"
 want_rc 1
+end
+
+begin "history and lineage of a Link"
+run link stocked_at Part:pl1 Plant:p1
+want_rc 4
+run put Part pl1 --values '{"sku":"PL1"}'
+run link stocked_at Part:pl1 Plant:p1 --actor linker
+want_rc 0
+run history stocked_at Part:pl1 Plant:p1
+want_rc 0
+out_lines 1
+out_has '"change":"created"'
+out_has '"actor":"linker"'
+run lineage stocked_at Part:pl1 Plant:p1
+want_rc 0
+out_has '"attribute":"(values)"'
+out_has '"actor":"linker"'
+run lineage stocked_at Part:pl1 Plant
+want_rc 2
+run history stocked_at Part:pl1 Plant:nope
+want_rc 3
 end
 
 begin "proposals: open, note, diff, accept"
