@@ -111,7 +111,9 @@ extern "C" {
 	X(ELOCKED, -32, "locked", "store is in use by an incompatible process")                   \
 	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")             \
 	X(EMERGE, -34, "merge_conflict", "the merge has conflicts without a resolution")          \
-	X(ECLOSED, -35, "proposal_closed", "the proposal is no longer open")
+	X(ECLOSED, -35, "proposal_closed", "the proposal is no longer open")                      \
+	X(EAUTH, -36, "unauthorized", "no valid token")                                           \
+	X(EFORBIDDEN, -37, "forbidden", "the token does not allow this")
 
 enum cairn_error {
 	CAIRN_OK = 0,
@@ -694,6 +696,55 @@ CAIRN_API int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t
  * time, the schema then.
  */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
+
+/* --------------------------------------------------------------- tokens -- */
+
+/*
+ * Access tokens, for servers: each is scoped to one Domain (or, for an
+ * admin, every Domain) and a role, and optionally to the branches it may
+ * write: a pattern in which a star matches any run of characters, such as
+ * agent/planner-7/ followed by a star for every branch under that prefix.
+ * Only a hash of each secret is stored; the secret is shown once, when the
+ * token is made.
+ */
+#define CAIRN_TOKEN_MAX 96 /* bytes of a secret, with its NUL */
+
+enum cairn_role {
+	CAIRN_ROLE_READER = 1, /* reads */
+	CAIRN_ROLE_WRITER = 2, /* reads, commits, branches, merges and proposals */
+	CAIRN_ROLE_ADMIN = 3,  /* all of that, and schema changes; with no Domain, every Domain */
+};
+
+typedef struct cairn_token_info {
+	uint64_t id;
+	int role;		/* cairn_role */
+	int revoked;
+	char domain[CAIRN_MAX_NAME + 1];	/* "" for every Domain */
+	char branches[CAIRN_MAX_BRANCH + 1];	/* the branches it may write; "" for any */
+	char label[257];
+	int64_t created_ms;
+} cairn_token_info;
+
+/*
+ * Make a token: domain NULL for every Domain (admin only), branches and
+ * label may be NULL. Writes the secret, NUL-terminated, to
+ * secret[0..cap-1] (cap >= CAIRN_TOKEN_MAX) and its number to *id.
+ */
+CAIRN_API int cairn_token_create(cairn_store *st, const char *domain, int role,
+				 const char *branches, const char *label, char *secret, size_t cap,
+				 uint64_t *id);
+/*
+ * The token a secret belongs to. CAIRN_EAUTH when it is not a token of
+ * this store, was revoked, or its Domain was dropped (even if a Domain of
+ * the same name was made since). Constant-time in the secret's bytes.
+ */
+CAIRN_API int cairn_token_check(cairn_store *st, const char *secret, size_t len,
+				cairn_token_info *out);
+/* Revoke a token for good. CAIRN_ENOTFOUND if there is none. */
+CAIRN_API int cairn_token_revoke(cairn_store *st, uint64_t id);
+/* Every token, revoked ones included, in the order they were made. */
+CAIRN_API int cairn_token_list(cairn_store *st, int (*cb)(void *ctx, const cairn_token_info *t),
+			       void *ctx);
 
 /* ------------------------------------------------------ import / export -- */
 

@@ -73,6 +73,7 @@
 	X(merge_dry_run)                                                                           \
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
+	X(tokens)                                                                                  \
 	X(timetravel_reference)                                                                    \
 	VALIDATION_TESTS(X)
 

@@ -45,6 +45,9 @@ typedef struct cli {
 	const char *verdict;	/* --verdict TEXT */
 	const char *status;	/* --status open|merged|rejected|withdrawn */
 	const char *into;	/* --into BRANCH: the target of merge and propose (default --branch) */
+	const char *role;	/* --role reader|writer|admin */
+	const char *branches;	/* --branches PATTERN */
+	const char *label;	/* --label TEXT */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -71,6 +74,7 @@ int cmd_changes(cli *c);
 int cmd_merge(cli *c);
 int cmd_propose(cli *c);
 int cmd_proposal(cli *c);
+int cmd_token(cli *c);
 int cmd_gen(cli *c);
 int cmd_bench(cli *c);
 

@@ -65,6 +65,10 @@ static const char usage_text[] =
 	"  lineage KIND KEY                the revision and provenance behind each current value\n"
 	"  lineage REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
 	"  export [--out FILE]             every Record and Link as import lines\n"
+	"Server access\n"
+	"  token create --role reader|writer|admin [--domain D|'*'] [--branches PATTERN] [--label T]\n"
+	"                                  make a token; prints its secret (shown only once)\n"
+	"  token list | token revoke ID\n"
 	"Workload\n"
 	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
 	"  bench [--size N] [--out FILE]   run the benchmark (docs/performance.md)\n"
@@ -1304,7 +1308,8 @@ enum {
 	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
-	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO,
+	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
+	OPT_BRANCHES, OPT_LABEL,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1363,6 +1368,9 @@ int main(int argc, char **argv)
 		{"verdict", required_argument, 0, OPT_VERDICT},
 		{"status", required_argument, 0, OPT_STATUS},
 		{"into", required_argument, 0, OPT_INTO},
+		{"role", required_argument, 0, OPT_ROLE},
+		{"branches", required_argument, 0, OPT_BRANCHES},
+		{"label", required_argument, 0, OPT_LABEL},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1437,6 +1445,9 @@ int main(int argc, char **argv)
 		case OPT_VERDICT: c.verdict = optarg; break;
 		case OPT_STATUS: c.status = optarg; break;
 		case OPT_INTO: c.into = optarg; break;
+		case OPT_ROLE: c.role = optarg; break;
+		case OPT_BRANCHES: c.branches = optarg; break;
+		case OPT_LABEL: c.label = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1482,6 +1493,8 @@ int main(int argc, char **argv)
 		return cmd_lineage(&c);
 	if (strcmp(cmd, "maintain") == 0)
 		return cmd_maintain(&c);
+	if (strcmp(cmd, "token") == 0)
+		return cmd_token(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

@@ -161,7 +161,7 @@ int branch_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const branch_info *b
 	return db_put(txn, st, DB_CATALOG, k.b, k.n, v, 69 + nl + 1, 0);
 }
 
-static int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom)
+int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom)
 {
 	kbuf k;
 	MDB_val v;

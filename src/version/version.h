@@ -210,6 +210,8 @@ void cache_invalidate(cairn_store *st);
 /* Bump the catalog generation (any Domain, branch or schema change). */
 int catalog_touch(MDB_txn *txn, cairn_store *st);
 
+/* The id of the Domain named name. CAIRN_ENODOMAIN if there is none. */
+int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom);
 int branch_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t id, branch_info *out);
 /* Call fn for every branch entry of dom (any state); a non-zero return stops and is returned. */
 int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,

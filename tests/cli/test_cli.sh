@@ -762,6 +762,35 @@ want_rc 2
 end
 unset CAIRN_DOMAIN
 
+# ------------------------------------------------------------------ tokens --
+
+begin "token create prints the secret alone; list; revoke"
+run token create --role writer --domain default --branches 'agent/x/*' --label planner
+want_rc 0
+out_lines 1
+grep -q '^cairn_[0-9]*_[A-Za-z0-9_-]*$' "$T/out" || why="${why}not a token line; "
+run token create --role admin --domain '*'
+want_rc 0
+run token list
+want_rc 0
+out_lines 2
+line_has 1 '"role":"writer"'
+line_has 1 '"branches":"agent/x/*"'
+line_has 2 '"domain":null'
+run token revoke 1
+want_rc 0
+run token list
+line_has 1 '"revoked":true'
+run token revoke 99
+want_rc 3
+run token create --role boss
+want_rc 2
+run token create --role reader --domain nope
+want_rc 3
+run token create --role reader --domain '*'
+want_rc 2
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only
