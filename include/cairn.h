@@ -178,9 +178,10 @@ CAIRN_API int cairn_store_warm(cairn_store *st);
  * one per Version cleared and one per revision looked at, so the writer
  * is held for a bounded time whatever the size of a revision. *pending is
  * set when work remains after this step (0 after the step that finishes
- * it). A writable store does this in a thread of its own unless opened
- * with CAIRN_OPEN_NO_BACKGROUND; the thread starts when work appears and
- * at open when some is left over.
+ * it). A budget of 0 only sets *pending, in a read transaction. A
+ * writable store does this in a thread of its own unless opened with
+ * CAIRN_OPEN_NO_BACKGROUND; the thread starts when work appears and at
+ * open when some is left over.
  */
 CAIRN_API int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending);
 
@@ -223,7 +224,11 @@ typedef struct cairn_branch_info {
 	int64_t created_ms;
 } cairn_branch_info;
 
-/* Create branch name from the head of branch from (NULL: main). CAIRN_EEXIST, CAIRN_ENOBRANCH. */
+/*
+ * Create branch name from the head of branch from (NULL: main). CAIRN_EEXIST,
+ * CAIRN_ENOBRANCH, CAIRN_ELIMIT (from already descends from 30 branches:
+ * a branch has at most 31 ancestors).
+ */
 CAIRN_API int cairn_branch_create(cairn_store *st, const char *domain, const char *name,
 				  const char *from);
 /* Call cb for each branch in name order (strings valid during the call); non-zero stops. */
@@ -325,13 +330,37 @@ CAIRN_API int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t le
 CAIRN_API int cairn_commit(cairn_store *st, const cairn_commit_options *opts,
 			   const cairn_changeset *cs, cairn_commit_result *out);
 
+/* One commit of a group (cairn_commit_group): its input, then its outcome. */
+typedef struct cairn_commit_req {
+	const cairn_commit_options *opts;
+	const cairn_changeset *cs;
+	int rc;			   /* 0, or the error this commit alone failed with */
+	cairn_commit_result res;   /* when rc is 0 */
+	char msg[512];		   /* when rc is not: the error's message */
+	long change;		   /* and the change it names, or -1 */
+} cairn_commit_req;
+
+/*
+ * Commit several change sets in one durable transaction: each is validated
+ * and applied on its own, in order (each sees those before it), and one
+ * that fails fails alone, leaving no trace; the others are synced together,
+ * once, and only then is any reported done. For servers that group the
+ * commits waiting at the same moment. Returns 0 when the group was written
+ * (look at each rc), or an error that failed every commit of the group
+ * (CAIRN_EIO, ...), also set in each rc.
+ */
+CAIRN_API int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n);
+
 /* --------------------------------------------------------------- schema -- */
 
 /*
  * Apply a schema (docs/schema.md) to a Domain as a commit: Kinds, Attributes
  * and Relations are added or changed; what the schema does not name is kept.
- * A change that existing Records would violate is refused (CAIRN_ESCHEMADATA)
- * and the message names them. Adding an index builds it for existing Records.
+ * A change that existing Records would violate, on any live branch, is
+ * refused (CAIRN_ESCHEMADATA) and the message names them. Adding an index
+ * builds it for existing Records. The schema belongs to the Domain: it is
+ * applied on main (opts->branch NULL or "main"; another is CAIRN_EINVAL)
+ * and every branch reads with it.
  */
 CAIRN_API int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts,
 				 const char *json, size_t len, cairn_commit_result *out);
@@ -559,7 +588,9 @@ typedef struct cairn_change_item {
 	 * one side deleted, "(values)" for a Link's values), as a JSON object.
 	 * Revision diffs: {"a":{"before":x,"after":y}}. Branch diffs and merges:
 	 * {"a":{"base":x,"ours":y,"theirs":z}} with "conflict":true and, when a
-	 * resolution applies, "resolved":v. null stands for absent.
+	 * resolution applies, "resolved":v. null stands for absent. A Record's
+	 * vector shows as "(vector)", its dimensions and a fingerprint of its
+	 * bytes ("384 dimensions, xxh3 <16 hex digits>").
 	 */
 	const char *diff;
 	size_t diff_len;
@@ -622,7 +653,8 @@ typedef struct cairn_merge_result {
  * change on both is fine; an attribute changed differently on both sides,
  * or a Record deleted on one side and changed on the other, is a conflict,
  * reported in full through cb and blocking the merge (CAIRN_EMERGE) unless
- * resolved. The merge is one commit with two parents, and every merged
+ * resolved. A Record's vector merges the same way, compared by its bytes
+ * (a conflict is resolved with take ours or theirs). The merge is one commit with two parents, and every merged
  * value keeps the lineage it had on the source. cb (may be NULL) sees every
  * item that differs.
  */
@@ -681,12 +713,12 @@ CAIRN_API int cairn_proposal_diff(cairn_store *st, const char *domain, uint64_t 
  * Accept an open proposal: merge its source into its target with the given
  * options (their domain, branches and source are the proposal's; their
  * provenance, resolve and resolutions are used) and mark it merged, in one
- * transaction. CAIRN_EMERGE leaves it open.
+ * transaction. CAIRN_EMERGE leaves it open; CAIRN_ECLOSED if it is not open.
  */
 CAIRN_API int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 				    const cairn_merge_options *o, cairn_item_cb cb, void *ctx,
 				    cairn_merge_result *out);
-/* Reject (the branch stays) or withdraw an open proposal, with an optional note. */
+/* Reject (the branch stays) or withdraw an open proposal, with an optional note. CAIRN_ECLOSED if it is not open. */
 CAIRN_API int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int status,
 				   const char *author, const char *note);
 

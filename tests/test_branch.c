@@ -252,6 +252,13 @@ void test_branch_names(void)
 	cairn_close(st);
 }
 
+static int count_items(void *ctx, const cairn_change_item *it)
+{
+	(void)ctx;
+	(void)it;
+	return 0;
+}
+
 static void clear_all(cairn_store *st)
 {
 	int pending = 1;
@@ -300,9 +307,23 @@ void test_branch_delete(void)
 	{
 		int pending;
 
+		OK(cairn_store_maintain(st, 0, &pending)); /* only asks */
+		CHECK(pending == 1);
 		OK(cairn_store_maintain(st, 5, &pending));
 		CHECK(pending == 1);
 		OK(cairn_check(st, "d", NULL, NULL, NULL));
+	}
+	/* Before it is cleared, the branch already reads as deleted. */
+	{
+		cairn_read_options ro = {0};
+		cairn_revision rv;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_revision_get(t, 3, &rv));
+		CHECK(strcmp(rv.branch, "(deleted)") == 0);
+		CHECK_RC(cairn_revision_changes(t, 3, count_items, NULL), CAIRN_ENOTFOUND);
+		cairn_txn_end(t);
 	}
 	clear_all(st);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
@@ -462,6 +483,12 @@ void test_branch_delete_schema(void)
 		OK(cairn_read_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &js, &jn));
 		CHECK(memmem(js, jn, "\"city\",\"type\":\"string\",\"required\":true", 38) == NULL);
+		cairn_txn_end(t);
+		ro.at_revision = 0;
+		ro.at_time_ms = 1000; /* before the Domain's first revision: no schema yet */
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_schema_get(t, &js, &jn));
+		CHECK(test_streq(js, jn, "{\"kinds\":[],\"relations\":[]}"));
 		cairn_txn_end(t);
 	}
 	OK(cairn_check(st, "d", NULL, NULL, NULL));

@@ -300,3 +300,86 @@ void test_commit_same_record_twice(void)
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }
+
+static cairn_changeset *cs_of(const char *line)
+{
+	cairn_changeset *cs;
+
+	if (cairn_changeset_new(&cs))
+		return NULL;
+	if (cairn_cs_add_json(cs, line, strlen(line))) {
+		cairn_changeset_free(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+/* A group commit: each commit stands or fails alone, in order, and the good ones are all there. */
+void test_commit_group(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0}, stale = {0};
+	cairn_commit_req r[4];
+	cairn_changeset *cs[4];
+	uint64_t head;
+	char *before, *after;
+
+	CHECK(st);
+	co.domain = "d";
+	co.prov.actor = "group";
+	head = test_head(st, "d");
+	stale = co;
+	stale.has_expect = 1;
+	stale.expect_revision = head; /* stale by the time its turn comes */
+	cs[0] = cs_of("{\"kind\":\"Plant\",\"key\":\"A\",\"values\":{\"city\":\"Oslo\"}}");
+	cs[1] = cs_of("{\"kind\":\"Nope\",\"key\":\"B\"}");
+	cs[2] = cs_of("{\"kind\":\"Plant\",\"key\":\"A\",\"op\":\"patch\",\"values\":{\"city\":\"Bergen\"}}");
+	cs[3] = cs_of("{\"kind\":\"Plant\",\"key\":\"C\"}");
+	for (int i = 0; i < 4; i++) {
+		CHECK(cs[i] || i == 1);
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].opts = i == 3 ? &stale : &co;
+		r[i].cs = cs[i];
+	}
+	CHECK(cs[1] != NULL); /* the unknown Kind is found at commit time */
+	OK(cairn_commit_group(st, r, 4));
+	CHECK(r[0].rc == 0 && r[0].res.revision == head + 1);
+	CHECK(r[1].rc == CAIRN_EUNKNOWNKIND && r[1].change == 0 && strstr(r[1].msg, "Nope"));
+	CHECK(r[2].rc == 0 && r[2].res.revision == head + 2); /* it saw the first */
+	CHECK(r[3].rc == CAIRN_ECONFLICT);
+	CHECK(test_head(st, "d") == head + 2);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	{
+		cairn_read_options ro = {0};
+		cairn_record rec;
+		cairn_txn *t;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_get(t, "Plant", "A", 1, &rec));
+		CHECK(test_streq(rec.values, rec.values_len, "{\"city\":\"Bergen\"}"));
+		CHECK_RC(cairn_get(t, "Plant", "C", 1, &rec), CAIRN_ENOTFOUND);
+		cairn_txn_end(t);
+	}
+	/* A group where every commit fails writes nothing. */
+	before = test_export(st, "d");
+	r[0].cs = cs[1];
+	r[1].opts = &stale;
+	r[1].cs = cs[3];
+	OK(cairn_commit_group(st, r, 2));
+	CHECK(r[0].rc == CAIRN_EUNKNOWNKIND && r[1].rc == CAIRN_ECONFLICT);
+	after = test_export(st, "d");
+	CHECK(before && after && strcmp(before, after) == 0);
+	CHECK(test_head(st, "d") == head + 2);
+	/* A request without a change set fails alone, before any transaction. */
+	r[0].cs = NULL;
+	r[1].opts = &co;
+	r[1].cs = cs[3];
+	OK(cairn_commit_group(st, r, 2));
+	CHECK(r[0].rc == CAIRN_EINVAL && r[1].rc == 0 && r[1].res.revision == head + 3);
+	free(before);
+	free(after);
+	for (int i = 0; i < 4; i++)
+		cairn_changeset_free(cs[i]);
+	cairn_close(st);
+}

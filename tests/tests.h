@@ -39,6 +39,7 @@
 	X(commit_links)                                                                            \
 	X(commit_cascade)                                                                          \
 	X(commit_same_record_twice)                                                                \
+	X(commit_group)                                                                            \
 	X(read_page)                                                                               \
 	X(read_links_page)                                                                         \
 	X(read_at_revision)                                                                        \

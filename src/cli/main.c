@@ -30,7 +30,7 @@ static const char usage_text[] =
 	"  branch create NAME [--from B]   a new branch from the head of B (default main)\n"
 	"  branch list                     the Domain's branches\n"
 	"  branch rename NAME NEW          rename a branch\n"
-	"  branch delete NAME              delete a branch (its data is cleared in the background)\n"
+	"  branch delete NAME              delete a branch (its space is reclaimed by maintain)\n"
 	"  diff BRANCH | diff A B          what differs between two branches (--branch and BRANCH)\n"
 	"                                  since their common ancestor\n"
 	"  diff FROM_REV TO_REV            what changed on --branch between two revisions\n"
@@ -1287,9 +1287,10 @@ static int cmd_maintain(cli *c)
 		return cli_usage("maintain");
 	if ((rc = cairn_open(c->store, &o, &st)))
 		return cli_fail(c, rc, NULL);
+	rc = cairn_store_maintain(st, 0, &pending); /* is there any? */
 	while (pending && !rc) {
 		rc = cairn_store_maintain(st, 5000, &pending);
-		steps += pending;
+		steps++;
 	}
 	cairn_close(st);
 	if (rc)

@@ -78,7 +78,7 @@ int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn 
 			goto out_fail;
 		}
 		dctx_at(&t->d, rev);
-		t->at = rev;
+		t->past = 1;
 	}
 	*out = t;
 	return 0;
@@ -407,7 +407,7 @@ static int branch_name(cairn_txn *t, uint32_t id, const char **name)
 	branch_info b;
 	int rc = branch_get(t->txn, t->st, t->d.dom, id, &b);
 
-	if (rc == CAIRN_ENOTFOUND) {
+	if (rc == CAIRN_ENOTFOUND || (!rc && b.state != BRANCH_LIVE)) { /* cleared, or being */
 		*name = "(deleted)";
 		return 0;
 	}
@@ -503,7 +503,7 @@ int cairn_schema_get(cairn_txn *t, const char **json, size_t *len)
 	if (!t || !json || !len)
 		return err_set(CAIRN_EINVAL, "cairn_schema_get: NULL argument");
 	/* At a head, the Domain's schema (every branch reads with it); back in time, the one then. */
-	return schema_json_at(t->txn, t->st, t->d.dom, t->at ? t->at : UINT64_MAX, json, len);
+	return schema_json_at(t->txn, t->st, t->d.dom, t->past ? t->d.rev : UINT64_MAX, json, len);
 }
 
 int cairn_vector_get(cairn_txn *t, uint64_t vid, float *out, size_t cap, size_t *dim)

@@ -9,7 +9,7 @@ struct cairn_txn {
 	cairn_store *st;
 	MDB_txn *txn;
 	dctx d;
-	uint64_t at;	/* the revision read as of, or 0 at the branch head */
+	int past;	/* reads as of a revision or time (d.rev), not at the branch head */
 	arena mem;	/* results the transaction builds (diffs), freed when it ends */
 };
 

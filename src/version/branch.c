@@ -676,6 +676,14 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 	if (!st || !pending)
 		return err_set(CAIRN_EINVAL, "cairn_store_maintain: NULL argument");
 	*pending = 0;
+	if (budget == 0) { /* only ask */
+		if ((rc = store_read_begin(st, &txn)))
+			return rc;
+		rc = next_pending(txn, st, &p);
+		store_read_end(st, txn);
+		*pending = !rc && p.found;
+		return rc;
+	}
 	if (st->flags & CAIRN_OPEN_RDONLY)
 		return 0;
 	for (;;) {
@@ -683,7 +691,7 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 			return rc;
 		rc = next_pending(txn, st, &p);
 		if (!rc && p.found)
-			rc = clear_step(txn, st, &p, budget ? budget : 1, &done_branch);
+			rc = clear_step(txn, st, &p, budget, &done_branch);
 		/* Work remains unless that was the last of the last branch. */
 		if (!rc && p.found && done_branch && (rc = next_pending(txn, st, &p)) == 0)
 			*pending = p.found;

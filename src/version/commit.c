@@ -1978,3 +1978,130 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 			return rc;
 	}
 }
+
+/* ------------------------------------------------------- group commit -- */
+
+static void req_fail(cairn_commit_req *r, int rc)
+{
+	const char *m = cairn_errmsg();
+
+	r->rc = rc;
+	snprintf(r->msg, sizeof(r->msg), "%s", *m ? m : cairn_strerror(rc));
+	r->change = cairn_errchange();
+}
+
+/*
+ * The group in one write transaction, each commit in a nested transaction
+ * of its own, so that a failed one is undone alone. Returns 0, or an error
+ * of the whole group (CAIRN_EMAPFULL: grow and run it again).
+ */
+static int group_once(cairn_store *st, cairn_commit_req *reqs, size_t n, const char *skip,
+		      int *created_any)
+{
+	MDB_txn *txn;
+	size_t ok = 0;
+	int rc;
+
+	*created_any = 0;
+	if ((rc = store_write_begin(st, &txn)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		cairn_commit_req *r = &reqs[i];
+		MDB_txn *child;
+		cctx c;
+		int created = 0, mrc;
+
+		if (skip[i])
+			continue;
+		err_clear();
+		mrc = mdb_txn_begin(st->env, txn, 0, &child);
+		if (mrc) {
+			rc = store_err(mrc, "nested transaction");
+			break;
+		}
+		memset(&c, 0, sizeof(c));
+		c.cs = r->cs;
+		c.mode = COMMIT_STOP;
+		rc = dctx_open_write(&c.d, st, child, r->opts, &created);
+		if (!rc)
+			rc = run_in_txn(&c, r->opts, &r->res, NULL, NULL);
+		cctx_release(&c);
+		if (rc) {
+			mdb_txn_abort(child);
+			if (rc == CAIRN_EMAPFULL || rc == CAIRN_EIO || rc == CAIRN_ENOMEM)
+				break; /* the whole group */
+			req_fail(r, rc);
+			rc = 0;
+			continue;
+		}
+		if ((mrc = mdb_txn_commit(child))) {
+			rc = store_err(mrc, "nested commit");
+			break;
+		}
+		r->rc = 0;
+		*created_any |= created;
+		ok++;
+	}
+	if (rc || ok == 0) {
+		store_write_abort(st, txn);
+		return rc;
+	}
+	return store_write_commit(st, txn);
+}
+
+int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
+{
+	char *skip;
+	int rc = 0, created = 0;
+
+	if (!st || (!reqs && n))
+		return err_set(CAIRN_EINVAL, "cairn_commit_group: NULL argument");
+	skip = cr_calloc(n ? n : 1, 1);
+	if (!skip)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	/* What fails before any transaction fails alone, and takes no part. */
+	for (size_t i = 0; i < n; i++) {
+		cairn_commit_req *r = &reqs[i];
+
+		r->rc = 0;
+		r->msg[0] = '\0';
+		r->change = -1;
+		memset(&r->res, 0, sizeof(r->res));
+		err_clear();
+		if (!r->opts || !r->cs || !r->opts->domain)
+			rc = err_set(CAIRN_EINVAL, "cairn_commit_group: a commit without options, "
+						   "change set or Domain");
+		else if (r->cs->n == 0)
+			rc = err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
+		else
+			rc = prov_check(&r->opts->prov);
+		if (rc) {
+			req_fail(r, rc);
+			skip[i] = 1;
+			rc = 0;
+		}
+	}
+	for (;;) {
+		rc = group_once(st, reqs, n, skip, &created);
+		if (rc != CAIRN_EMAPFULL)
+			break;
+		if ((rc = store_grow(st)))
+			break;
+	}
+	if (rc) {
+		const char *m = cairn_errmsg();
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", *m ? m : cairn_strerror(rc));
+		for (size_t i = 0; i < n; i++)
+			if (!skip[i]) {
+				reqs[i].rc = rc;
+				snprintf(reqs[i].msg, sizeof(reqs[i].msg), "%s", msg);
+				reqs[i].change = -1;
+			}
+	} else if (created) {
+		cache_invalidate(st);
+	}
+	cr_free(skip);
+	return rc;
+}

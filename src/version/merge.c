@@ -244,7 +244,7 @@ static const jv *vec_value(mctx *m, const mstate *s)
 
 	if (!s->exists || !s->vec)
 		return NULL;
-	n = snprintf(fp, sizeof(fp), "%u dimensions, xxh3 %016llx", s->dim,
+	n = snprintf(fp, sizeof(fp), "%u dimension%s, xxh3 %016llx", s->dim, s->dim == 1 ? "" : "s",
 		     (unsigned long long)hash64(s->vec, s->vec_len));
 	return jv_string(&m->mem, fp, (size_t)n);
 }
@@ -490,11 +490,12 @@ int cairn_revision_changes(cairn_txn *t, uint64_t rev, cairn_item_cb cb, void *c
 	m.last_rev = rev;
 	if (rr.branch == t->d.br.id) {
 		view_copy(&after, &t->d, rev);
-	} else if ((rc = dctx_branch(&t->d, rr.branch, &after))) {
-		return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ENOTFOUND,
-						       "revision %llu is on a deleted branch",
-						       (unsigned long long)rev)
-					     : rc;
+	} else if ((rc = dctx_branch(&t->d, rr.branch, &after)) ||
+		   after.br.state != BRANCH_LIVE) {
+		return !rc || rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ENOTFOUND,
+							      "revision %llu is on a deleted branch",
+							      (unsigned long long)rev)
+						    : rc;
 	} else {
 		dctx_at(&after, rev);
 	}
@@ -553,7 +554,6 @@ static int endpoint_rid(dctx *d, const char *s, size_t n, uint32_t *kind, uint64
 	return 0;
 }
 
-/* Parse the resolutions, JSON lines, in the target's view (so Link ends resolve to rids). */
 /* What a resolution may name and give: a known attribute, and a value of the right shape. */
 static int res_check(dctx *d, const mitem *it, const char *attr, const jv *val, long line)
 {
@@ -589,6 +589,7 @@ static int res_check(dctx *d, const mitem *it, const char *attr, const jv *val, 
 	return 0;
 }
 
+/* Parse the resolutions, JSON lines, in the target's view (so Link ends resolve to rids). */
 static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions *rs)
 {
 	static const char *const allowed[] = {"kind", "key",  "rel",  "from",
