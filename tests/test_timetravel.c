@@ -13,7 +13,7 @@
 #define NK 12		/* Records n0..n11 */
 #define NA 4		/* n0..n3 are never deleted: Links join them */
 #define NL (NA * NA)	/* Links r(ni -> nj) */
-#define MAXB 48		/* branches ever created */
+#define MAXB 64		/* branches ever created */
 #define MAXC 400	/* commits per branch */
 #define INF UINT64_MAX
 
@@ -435,7 +435,7 @@ void test_timetravel_reference(void)
 	OK(commit_lines(st, 0, lines, &rev));
 	push(0, rev);
 
-	for (int step = 0; step < 900; step++) {
+	for (int step = 0; step < 1500; step++) {
 		int op = rand() % 100;
 
 		if (op < 55) { /* a commit of 1 to 4 changes to distinct Records and Links */
@@ -562,7 +562,7 @@ void test_timetravel_reference(void)
 			cairn_close(st);
 			OK(cairn_open(test_path("store"), &oo, &st));
 		}
-		if (step % 300 == 299 && (line = compare_all(st)) != 0) {
+		if (step % 500 == 499 && (line = compare_all(st)) != 0) {
 			fprintf(stderr, "    mismatch found at line %d after step %d\n", line, step);
 			CHECK(0);
 		}
