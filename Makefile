@@ -23,7 +23,7 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c) bench/gen.c bench/bench.c)
+CLI_SRC := $(sort $(wildcard src/cli/*.c src/server/*.c) bench/gen.c bench/bench.c)
 # The benchmark with its peers is a program of its own, so that the cairn
 # command does not depend on SQLite or PostgreSQL's client library.
 PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/peer_sqlite.c bench/peer_pg.c
@@ -31,7 +31,8 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+# The server's OpenAPI description, embedded in the command as a C string.
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o) $(B)/gen/openapi.o
 PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
@@ -60,8 +61,15 @@ $(B)/libcairn.a: $(LIB_OBJ)
 $(B)/libcairn.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libcairn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(B)/gen/openapi.c: src/server/openapi.json scripts/embed.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/embed.sh openapi_json < $< > $@
+
+$(B)/gen/openapi.o: $(B)/gen/openapi.c
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
 $(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS) -lmicrohttpd
 
 $(B)/cairn-bench: $(PEER_OBJ) $(B)/libcairn.a
 	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(B)/libcairn.a $(LDLIBS) -lsqlite3 -lpq

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Run every test of a build (default build/san): the C tests, the CLI tests and
-# the fuzz corpora, then print one line "N passed, N failed".
+# Run every test of a build (default build/san): the C tests, the CLI tests, the
+# server tests and the fuzz corpora, then print one line "N passed, N failed".
 B=${1:-build/san}
 cd "$(dirname "$0")/.." || exit 2
 pass=0
@@ -30,6 +30,24 @@ echo "== CLI tests"
 for t in tests/cli/*.sh; do
 	[ -f "$t" ] || continue
 	CAIRN="$PWD/$B/cairn" sh "$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	count "$out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $t exited with $rc"
+		fail=$((fail + 1))
+	fi
+done
+
+echo "== server tests"
+for t in tests/server/test_*.mjs; do
+	[ -f "$t" ] || continue
+	if ! command -v node >/dev/null 2>&1; then
+		echo "FAIL $t: node is not installed (make check installs it when run as root)"
+		fail=$((fail + 1))
+		continue
+	fi
+	CAIRN="$PWD/$B/cairn" timeout 300 node "$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
 	count "$out"

@@ -75,6 +75,7 @@ int cmd_merge(cli *c);
 int cmd_propose(cli *c);
 int cmd_proposal(cli *c);
 int cmd_token(cli *c);
+int cmd_serve(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);
 int cmd_bench(cli *c);
 

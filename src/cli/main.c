@@ -65,7 +65,8 @@ static const char usage_text[] =
 	"  lineage KIND KEY                the revision and provenance behind each current value\n"
 	"  lineage REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
 	"  export [--out FILE]             every Record and Link as import lines\n"
-	"Server access\n"
+	"Server\n"
+	"  serve [--listen HOST:PORT] ...  the HTTP/JSON API (cairn serve --help)\n"
 	"  token create --role reader|writer|admin [--domain D|'*'] [--branches PATTERN] [--label T]\n"
 	"                                  make a token; prints its secret (shown only once)\n"
 	"  token list | token revoke ID\n"
@@ -1398,6 +1399,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	cmd = argv[1];
+	if (strcmp(cmd, "serve") == 0) /* its own flags */
+		return cmd_serve(&c, argc - 2, argv + 2);
 	argv++;
 	argc--;
 	optind = 1;

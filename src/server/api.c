@@ -1,0 +1,1699 @@
+/*
+ * The /v1 routes (docs/http.md, and the OpenAPI description served at
+ * /v1/openapi.json): each checks the token, then calls the library and
+ * writes its answer as JSON. Reads run on the request thread in a read
+ * transaction of their own; commits go to the writer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+
+enum need { NEED_NONE, NEED_READ, NEED_WRITE, NEED_ADMIN, NEED_ADMIN_ALL };
+
+typedef struct route_def {
+	const char *method;
+	const char *pattern[MAX_SEGS]; /* literal segments, or ":name" for any */
+	int n;
+	void (*fn)(req *r);
+	const char *name;
+} route_def;
+
+/* ------------------------------------------------------------- access -- */
+
+/* '*' matches any run of characters (slashes included). */
+static int glob_match(const char *p, const char *s)
+{
+	if (!*p)
+		return !*s;
+	if (*p == '*') {
+		for (;; s++) {
+			if (glob_match(p + 1, s))
+				return 1;
+			if (!*s)
+				return 0;
+		}
+	}
+	return *p == *s && glob_match(p + 1, s + 1);
+}
+
+static int rate_ok(req *r)
+{
+	srv *s = r->s;
+	uint64_t now = now_ns();
+	double burst = s->cfg.burst ? s->cfg.burst : s->cfg.rate * 2 < 1 ? 1 : s->cfg.rate * 2;
+	bucket *b = NULL;
+	int ok;
+
+	if (s->cfg.rate <= 0)
+		return 1;
+	pthread_mutex_lock(&s->rlock);
+	if (!s->buckets) {
+		s->n_buckets = 4096;
+		s->buckets = calloc(s->n_buckets, sizeof(*s->buckets));
+	}
+	if (s->buckets) {
+		size_t i = (size_t)(r->tok.id * 0x9e3779b97f4a7c15ull >> 52) % s->n_buckets;
+
+		for (size_t k = 0; k < s->n_buckets; k++, i = (i + 1) % s->n_buckets)
+			if (s->buckets[i].id == r->tok.id || s->buckets[i].id == 0) {
+				b = &s->buckets[i];
+				break;
+			}
+	}
+	if (!b) { /* table full: no limit rather than a wrong one */
+		pthread_mutex_unlock(&s->rlock);
+		return 1;
+	}
+	if (b->id == 0) {
+		b->id = r->tok.id;
+		b->tokens = burst;
+		b->last_ns = now;
+	}
+	b->tokens += (double)(now - b->last_ns) / 1e9 * s->cfg.rate;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->last_ns = now;
+	ok = b->tokens >= 1;
+	if (ok)
+		b->tokens -= 1;
+	else
+		r->retry_after = (unsigned)ceil((1 - b->tokens) / s->cfg.rate);
+	pthread_mutex_unlock(&s->rlock);
+	return ok;
+}
+
+/*
+ * Check the request's token for a Domain (NULL: none in particular), a
+ * role, and for writes the branch written (NULL: none, or not known yet;
+ * "main" for main): a writer token with a branch pattern writes only to
+ * branches that match it. Replies and returns -1 when refused.
+ */
+static int allow(req *r, const char *domain, int need, const char *branch)
+{
+	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+	int rc;
+
+	if (need == NEED_NONE)
+		return 0;
+	if (!h || strncasecmp(h, "Bearer ", 7) != 0) {
+		reply_error(r, 401, cairn_errname(CAIRN_EAUTH),
+			    "an Authorization: Bearer token is required");
+		return -1;
+	}
+	if (!r->authed) {
+		h += 7;
+		while (*h == ' ')
+			h++;
+		if ((rc = cairn_token_check(r->s->st, h, strlen(h), &r->tok))) {
+			reply_cairn(r, rc);
+			return -1;
+		}
+		r->authed = 1;
+		if (!rate_ok(r)) {
+			reply_error(r, 429, E_RATE, "more than %g requests per second with this token",
+				    r->s->cfg.rate);
+			return -1;
+		}
+	}
+	if (domain && r->tok.domain[0] && strcmp(domain, r->tok.domain) != 0) {
+		reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+			    "the token is for another Domain");
+		return -1;
+	}
+	if (need == NEED_ADMIN_ALL && (r->tok.role != CAIRN_ROLE_ADMIN || r->tok.domain[0])) {
+		reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+			    "this needs an admin token of every Domain");
+		return -1;
+	}
+	if ((need == NEED_WRITE && r->tok.role < CAIRN_ROLE_WRITER) ||
+	    (need == NEED_ADMIN && r->tok.role < CAIRN_ROLE_ADMIN)) {
+		reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN), "the token's role is %s",
+			    r->tok.role == CAIRN_ROLE_READER ? "reader" : "writer");
+		return -1;
+	}
+	if (need == NEED_WRITE && branch && r->tok.role < CAIRN_ROLE_ADMIN && r->tok.branches[0] &&
+	    !glob_match(r->tok.branches, branch)) {
+		reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+			    "the token may write only to branches matching %s", r->tok.branches);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- arguments -- */
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (*end || errno)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* The read options of ?branch= and ?at= (a revision or an RFC 3339 time). */
+static int read_opts(req *r, const char *domain, cairn_read_options *ro)
+{
+	const char *at = arg(r, "at");
+
+	memset(ro, 0, sizeof(*ro));
+	ro->domain = domain;
+	ro->branch = arg(r, "branch");
+	if (at && parse_u64(at, &ro->at_revision) &&
+	    time_parse_rfc3339(at, strlen(at), &ro->at_time_ms)) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+			    "at is a revision number or an RFC 3339 time");
+		return -1;
+	}
+	if (at && ro->at_revision == 0 && ro->at_time_ms == 0) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "at starts from revision 1");
+		return -1;
+	}
+	return 0;
+}
+
+static int begin(req *r, const char *domain, cairn_txn **t)
+{
+	cairn_read_options ro;
+	int rc;
+
+	if (read_opts(r, domain, &ro))
+		return -1;
+	if ((rc = cairn_read_begin(r->s->st, &ro, t))) {
+		reply_cairn(r, rc);
+		return -1;
+	}
+	return 0;
+}
+
+/* The reply of a read: JSON, with the revision read as ETag and header. */
+static void reply_read(req *r, cairn_txn *t)
+{
+	r->revision = cairn_txn_revision(t);
+	snprintf(r->etag, sizeof(r->etag), "\"r%llu\"", (unsigned long long)r->revision);
+	reply_json(r, 200);
+}
+
+static long limit_arg(req *r, long def)
+{
+	const char *l = arg(r, "limit");
+	uint64_t v;
+
+	if (!l)
+		return def;
+	if (parse_u64(l, &v) || v < 1 || v > CAIRN_MAX_PAGE) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "limit is 1 to %d", CAIRN_MAX_PAGE);
+		return -1;
+	}
+	return (long)v;
+}
+
+static int depth_ok(const jv *v, unsigned left)
+{
+	if (v->type != JV_OBJECT && v->type != JV_ARRAY)
+		return 1;
+	if (left == 0)
+		return 0;
+	for (uint32_t i = 0; i < v->len; i++)
+		if (!depth_ok(&v->u.items[i], left - 1))
+			return 0;
+	return 1;
+}
+
+/* The request body as a JSON object, or NULL (replied). */
+static const jv *body_object(req *r)
+{
+	const jv *v;
+
+	if (r->body.len == 0) {
+		reply_error(r, 400, cairn_errname(CAIRN_EJSON), "a JSON object is expected as the body");
+		return NULL;
+	}
+	v = jv_parse(&r->mem, (const char *)r->body.p, r->body.len, "request body");
+	if (!v) {
+		reply_cairn(r, err_code());
+		return NULL;
+	}
+	if (v->type != JV_OBJECT) {
+		reply_error(r, 400, cairn_errname(CAIRN_EJSON), "the body is a JSON object");
+		return NULL;
+	}
+	if (!depth_ok(v, r->s->cfg.max_depth)) {
+		reply_error(r, 400, cairn_errname(CAIRN_ELIMIT), "the body nests deeper than %u levels",
+			    r->s->cfg.max_depth);
+		return NULL;
+	}
+	return v;
+}
+
+/* Members of a body object: only the allowed names. */
+static int only(req *r, const jv *o, const char *const *names)
+{
+	if (jv_only(o, names, CAIRN_EINVAL, "request")) {
+		reply_cairn(r, CAIRN_EINVAL);
+		return -1;
+	}
+	return 0;
+}
+
+/* A string member (NULL when absent); -1 when present and not a string. */
+static int str_member(req *r, const jv *o, const char *name, const char **out)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = NULL;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_STRING) {
+		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"%s\" is a string", name);
+		return -1;
+	}
+	*out = v->u.s;
+	return 0;
+}
+
+/* ------------------------------------------------------------ pieces -- */
+
+static void w_revision(buf *b, const cairn_revision *v)
+{
+	buf_printf(b, "{\"revision\":%llu,\"parent\":%llu", (unsigned long long)v->revision,
+		   (unsigned long long)v->parent);
+	if (v->parent2)
+		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
+	buf_printf(b, ",\"type\":\"%s\",\"branch\":", v->type == CAIRN_REV_SCHEMA ? "schema" : "data");
+	jw_cstr(b, v->branch);
+	PUTS(b, ",\"time\":");
+	jw_time(b, v->time_ms);
+	PUTS(b, ",\"actor\":");
+	jw_str(b, v->actor, v->actor_len);
+	PUTS(b, ",\"source\":");
+	jw_str(b, v->source, v->source_len);
+	buf_printf(b, ",\"confidence\":%.17g,\"message\":", v->confidence);
+	jw_str(b, v->message, v->message_len);
+	PUTS(b, ",\"trace_id\":");
+	jw_str(b, v->trace_id, v->trace_id_len);
+	buf_printf(b, ",\"changes\":%llu,\"hash\":", (unsigned long long)v->changes);
+	jw_hash(b, v->hash);
+	buf_put_u8(b, '}');
+}
+
+static void w_record(buf *b, const cairn_record *rec)
+{
+	PUTS(b, "{\"kind\":");
+	jw_cstr(b, rec->kind);
+	PUTS(b, ",\"key\":");
+	jw_str(b, rec->key, rec->key_len);
+	PUTS(b, ",\"title\":");
+	jw_str(b, rec->title, rec->title_len);
+	PUTS(b, ",\"values\":");
+	buf_put(b, rec->values, rec->values_len);
+	buf_printf(b, ",\"revision\":%llu", (unsigned long long)rec->revision);
+	if (rec->vector_dim)
+		buf_printf(b, ",\"vector_dim\":%zu", rec->vector_dim);
+	buf_put_u8(b, '}');
+}
+
+static void w_endpoint(buf *b, const char *kind, const char *key, size_t n)
+{
+	size_t kn = strlen(kind);
+	char *t = malloc(kn + 1 + n);
+
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(t, kind, kn);
+	t[kn] = ':';
+	memcpy(t + kn + 1, key, n);
+	jw_str(b, t, kn + 1 + n);
+	free(t);
+}
+
+static void w_link(buf *b, const cairn_link *l)
+{
+	PUTS(b, "{\"rel\":");
+	jw_cstr(b, l->rel);
+	PUTS(b, ",\"from\":");
+	w_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+	PUTS(b, ",\"to\":");
+	w_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+	PUTS(b, ",\"values\":");
+	buf_put(b, l->values, l->values_len);
+	buf_printf(b, ",\"revision\":%llu}", (unsigned long long)l->revision);
+}
+
+/* "Kind:key" into its parts (in the request's arena); -1 when malformed. */
+static int split_endpoint(req *r, const char *s, const char **kind, const char **key)
+{
+	const char *colon = strchr(s, ':');
+	char *k;
+
+	if (!colon || colon == s)
+		return -1;
+	k = arena_strndup(&r->mem, s, (size_t)(colon - s));
+	if (!k)
+		return -1;
+	*kind = k;
+	*key = colon + 1;
+	return 0;
+}
+
+static void hex_cursor(buf *b, const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	buf_put_u8(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		buf_put_u8(b, (uint8_t)hx[p[i] >> 4]);
+		buf_put_u8(b, (uint8_t)hx[p[i] & 15]);
+	}
+	buf_put_u8(b, '"');
+}
+
+static int unhex_cursor(const char *s, uint8_t *p, size_t n)
+{
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int h = 0, l = 0;
+
+		if (sscanf(s + 2 * i, "%1x%1x", &h, &l) != 2)
+			return -1;
+		p[i] = (uint8_t)(h << 4 | l);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ service -- */
+
+static void h_health(req *r)
+{
+	buf_printf(&r->out, "{\"status\":\"ok\",\"version\":\"%s\"}", CAIRN_VERSION_STRING);
+	reply_json(r, 200);
+}
+
+static void h_openapi(req *r)
+{
+	buf_put(&r->out, openapi_json, strlen(openapi_json));
+	reply_json(r, 200);
+}
+
+static void h_metrics(req *r)
+{
+	if (allow(r, NULL, NEED_READ, NULL))
+		return;
+	metrics_text(r->s, &r->out);
+	r->status = 200;
+	r->ctype = "text/plain; version=0.0.4";
+}
+
+/* ------------------------------------------------------------ domains -- */
+
+struct dom_list {
+	req *r;
+	int first;
+};
+
+static int list_domain(void *ctx, const cairn_domain_info *di)
+{
+	struct dom_list *dl = ctx;
+	const char *name = di->name;
+
+	if (dl->r->tok.domain[0] && strcmp(dl->r->tok.domain, name) != 0)
+		return 0; /* not the token's */
+	if (!dl->first)
+		buf_put_u8(&dl->r->out, ',');
+	dl->first = 0;
+	PUTS(&dl->r->out, "{\"name\":");
+	jw_cstr(&dl->r->out, name);
+	buf_put_u8(&dl->r->out, '}');
+	return 0;
+}
+
+static void h_domains(req *r)
+{
+	struct dom_list dl = {r, 1};
+	int rc;
+
+	if (allow(r, NULL, NEED_READ, NULL))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	if ((rc = cairn_domain_list(r->s->st, list_domain, &dl)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "]}");
+	reply_json(r, 200);
+}
+
+static void h_domain_create(req *r)
+{
+	static const char *const names[] = {"name", NULL};
+	const jv *o = NULL;
+	const char *name;
+	int rc;
+
+	if (allow(r, NULL, NEED_ADMIN_ALL, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "name", &name))
+		return;
+	if (!name)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"name\" is required");
+	if ((rc = cairn_domain_create(r->s->st, name)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"name\":");
+	jw_cstr(&r->out, name);
+	PUTS(&r->out, ",\"created\":true}");
+	reply_json(r, 201);
+}
+
+static void h_domain_drop(req *r)
+{
+	int rc;
+
+	if (allow(r, NULL, NEED_ADMIN_ALL, NULL))
+		return;
+	if ((rc = cairn_domain_drop(r->s->st, r->seg[2])))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"name\":");
+	jw_cstr(&r->out, r->seg[2]);
+	PUTS(&r->out, ",\"dropped\":true}");
+	reply_json(r, 200);
+}
+
+/* ------------------------------------------------------------- schema -- */
+
+static void h_schema_get(req *r)
+{
+	const char *d = r->seg[2], *js;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
+		return;
+	if ((rc = cairn_schema_get(t, &js, &n))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_put(&r->out, js, n);
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* Provenance from a body's members: actor, source, confidence, message, trace_id. */
+static int provenance(req *r, const jv *o, cairn_commit_options *co)
+{
+	const jv *c = jv_get(o, "confidence");
+
+	if (str_member(r, o, "actor", &co->prov.actor) ||
+	    str_member(r, o, "source", &co->prov.source) ||
+	    str_member(r, o, "message", &co->prov.message) ||
+	    str_member(r, o, "trace_id", &co->prov.trace_id))
+		return -1;
+	if (c && c->type != JV_NULL) {
+		if (!jv_is_number(c)) {
+			reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"confidence\" is a number");
+			return -1;
+		}
+		co->prov.has_confidence = 1;
+		co->prov.confidence = jv_number(c);
+	}
+	if (!co->prov.actor) /* who, when the body does not say: the token */
+		co->prov.actor = arena_strndup(&r->mem, r->tok.label[0] ? r->tok.label : "token",
+					       strlen(r->tok.label[0] ? r->tok.label : "token"));
+	co->prov.client_time_ms = 0;
+	return 0;
+}
+
+static void h_schema_put(req *r)
+{
+	static const char *const names[] = {"schema", "actor", "source", "confidence", "message",
+					    "trace_id", NULL};
+	const char *d = r->seg[2];
+	cairn_commit_options co;
+	cairn_commit_result res;
+	const jv *o, *sch;
+	buf sb = BUF_INIT;
+	int rc;
+
+	if (allow(r, d, NEED_ADMIN, NULL) || !(o = body_object(r)) || only(r, o, names))
+		return;
+	memset(&co, 0, sizeof(co));
+	co.domain = d;
+	if (provenance(r, o, &co))
+		return;
+	if (!(sch = jv_get(o, "schema")) || sch->type != JV_OBJECT)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"schema\" is the schema, an object (docs/schema.md)");
+	jv_canon(sch, &sb);
+	rc = sb.oom ? CAIRN_ENOMEM
+		    : cairn_schema_apply(r->s->st, &co, (const char *)sb.p, sb.len, &res);
+	buf_release(&sb);
+	if (rc)
+		return reply_cairn(r, rc);
+	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)res.revision);
+	jw_hash(&r->out, res.hash);
+	buf_put_u8(&r->out, '}');
+	r->revision = res.revision;
+	reply_json(r, 200);
+}
+
+/* ------------------------------------------------------------ records -- */
+
+static void h_record(req *r)
+{
+	const char *d = r->seg[2], *kind = r->seg[4], *key = r->seg[5];
+	cairn_record rec;
+	cairn_revision rv;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
+		return;
+	rc = cairn_get(t, kind, key, strlen(key), &rec);
+	if (!rc)
+		rc = cairn_revision_get(t, rec.revision, &rv);
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	w_record(&r->out, &rec);
+	r->out.len--; /* reopen the object */
+	PUTS(&r->out, ",\"provenance\":");
+	w_revision(&r->out, &rv);
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static void h_page(req *r)
+{
+	const char *d = r->seg[2], *kind = r->seg[4], *after = arg(r, "after");
+	long limit;
+	cairn_record *recs;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || (limit = limit_arg(r, 50)) < 0 || begin(r, d, &t))
+		return;
+	recs = arena_alloc(&r->mem, (size_t)limit * sizeof(*recs));
+	rc = recs ? cairn_page(t, kind, after, after ? strlen(after) : 0, recs, (size_t)limit, &n)
+		  : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "{\"items\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		w_record(&r->out, &recs[i]);
+	}
+	PUTS(&r->out, "],\"next\":");
+	if (n == (size_t)limit)
+		jw_str(&r->out, recs[n - 1].key, recs[n - 1].key_len);
+	else
+		PUTS(&r->out, "null");
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static void h_links(req *r)
+{
+	const char *d = r->seg[2], *kind = r->seg[4], *key = r->seg[5];
+	const char *dir = arg(r, "dir"), *rel = arg(r, "rel"), *cursor = arg(r, "cursor");
+	cairn_link_cursor cur;
+	cairn_link *l;
+	cairn_txn *t;
+	long limit;
+	size_t n;
+	int rc, dv;
+
+	memset(&cur, 0, sizeof(cur));
+	dv = !dir || strcmp(dir, "both") == 0 ? CAIRN_BOTH
+	     : strcmp(dir, "out") == 0	       ? CAIRN_OUT
+	     : strcmp(dir, "in") == 0	       ? CAIRN_IN
+						: -1;
+	if (allow(r, d, NEED_READ, NULL) || (limit = limit_arg(r, 100)) < 0)
+		return;
+	if (dv < 0)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "dir is out, in or both");
+	if (cursor && unhex_cursor(cursor, cur.state, sizeof(cur.state)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "not a cursor of this route");
+	if (begin(r, d, &t))
+		return;
+	l = arena_alloc(&r->mem, (size_t)limit * sizeof(*l));
+	rc = l ? cairn_links(t, kind, key, strlen(key), dv, rel, &cur, l, (size_t)limit, &n)
+	       : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "{\"items\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		w_link(&r->out, &l[i]);
+	}
+	PUTS(&r->out, "],\"next\":");
+	if (n == (size_t)limit)
+		hex_cursor(&r->out, cur.state, sizeof(cur.state));
+	else
+		PUTS(&r->out, "null");
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static void h_counts(req *r)
+{
+	const char *d = r->seg[2], *kinds[1024];
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
+		return;
+	PUTS(&r->out, "{\"counts\":{");
+	rc = cairn_kind_list(t, kinds, 1024, &n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t c;
+
+		if ((rc = cairn_count(t, kinds[i], &c)))
+			break;
+		if (i)
+			buf_put_u8(&r->out, ',');
+		jw_cstr(&r->out, kinds[i]);
+		buf_printf(&r->out, ":%llu", (unsigned long long)c);
+	}
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "}}");
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* ---------------------------------------------------------- revisions -- */
+
+static void h_revisions(req *r)
+{
+	const char *d = r->seg[2], *before = arg(r, "before");
+	cairn_revision *revs;
+	uint64_t b = 0;
+	cairn_txn *t;
+	long limit;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || (limit = limit_arg(r, 20)) < 0)
+		return;
+	if (before && parse_u64(before, &b))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "before is a revision number");
+	if (begin(r, d, &t))
+		return;
+	revs = arena_alloc(&r->mem, (size_t)limit * sizeof(*revs));
+	rc = revs ? cairn_log(t, b, revs, (size_t)limit, &n) : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "{\"items\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		w_revision(&r->out, &revs[i]);
+	}
+	PUTS(&r->out, "],\"next\":");
+	if (n == (size_t)limit && revs[n - 1].revision > 1)
+		buf_printf(&r->out, "%llu", (unsigned long long)revs[n - 1].revision);
+	else
+		PUTS(&r->out, "null");
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static void h_revision(req *r)
+{
+	const char *d = r->seg[2];
+	cairn_revision rv;
+	uint64_t rev;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	if (parse_u64(r->seg[4], &rev))
+		return reply_error(r, 404, cairn_errname(CAIRN_ENOTFOUND), "not a revision number");
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_revision_get(t, rev, &rv))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	w_revision(&r->out, &rv);
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static const char *const change_names[] = {"unchanged", "created", "updated", "deleted"};
+
+struct items_out {
+	req *r;
+	int first, two_sided;
+};
+
+static int w_item(void *ctx, const cairn_change_item *it)
+{
+	struct items_out *io = ctx;
+	buf *b = &io->r->out;
+
+	if (!io->first)
+		buf_put_u8(b, ',');
+	io->first = 0;
+	if (it->is_link) {
+		PUTS(b, "{\"type\":\"link\",\"rel\":");
+		jw_cstr(b, it->rel);
+		PUTS(b, ",\"from\":");
+		w_endpoint(b, it->from_kind, it->from_key, it->from_len);
+		PUTS(b, ",\"to\":");
+		w_endpoint(b, it->to_kind, it->to_key, it->to_len);
+	} else {
+		PUTS(b, "{\"type\":\"record\",\"kind\":");
+		jw_cstr(b, it->kind);
+		PUTS(b, ",\"key\":");
+		jw_str(b, it->key, it->key_len);
+	}
+	buf_printf(b, ",\"ours\":\"%s\"", change_names[it->ours & 3]);
+	if (io->two_sided)
+		buf_printf(b, ",\"theirs\":\"%s\"", change_names[it->theirs & 3]);
+	buf_printf(b, ",\"conflicts\":%d,\"unresolved\":%d,\"diff\":", it->conflicts,
+		   it->unresolved);
+	buf_put(b, it->diff, it->diff_len);
+	buf_put_u8(b, '}');
+	return b->oom ? CAIRN_ENOMEM : 0;
+}
+
+static void h_revision_changes(req *r)
+{
+	const char *d = r->seg[2];
+	struct items_out io = {r, 1, 0};
+	uint64_t rev;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	if (parse_u64(r->seg[4], &rev))
+		return reply_error(r, 404, cairn_errname(CAIRN_ENOTFOUND), "not a revision number");
+	if (begin(r, d, &t))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	if ((rc = cairn_revision_changes(t, rev, w_item, &io))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "]}");
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* ---------------------------------------------------- history, lineage -- */
+
+static void w_history(req *r, const cairn_history_entry *h, size_t n, const cairn_history_cursor *c)
+{
+	PUTS(&r->out, "{\"items\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		buf_printf(&r->out, "{\"change\":\"%s\",\"vid\":%llu,\"title\":", change_names[h[i].change & 3],
+			   (unsigned long long)h[i].vid);
+		jw_str(&r->out, h[i].title, h[i].title_len);
+		PUTS(&r->out, ",\"values\":");
+		buf_put(&r->out, h[i].values, h[i].values_len);
+		PUTS(&r->out, ",\"diff\":");
+		buf_put(&r->out, h[i].diff, h[i].diff_len);
+		PUTS(&r->out, ",\"provenance\":");
+		w_revision(&r->out, &h[i].rev);
+		buf_put_u8(&r->out, '}');
+	}
+	PUTS(&r->out, "],\"next\":");
+	if (c->done)
+		PUTS(&r->out, "null");
+	else
+		buf_printf(&r->out, "\"%llu\"", (unsigned long long)c->next_vid);
+	buf_put_u8(&r->out, '}');
+}
+
+/* ?cursor= of a history page: the next vid. */
+static int history_cursor(req *r, cairn_history_cursor *c)
+{
+	const char *s = arg(r, "cursor");
+
+	memset(c, 0, sizeof(*c));
+	if (s && parse_u64(s, &c->next_vid)) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "not a cursor of this route");
+		return -1;
+	}
+	return 0;
+}
+
+static void h_history(req *r)
+{
+	const char *d = r->seg[2], *kind = r->seg[4], *key = r->seg[5];
+	cairn_history_cursor c;
+	cairn_history_entry *h;
+	cairn_txn *t;
+	long limit;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || (limit = limit_arg(r, 20)) < 0 || history_cursor(r, &c) ||
+	    begin(r, d, &t))
+		return;
+	h = arena_alloc(&r->mem, (size_t)limit * sizeof(*h));
+	rc = h ? cairn_history(t, kind, key, strlen(key), &c, h, (size_t)limit, &n) : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	w_history(r, h, n, &c);
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static void w_lineage_entry(buf *b, const char *attr, const cairn_revision *rv)
+{
+	PUTS(b, "{\"attribute\":");
+	jw_cstr(b, attr);
+	PUTS(b, ",\"provenance\":");
+	w_revision(b, rv);
+	buf_put_u8(b, '}');
+}
+
+static void h_lineage(req *r)
+{
+	const char *d = r->seg[2], *kind = r->seg[4], *key = r->seg[5];
+	cairn_lineage_entry *le;
+	cairn_revision created;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
+		return;
+	le = arena_alloc(&r->mem, 257 * sizeof(*le));
+	rc = le ? cairn_lineage(t, kind, key, strlen(key), le, 257, &n, &created) : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "{\"created\":");
+	w_revision(&r->out, &created);
+	PUTS(&r->out, ",\"values\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		w_lineage_entry(&r->out, *le[i].attribute ? le[i].attribute : "(title)", &le[i].rev);
+	}
+	PUTS(&r->out, "]}");
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* /links/{rel}/{from}/{to}/history|lineage: from and to are "Kind:key". */
+static void h_link_history(req *r)
+{
+	const char *d = r->seg[2], *rel = r->seg[4], *fk, *fkey, *tk, *tkey;
+	int lineage = strcmp(r->seg[7], "lineage") == 0;
+	cairn_history_cursor c;
+	cairn_txn *t;
+	long limit = 20;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	if (split_endpoint(r, r->seg[5], &fk, &fkey) || split_endpoint(r, r->seg[6], &tk, &tkey))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "a Link's ends are Kind:key, percent-encoded");
+	if (!lineage && ((limit = limit_arg(r, 20)) < 0 || history_cursor(r, &c)))
+		return;
+	if (begin(r, d, &t))
+		return;
+	if (lineage) {
+		cairn_lineage_entry le;
+		cairn_revision created;
+
+		rc = cairn_link_lineage(t, rel, fk, fkey, strlen(fkey), tk, tkey, strlen(tkey), &le,
+					&created);
+		if (!rc) {
+			PUTS(&r->out, "{\"created\":");
+			w_revision(&r->out, &created);
+			PUTS(&r->out, ",\"values\":[");
+			w_lineage_entry(&r->out, "(values)", &le.rev);
+			PUTS(&r->out, "]}");
+		}
+	} else {
+		cairn_history_entry *h = arena_alloc(&r->mem, (size_t)limit * sizeof(*h));
+		size_t n;
+
+		rc = h ? cairn_link_history(t, rel, fk, fkey, strlen(fkey), tk, tkey, strlen(tkey), &c,
+					    h, (size_t)limit, &n)
+		       : CAIRN_ENOMEM;
+		if (!rc)
+			w_history(r, h, n, &c);
+	}
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* ------------------------------------------------------------ commits -- */
+
+/* The error of change i of a request, named as a commit's error names it. */
+static void reply_change_error(req *r, int rc, uint32_t i)
+{
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "change %u: %s", i, cairn_errmsg());
+	buf_reset(&r->out);
+	PUTS(&r->out, "{\"error\":{\"code\":");
+	jw_cstr(&r->out, cairn_errname(rc));
+	PUTS(&r->out, ",\"message\":");
+	jw_cstr(&r->out, msg);
+	buf_printf(&r->out, ",\"change\":%u}}", i);
+	reply_json(r, status_of(rc));
+}
+
+static void commit_done(req *r, job *j)
+{
+	if (j->cr.rc) {
+		buf_reset(&r->out);
+		PUTS(&r->out, "{\"error\":{\"code\":");
+		jw_cstr(&r->out, cairn_errname(j->cr.rc));
+		PUTS(&r->out, ",\"message\":");
+		jw_cstr(&r->out, j->cr.msg);
+		if (j->cr.change >= 0)
+			buf_printf(&r->out, ",\"change\":%ld", j->cr.change);
+		PUTS(&r->out, "}}");
+		reply_json(r, status_of(j->cr.rc));
+		return;
+	}
+	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)j->cr.res.revision);
+	jw_hash(&r->out, j->cr.res.hash);
+	buf_printf(&r->out, ",\"changes\":%llu}", (unsigned long long)j->cr.res.changes);
+	r->revision = j->cr.res.revision;
+	snprintf(r->etag, sizeof(r->etag), "\"r%llu\"", (unsigned long long)r->revision);
+	reply_json(r, 201);
+}
+
+/*
+ * POST /v1/domains/{d}/commits: {"changes":[import lines...], "branch", "expect_revision",
+ * "actor", "source", "confidence", "message", "trace_id"}.
+ */
+static void h_commit(req *r)
+{
+	static const char *const names[] = {"changes", "branch", "expect_revision", "actor",
+					    "source", "confidence", "message", "trace_id", NULL};
+	const char *d = r->seg[2], *branch;
+	const jv *o, *ch, *ex;
+	buf line = BUF_INIT;
+	job *j;
+	int rc = 0;
+
+	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "branch", &branch))
+		return;
+	if (!branch)
+		branch = arg(r, "branch");
+	if (allow(r, d, NEED_WRITE, branch ? branch : "main"))
+		return;
+	ch = jv_get(o, "changes");
+	if (!ch || ch->type != JV_ARRAY || ch->len == 0)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"changes\" is a non-empty array of changes (import lines)");
+	if (ch->len > r->s->cfg.max_batch)
+		return reply_error(r, 413, cairn_errname(CAIRN_ELIMIT),
+				   "a commit request holds at most %u changes", r->s->cfg.max_batch);
+	j = cr_calloc(1, sizeof(*j));
+	if (!j || cairn_changeset_new(&j->cs)) {
+		cr_free(j);
+		return reply_cairn(r, CAIRN_ENOMEM);
+	}
+	j->r = r;
+	j->respond = commit_done;
+	j->co.domain = d;
+	j->co.branch = branch;
+	if (provenance(r, o, &j->co))
+		goto fail;
+	if ((ex = jv_get(o, "expect_revision")) && ex->type != JV_NULL) {
+		if (ex->type != JV_INT || ex->u.i < 0) {
+			reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
+				    "\"expect_revision\" is a revision number");
+			goto fail;
+		}
+		j->co.has_expect = 1;
+		j->co.expect_revision = (uint64_t)ex->u.i;
+	}
+	for (uint32_t i = 0; i < ch->len && !rc; i++) {
+		buf_reset(&line);
+		if (ch->u.items[i].type != JV_OBJECT) {
+			reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "change %u is not an object", i);
+			goto fail;
+		}
+		jv_canon(&ch->u.items[i], &line);
+		rc = line.oom ? CAIRN_ENOMEM
+			      : cairn_cs_add_json(j->cs, (const char *)line.p, line.len);
+		if (rc) {
+			reply_change_error(r, rc, i);
+			goto fail;
+		}
+	}
+	buf_release(&line);
+	writer_submit(r->s, j);
+	return;
+fail:
+	buf_release(&line);
+	cairn_changeset_free(j->cs);
+	cr_free(j);
+}
+
+/* ----------------------------------------------------------- branches -- */
+
+static int w_branch(void *ctx, const cairn_branch_info *b)
+{
+	struct items_out *io = ctx;
+	buf *o = &io->r->out;
+
+	if (!io->first)
+		buf_put_u8(o, ',');
+	io->first = 0;
+	PUTS(o, "{\"name\":");
+	jw_cstr(o, b->name);
+	PUTS(o, ",\"parent\":");
+	jw_cstr(o, b->parent);
+	buf_printf(o, ",\"fork_revision\":%llu,\"head_revision\":%llu,\"created\":",
+		   (unsigned long long)b->fork_revision, (unsigned long long)b->head_revision);
+	jw_time(o, b->created_ms);
+	buf_put_u8(o, '}');
+	return 0;
+}
+
+static void h_branches(req *r)
+{
+	struct items_out io = {r, 1, 0};
+	int rc;
+
+	if (allow(r, r->seg[2], NEED_READ, NULL))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	if ((rc = cairn_branch_list(r->s->st, r->seg[2], w_branch, &io)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "]}");
+	reply_json(r, 200);
+}
+
+static void h_branch_create(req *r)
+{
+	static const char *const names[] = {"name", "from", NULL};
+	const char *d = r->seg[2], *name, *from;
+	const jv *o = NULL;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "name", &name) || str_member(r, o, "from", &from))
+		return;
+	if (!name)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"name\" is required");
+	if (allow(r, d, NEED_WRITE, name))
+		return;
+	if ((rc = cairn_branch_create(r->s->st, d, name, from)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"name\":");
+	jw_cstr(&r->out, name);
+	PUTS(&r->out, ",\"created\":true}");
+	reply_json(r, 201);
+}
+
+static void h_branch_rename(req *r)
+{
+	static const char *const names[] = {"name", NULL};
+	const char *d = r->seg[2], *name;
+	const jv *o = NULL;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "name", &name))
+		return;
+	if (!name)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"name\", the new name, is required");
+	if (allow(r, d, NEED_WRITE, r->seg[4]) || allow(r, d, NEED_WRITE, name))
+		return;
+	if ((rc = cairn_branch_rename(r->s->st, d, r->seg[4], name)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"name\":");
+	jw_cstr(&r->out, name);
+	PUTS(&r->out, ",\"renamed\":true}");
+	reply_json(r, 200);
+}
+
+static void h_branch_delete(req *r)
+{
+	const char *d = r->seg[2];
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, r->seg[4]))
+		return;
+	if ((rc = cairn_branch_delete(r->s->st, d, r->seg[4])))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"name\":");
+	jw_cstr(&r->out, r->seg[4]);
+	PUTS(&r->out, ",\"deleted\":true}");
+	reply_json(r, 200);
+}
+
+/* ------------------------------------------------------- diff, merge -- */
+
+/* GET /diff?ours=A&theirs=B (branches), or ?branch=B&from=R1&to=R2 (revisions). */
+static void h_diff(req *r)
+{
+	const char *d = r->seg[2], *theirs = arg(r, "theirs"), *from = arg(r, "from"),
+		   *to = arg(r, "to");
+	struct items_out io = {r, 1, 0};
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	if (theirs) {
+		io.two_sided = 1;
+		rc = cairn_branch_diff(r->s->st, d, arg(r, "ours"), theirs, w_item, &io);
+	} else if (from && to) {
+		uint64_t f, t2;
+		cairn_txn *t;
+
+		if (parse_u64(from, &f) || parse_u64(to, &t2))
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+					   "from and to are revision numbers");
+		if (begin(r, d, &t))
+			return;
+		rc = cairn_diff_revisions(t, f, t2, w_item, &io);
+		cairn_txn_end(t);
+	} else {
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "give ours and theirs (two branches), or from and to (revisions)");
+	}
+	if (rc)
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "]}");
+	reply_json(r, 200);
+}
+
+static void w_merge_result(buf *b, const cairn_merge_result *m)
+{
+	buf_printf(b, "\"revision\":%llu,\"changes\":%llu,\"differ\":%llu,\"conflicts\":%llu,"
+		      "\"unresolved\":%llu",
+		   (unsigned long long)m->revision, (unsigned long long)m->changes,
+		   (unsigned long long)m->items, (unsigned long long)m->conflicts,
+		   (unsigned long long)m->unresolved);
+	if (m->revision) {
+		PUTS(b, ",\"hash\":");
+		jw_hash(b, m->hash);
+	}
+}
+
+/* Merge options from a body: resolve, resolutions (an array of objects), provenance. */
+static int merge_body(req *r, const jv *o, cairn_merge_options *mo, buf *res)
+{
+	const char *resolve;
+	const jv *rs = jv_get(o, "resolutions"), *dr = jv_get(o, "dry_run");
+
+	if (str_member(r, o, "resolve", &resolve) || provenance(r, o, &mo->commit))
+		return -1;
+	mo->resolve = !resolve || strcmp(resolve, "none") == 0 ? CAIRN_RESOLVE_NONE
+		      : strcmp(resolve, "ours") == 0	       ? CAIRN_RESOLVE_OURS
+		      : strcmp(resolve, "theirs") == 0	       ? CAIRN_RESOLVE_THEIRS
+							       : -1;
+	if (mo->resolve < 0) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "resolve is none, ours or theirs");
+		return -1;
+	}
+	if (dr && dr->type != JV_NULL) {
+		if (!jv_is_bool(dr)) {
+			reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"dry_run\" is true or false");
+			return -1;
+		}
+		mo->dry_run = dr->type == JV_TRUE;
+	}
+	if (rs && rs->type != JV_NULL) {
+		if (rs->type != JV_ARRAY) {
+			reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
+				    "\"resolutions\" is an array of resolutions");
+			return -1;
+		}
+		for (uint32_t i = 0; i < rs->len; i++) {
+			jv_canon(&rs->u.items[i], res);
+			buf_put_u8(res, '\n');
+		}
+		if (res->oom) {
+			reply_cairn(r, CAIRN_ENOMEM);
+			return -1;
+		}
+		mo->resolutions = (const char *)res->p;
+		mo->resolutions_len = res->len;
+	}
+	return 0;
+}
+
+/* POST /merges {"from","into","resolve","resolutions","dry_run", provenance}. */
+static void h_merge(req *r)
+{
+	static const char *const names[] = {"from", "into", "resolve", "resolutions", "dry_run",
+					    "actor", "source", "confidence", "message", "trace_id",
+					    NULL};
+	const char *d = r->seg[2], *from, *into;
+	struct items_out io = {r, 1, 1};
+	cairn_merge_options mo;
+	cairn_merge_result mr;
+	buf res = BUF_INIT;
+	const jv *o = NULL;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "from", &from) || str_member(r, o, "into", &into))
+		return;
+	if (!from)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"from\", the branch to merge, is required");
+	if (allow(r, d, NEED_WRITE, into ? into : "main"))
+		return;
+	memset(&mo, 0, sizeof(mo));
+	mo.commit.domain = d;
+	mo.commit.branch = into;
+	mo.source = from;
+	if (merge_body(r, o, &mo, &res)) {
+		buf_release(&res);
+		return;
+	}
+	PUTS(&r->out, "{\"items\":[");
+	memset(&mr, 0, sizeof(mr));
+	rc = cairn_merge(r->s->st, &mo, w_item, &io, &mr);
+	buf_release(&res);
+	if (rc && rc != CAIRN_EMERGE)
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "],");
+	w_merge_result(&r->out, &mr);
+	if (rc == CAIRN_EMERGE) {
+		const char *m = cairn_errmsg();
+
+		PUTS(&r->out, ",\"error\":{\"code\":\"merge_conflict\",\"message\":");
+		jw_cstr(&r->out, m);
+		PUTS(&r->out, "}}");
+		return reply_json(r, 409);
+	}
+	buf_put_u8(&r->out, '}');
+	r->revision = mr.revision;
+	reply_json(r, mo.dry_run || !mr.revision ? 200 : 201);
+}
+
+/* ---------------------------------------------------------- proposals -- */
+
+static const char *const status_names[] = {"?", "open", "merged", "rejected", "withdrawn"};
+
+static void w_proposal(buf *b, const cairn_proposal *p)
+{
+	buf_printf(b, "{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id,
+		   status_names[p->status >= 1 && p->status <= 4 ? p->status : 0]);
+	jw_cstr(b, p->source);
+	PUTS(b, ",\"target\":");
+	jw_cstr(b, p->target);
+	PUTS(b, ",\"title\":");
+	jw_str(b, p->title, p->title_len);
+	PUTS(b, ",\"description\":");
+	jw_str(b, p->description, p->description_len);
+	PUTS(b, ",\"author\":");
+	jw_str(b, p->author, p->author_len);
+	PUTS(b, ",\"created\":");
+	jw_time(b, p->created_ms);
+	PUTS(b, ",\"updated\":");
+	jw_time(b, p->updated_ms);
+	if (p->merged_revision)
+		buf_printf(b, ",\"merged_revision\":%llu", (unsigned long long)p->merged_revision);
+	PUTS(b, ",\"notes\":");
+	buf_put(b, p->notes, p->notes_len);
+	buf_put_u8(b, '}');
+}
+
+static int w_proposal_cb(void *ctx, const cairn_proposal *p)
+{
+	struct items_out *io = ctx;
+
+	if (!io->first)
+		buf_put_u8(&io->r->out, ',');
+	io->first = 0;
+	w_proposal(&io->r->out, p);
+	return 0;
+}
+
+static void h_proposals(req *r)
+{
+	const char *d = r->seg[2], *status = arg(r, "status");
+	struct items_out io = {r, 1, 0};
+	cairn_txn *t;
+	int st = 0, rc;
+
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	for (int i = 1; i <= 4 && status; i++)
+		if (strcmp(status, status_names[i]) == 0)
+			st = i;
+	if (status && !st)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "status is open, merged, rejected or withdrawn");
+	if (begin(r, d, &t))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	rc = cairn_proposal_list(t, st, w_proposal_cb, &io);
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "]}");
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+static int proposal_id(req *r, uint64_t *id)
+{
+	if (parse_u64(r->seg[4], id)) {
+		reply_error(r, 404, cairn_errname(CAIRN_ENOTFOUND), "not a proposal number");
+		return -1;
+	}
+	return 0;
+}
+
+static void h_proposal(req *r)
+{
+	const char *d = r->seg[2];
+	cairn_proposal p;
+	cairn_txn *t;
+	uint64_t id;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || proposal_id(r, &id) || begin(r, d, &t))
+		return;
+	if ((rc = cairn_proposal_get(t, id, &p))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	w_proposal(&r->out, &p);
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+/* The target of proposal id, to check the token against (in r's arena). */
+static const char *proposal_target(req *r, uint64_t id)
+{
+	cairn_read_options ro = {0};
+	cairn_proposal p;
+	cairn_txn *t;
+	char *target = NULL;
+	int rc;
+
+	ro.domain = r->seg[2];
+	if ((rc = cairn_read_begin(r->s->st, &ro, &t))) {
+		reply_cairn(r, rc);
+		return NULL;
+	}
+	if ((rc = cairn_proposal_get(t, id, &p)))
+		reply_cairn(r, rc);
+	else if (!(target = arena_strndup(&r->mem, p.target, strlen(p.target))))
+		reply_cairn(r, CAIRN_ENOMEM);
+	cairn_txn_end(t);
+	return target;
+}
+
+static void h_propose(req *r)
+{
+	static const char *const names[] = {"source", "target", "title", "description", "author",
+					    NULL};
+	const char *d = r->seg[2], *source, *target, *title, *desc, *author;
+	const jv *o = NULL;
+	uint64_t id;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "source", &source) || str_member(r, o, "target", &target) ||
+	    str_member(r, o, "title", &title) || str_member(r, o, "description", &desc) ||
+	    str_member(r, o, "author", &author))
+		return;
+	if (!source)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"source\" is required");
+	/* Proposing asks for nothing on the target: the token must be able to write the source. */
+	if (allow(r, d, NEED_WRITE, source))
+		return;
+	if (!author)
+		author = r->tok.label[0] ? r->tok.label : "token";
+	if ((rc = cairn_propose(r->s->st, d, source, target, title, desc, author, &id)))
+		return reply_cairn(r, rc);
+	buf_printf(&r->out, "{\"id\":%llu}", (unsigned long long)id);
+	reply_json(r, 201);
+}
+
+static void h_proposal_diff(req *r)
+{
+	const char *d = r->seg[2];
+	struct items_out io = {r, 1, 1};
+	cairn_merge_result mr;
+	uint64_t id;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || proposal_id(r, &id))
+		return;
+	PUTS(&r->out, "{\"items\":[");
+	memset(&mr, 0, sizeof(mr));
+	if ((rc = cairn_proposal_diff(r->s->st, d, id, w_item, &io, &mr)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "],");
+	w_merge_result(&r->out, &mr);
+	buf_put_u8(&r->out, '}');
+	reply_json(r, 200);
+}
+
+static void h_proposal_note(req *r)
+{
+	static const char *const names[] = {"text", "verdict", "author", NULL};
+	const char *d = r->seg[2], *text, *verdict, *author;
+	const jv *o = NULL;
+	uint64_t id;
+	int rc;
+
+	/* A review note is a write: any writer of the Domain may leave one. */
+	if (allow(r, d, NEED_WRITE, NULL) || proposal_id(r, &id) || !(o = body_object(r)) ||
+	    only(r, o, names) || str_member(r, o, "text", &text) ||
+	    str_member(r, o, "verdict", &verdict) || str_member(r, o, "author", &author))
+		return;
+	if (!text)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"text\" is required");
+	if (!author)
+		author = r->tok.label[0] ? r->tok.label : "token";
+	if ((rc = cairn_proposal_note(r->s->st, d, id, author, text, verdict)))
+		return reply_cairn(r, rc);
+	buf_printf(&r->out, "{\"id\":%llu,\"noted\":true}", (unsigned long long)id);
+	reply_json(r, 201);
+}
+
+static void h_proposal_accept(req *r)
+{
+	static const char *const names[] = {"resolve", "resolutions", "actor", "source",
+					    "confidence", "message", "trace_id", NULL};
+	const char *d = r->seg[2], *target;
+	struct items_out io = {r, 1, 1};
+	cairn_merge_options mo;
+	cairn_merge_result mr;
+	buf res = BUF_INIT;
+	const jv *o = NULL;
+	uint64_t id;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || proposal_id(r, &id) ||
+	    (r->body.len && (!(o = body_object(r)) || only(r, o, names))) ||
+	    !(target = proposal_target(r, id)) || allow(r, d, NEED_WRITE, target))
+		return;
+	if (!r->body.len)
+		o = jv_object(&r->mem, 0);
+	memset(&mo, 0, sizeof(mo));
+	if (merge_body(r, o, &mo, &res)) {
+		buf_release(&res);
+		return;
+	}
+	mo.dry_run = 0;
+	PUTS(&r->out, "{\"items\":[");
+	memset(&mr, 0, sizeof(mr));
+	rc = cairn_proposal_accept(r->s->st, d, id, &mo, w_item, &io, &mr);
+	buf_release(&res);
+	if (rc && rc != CAIRN_EMERGE)
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "],");
+	w_merge_result(&r->out, &mr);
+	if (rc) {
+		PUTS(&r->out, ",\"error\":{\"code\":\"merge_conflict\",\"message\":");
+		jw_cstr(&r->out, cairn_errmsg());
+		PUTS(&r->out, "}}");
+		return reply_json(r, 409);
+	}
+	buf_put_u8(&r->out, '}');
+	r->revision = mr.revision;
+	reply_json(r, 200);
+}
+
+static void h_proposal_close(req *r)
+{
+	static const char *const names[] = {"note", "author", NULL};
+	const char *d = r->seg[2], *note, *author, *target;
+	int reject = strcmp(r->seg[5], "reject") == 0;
+	const jv *o = NULL;
+	uint64_t id;
+	int rc;
+
+	if (allow(r, d, NEED_WRITE, NULL) || proposal_id(r, &id))
+		return;
+	if (r->body.len && (!(o = body_object(r)) || only(r, o, names) ||
+			    str_member(r, o, "note", &note) || str_member(r, o, "author", &author)))
+		return;
+	if (!r->body.len)
+		note = author = NULL;
+	/* Rejecting is the target's reviewers' call; withdrawing, any writer's. */
+	if (!(target = proposal_target(r, id)) ||
+	    allow(r, d, NEED_WRITE, reject ? target : NULL))
+		return;
+	if (!author)
+		author = r->tok.label[0] ? r->tok.label : "token";
+	rc = cairn_proposal_close(r->s->st, d, id,
+				  reject ? CAIRN_PROPOSAL_REJECTED : CAIRN_PROPOSAL_WITHDRAWN, author,
+				  note);
+	if (rc)
+		return reply_cairn(r, rc);
+	buf_printf(&r->out, "{\"id\":%llu,\"status\":\"%s\"}", (unsigned long long)id,
+		   reject ? "rejected" : "withdrawn");
+	reply_json(r, 200);
+}
+
+/* ------------------------------------------------------------- export -- */
+
+static void h_export(req *r)
+{
+	const char *d = r->seg[2];
+	cairn_txn *t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
+		return;
+	m = open_memstream(&text, &len);
+	rc = m ? cairn_export(t, m) : CAIRN_ENOMEM;
+	if (m)
+		fclose(m);
+	if (rc) {
+		free(text);
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_put(&r->out, text ? text : "", len);
+	free(text);
+	reply_read(r, t);
+	r->ctype = "application/x-ndjson";
+	cairn_txn_end(t);
+}
+
+/* ------------------------------------------------------------- routing -- */
+
+#define R(m, fn, ...) {m, {__VA_ARGS__}, sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *), fn, #fn}
+
+static const route_def routes[] = {
+	R("GET", h_health, "v1", "health"),
+	R("GET", h_openapi, "v1", "openapi.json"),
+	R("GET", h_metrics, "v1", "metrics"),
+	R("GET", h_domains, "v1", "domains"),
+	R("POST", h_domain_create, "v1", "domains"),
+	R("DELETE", h_domain_drop, "v1", "domains", ":d"),
+	R("GET", h_schema_get, "v1", "domains", ":d", "schema"),
+	R("PUT", h_schema_put, "v1", "domains", ":d", "schema"),
+	R("POST", h_commit, "v1", "domains", ":d", "commits"),
+	R("GET", h_page, "v1", "domains", ":d", "records", ":kind"),
+	R("GET", h_record, "v1", "domains", ":d", "records", ":kind", ":key"),
+	R("GET", h_links, "v1", "domains", ":d", "records", ":kind", ":key", "links"),
+	R("GET", h_history, "v1", "domains", ":d", "records", ":kind", ":key", "history"),
+	R("GET", h_lineage, "v1", "domains", ":d", "records", ":kind", ":key", "lineage"),
+	R("GET", h_link_history, "v1", "domains", ":d", "links", ":rel", ":from", ":to", "history"),
+	R("GET", h_link_history, "v1", "domains", ":d", "links", ":rel", ":from", ":to", "lineage"),
+	R("GET", h_counts, "v1", "domains", ":d", "counts"),
+	R("GET", h_revisions, "v1", "domains", ":d", "revisions"),
+	R("GET", h_revision, "v1", "domains", ":d", "revisions", ":rev"),
+	R("GET", h_revision_changes, "v1", "domains", ":d", "revisions", ":rev", "changes"),
+	R("GET", h_branches, "v1", "domains", ":d", "branches"),
+	R("POST", h_branch_create, "v1", "domains", ":d", "branches"),
+	R("PATCH", h_branch_rename, "v1", "domains", ":d", "branches", ":name"),
+	R("DELETE", h_branch_delete, "v1", "domains", ":d", "branches", ":name"),
+	R("GET", h_diff, "v1", "domains", ":d", "diff"),
+	R("POST", h_merge, "v1", "domains", ":d", "merges"),
+	R("GET", h_proposals, "v1", "domains", ":d", "proposals"),
+	R("POST", h_propose, "v1", "domains", ":d", "proposals"),
+	R("GET", h_proposal, "v1", "domains", ":d", "proposals", ":id"),
+	R("GET", h_proposal_diff, "v1", "domains", ":d", "proposals", ":id", "diff"),
+	R("POST", h_proposal_note, "v1", "domains", ":d", "proposals", ":id", "notes"),
+	R("POST", h_proposal_accept, "v1", "domains", ":d", "proposals", ":id", "accept"),
+	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "reject"),
+	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "withdraw"),
+	R("GET", h_export, "v1", "domains", ":d", "export"),
+};
+
+static int matches(const route_def *rd, req *r)
+{
+	if (rd->n != r->nseg)
+		return 0;
+	for (int i = 0; i < rd->n; i++)
+		if (rd->pattern[i][0] != ':' && strcmp(rd->pattern[i], r->seg[i]) != 0)
+			return 0;
+	return 1;
+}
+
+void route(req *r)
+{
+	int path_found = 0;
+
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (!matches(&routes[i], r))
+			continue;
+		path_found = 1;
+		if (strcmp(routes[i].method, r->method) != 0)
+			continue;
+		r->route = routes[i].name;
+		routes[i].fn(r);
+		return;
+	}
+	if (path_found)
+		reply_error(r, 405, E_METHOD, "%s is not a method of this path", r->method);
+	else
+		reply_error(r, 404, E_ROUTE, "no such path");
+}

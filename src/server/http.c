@@ -1,0 +1,609 @@
+/*
+ * HTTP: libmicrohttpd's threads (epoll, a pool of request threads) read the
+ * requests; a request's body is collected up to its limit, then it is
+ * routed (api.c) and answered, or, for a commit, handed to the writer
+ * thread and its connection suspended until the commit is durable, so that
+ * no request thread waits for a sync.
+ *
+ * The path is split and percent-decoded here, segment by segment, so that a
+ * branch name with a slash travels as one segment ("agent%2Fplanner-7").
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "server/internal.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void srv_config_defaults(srv_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->store = "./data";
+	c->host = "127.0.0.1";
+	c->port = 7411;
+	c->max_body = 16u << 20;
+	c->max_import = 1u << 30;
+	c->max_depth = 32;
+	c->max_batch = 10000;
+	c->max_conns = 1000;
+	c->timeout_s = 60;
+	c->group_max = 256;
+}
+
+/* ----------------------------------------------------------- JSON out -- */
+
+void jw_str(buf *b, const char *s, size_t n)
+{
+	json_quote(b, s, n);
+}
+
+void jw_cstr(buf *b, const char *s)
+{
+	if (s)
+		json_quote(b, s, strlen(s));
+	else
+		PUTS(b, "null");
+}
+
+void jw_time(buf *b, int64_t ms)
+{
+	char t[48];
+
+	time_format_ms(ms, t);
+	buf_printf(b, "\"%s\"", t);
+}
+
+void jw_hash(buf *b, const uint8_t h[32])
+{
+	static const char hx[] = "0123456789abcdef";
+
+	buf_put_u8(b, '"');
+	for (int i = 0; i < 32; i++) {
+		buf_put_u8(b, (uint8_t)hx[h[i] >> 4]);
+		buf_put_u8(b, (uint8_t)hx[h[i] & 15]);
+	}
+	buf_put_u8(b, '"');
+}
+
+/* ------------------------------------------------------------ replies -- */
+
+void reply_json(req *r, unsigned status)
+{
+	r->status = status;
+	r->ctype = "application/json";
+}
+
+void reply_error(req *r, unsigned status, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	buf_reset(&r->out);
+	PUTS(&r->out, "{\"error\":{\"code\":");
+	jw_cstr(&r->out, code);
+	PUTS(&r->out, ",\"message\":");
+	jw_cstr(&r->out, msg);
+	PUTS(&r->out, "}}");
+	reply_json(r, status);
+}
+
+unsigned status_of(int rc)
+{
+	switch (rc) {
+	case CAIRN_OK:
+		return 200;
+	case CAIRN_EINVAL:
+	case CAIRN_EJSON:
+	case CAIRN_EUTF8:
+	case CAIRN_EKEYEMPTY:
+	case CAIRN_EKEYLONG:
+		return 400;
+	case CAIRN_EAUTH:
+		return 401;
+	case CAIRN_EFORBIDDEN:
+		return 403;
+	case CAIRN_ENOTFOUND:
+	case CAIRN_ENODOMAIN:
+	case CAIRN_ENOBRANCH:
+		return 404;
+	case CAIRN_ECONFLICT:
+	case CAIRN_EEXIST:
+	case CAIRN_EUNIQUE:
+	case CAIRN_EMERGE:
+	case CAIRN_ECLOSED:
+	case CAIRN_EHASLINKS:
+		return 409;
+	case CAIRN_ELIMIT:
+		return 413;
+	case CAIRN_EMAPFULL:
+		return 507;
+	case CAIRN_ENOMEM:
+	case CAIRN_ELOCKED:
+	case CAIRN_EREADONLY:
+		return 503;
+	case CAIRN_EIO:
+	case CAIRN_ECORRUPT:
+	case CAIRN_EFORMAT:
+		return 500;
+	default: /* the input was understood and refused: schema, types, references */
+		return 422;
+	}
+}
+
+void reply_cairn(req *r, int rc)
+{
+	const char *msg = cairn_errmsg();
+	long change = cairn_errchange();
+
+	buf_reset(&r->out);
+	PUTS(&r->out, "{\"error\":{\"code\":");
+	jw_cstr(&r->out, cairn_errname(rc));
+	PUTS(&r->out, ",\"message\":");
+	jw_cstr(&r->out, *msg ? msg : cairn_strerror(rc));
+	if (change >= 0)
+		buf_printf(&r->out, ",\"change\":%ld", change);
+	PUTS(&r->out, "}}");
+	reply_json(r, status_of(rc));
+}
+
+/* --------------------------------------------------------- arguments -- */
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/* Decode %HH (and, in query values, '+' as a space) in place; -1 on a bad escape or a NUL. */
+static int unescape(char *s, int plus)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '%') {
+			int h = hexval((unsigned char)s[1]), l = h < 0 ? -1 : hexval((unsigned char)s[2]);
+
+			if (h < 0 || l < 0 || (h == 0 && l == 0))
+				return -1;
+			*o++ = (char)(h << 4 | l);
+			s += 2;
+		} else if (plus && *s == '+') {
+			*o++ = ' ';
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return 0;
+}
+
+/* libmicrohttpd must not decode: the path is split before it is decoded. */
+static size_t keep_escapes(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	return strlen(s);
+}
+
+const char *arg(req *r, const char *name)
+{
+	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+	char *d;
+
+	if (!v)
+		return NULL;
+	d = arena_strndup(&r->mem, v, strlen(v));
+	if (!d || unescape(d, 1))
+		return "\x01"; /* never a valid value: refused by whoever reads it */
+	return d;
+}
+
+static int split_path(req *r, const char *url)
+{
+	char *p;
+
+	r->path = arena_strndup(&r->mem, url, strlen(url));
+	p = arena_strndup(&r->mem, url, strlen(url));
+	if (!r->path || !p)
+		return -1;
+	if (*p == '/')
+		p++;
+	r->nseg = 0;
+	while (*p) {
+		char *slash = strchr(p, '/');
+
+		if (r->nseg == MAX_SEGS)
+			return -1;
+		if (slash)
+			*slash = '\0';
+		if (!*p || unescape(p, 0))
+			return -1;
+		r->seg[r->nseg++] = p;
+		if (!slash)
+			break;
+		p = slash + 1;
+		if (!*p) /* a trailing slash */
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ metrics -- */
+
+static const unsigned lat_edges_us[11] = {50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000,
+					  100000, 1000000};
+
+static void observe(srv *s, req *r)
+{
+	uint64_t us = (now_ns() - r->t0) / 1000;
+	int b = 0;
+
+	while (b < 11 && us > lat_edges_us[b])
+		b++;
+	atomic_fetch_add(&s->lat_bucket[b], 1);
+	atomic_fetch_add(&s->lat_sum_us, us);
+	atomic_fetch_add(&s->requests, 1);
+	if (r->status >= 500)
+		atomic_fetch_add(&s->errors5, 1);
+	else if (r->status >= 400)
+		atomic_fetch_add(&s->errors4, 1);
+	if (s->log) {
+		char t[48];
+
+		time_format_ms(time_now_ms(), t);
+		pthread_mutex_lock(&s->loglock);
+		fprintf(s->log, "{\"time\":\"%s\",\"method\":\"%s\",\"path\":", t, r->method);
+		{
+			buf pb = BUF_INIT;
+
+			jw_cstr(&pb, r->path ? r->path : "");
+			fwrite(pb.p, 1, pb.len, s->log);
+			buf_release(&pb);
+		}
+		fprintf(s->log, ",\"status\":%u,\"us\":%llu,\"bytes\":%zu,\"token\":%llu}\n", r->status,
+			(unsigned long long)us, r->out.len,
+			(unsigned long long)(r->authed ? r->tok.id : 0));
+		fflush(s->log);
+		pthread_mutex_unlock(&s->loglock);
+	}
+}
+
+void metrics_text(srv *s, buf *b)
+{
+	unsigned long long cum = 0;
+	cairn_db_stats d[16];
+	size_t n = 0;
+	uint64_t bytes = 0;
+
+	buf_printf(b, "# HELP cairn_requests_total HTTP requests answered.\n"
+		      "# TYPE cairn_requests_total counter\n"
+		      "cairn_requests_total %llu\n",
+		   (unsigned long long)atomic_load(&s->requests));
+	buf_printf(b, "# HELP cairn_request_errors_total Requests answered with an error.\n"
+		      "# TYPE cairn_request_errors_total counter\n"
+		      "cairn_request_errors_total{class=\"4xx\"} %llu\n"
+		      "cairn_request_errors_total{class=\"5xx\"} %llu\n",
+		   (unsigned long long)atomic_load(&s->errors4),
+		   (unsigned long long)atomic_load(&s->errors5));
+	buf_printf(b, "# HELP cairn_request_seconds Time from a request's first byte to its answer.\n"
+		      "# TYPE cairn_request_seconds histogram\n");
+	for (int i = 0; i < 12; i++) {
+		cum += atomic_load(&s->lat_bucket[i]);
+		if (i < 11)
+			buf_printf(b, "cairn_request_seconds_bucket{le=\"%g\"} %llu\n",
+				   lat_edges_us[i] / 1e6, cum);
+		else
+			buf_printf(b, "cairn_request_seconds_bucket{le=\"+Inf\"} %llu\n", cum);
+	}
+	buf_printf(b, "cairn_request_seconds_sum %g\ncairn_request_seconds_count %llu\n",
+		   (double)atomic_load(&s->lat_sum_us) / 1e6, cum);
+	buf_printf(b, "# HELP cairn_commits_total Commits made (each request's, whatever the group).\n"
+		      "# TYPE cairn_commits_total counter\n"
+		      "cairn_commits_total %llu\n"
+		      "# HELP cairn_commits_failed_total Commit requests refused.\n"
+		      "# TYPE cairn_commits_failed_total counter\n"
+		      "cairn_commits_failed_total %llu\n"
+		      "# HELP cairn_commit_groups_total Durable transactions of the writer.\n"
+		      "# TYPE cairn_commit_groups_total counter\n"
+		      "cairn_commit_groups_total %llu\n",
+		   (unsigned long long)atomic_load(&s->commits),
+		   (unsigned long long)atomic_load(&s->commit_failed),
+		   (unsigned long long)atomic_load(&s->commit_groups));
+	buf_printf(b, "# HELP cairn_requests_in_flight Requests being answered.\n"
+		      "# TYPE cairn_requests_in_flight gauge\n"
+		      "cairn_requests_in_flight %u\n",
+		   atomic_load(&s->inflight));
+	if (cairn_store_stats(s->st, d, 16, &n) == 0) {
+		buf_printf(b, "# HELP cairn_store_bytes Bytes of B-tree pages in use, by sub-database.\n"
+			      "# TYPE cairn_store_bytes gauge\n");
+		for (size_t i = 0; i < n; i++) {
+			buf_printf(b, "cairn_store_bytes{db=\"%s\"} %llu\n", d[i].name,
+				   (unsigned long long)d[i].bytes);
+			bytes += d[i].bytes;
+		}
+		buf_printf(b, "cairn_store_bytes{db=\"all\"} %llu\n", (unsigned long long)bytes);
+	}
+	buf_printf(b, "# HELP cairn_uptime_seconds Seconds since the server started.\n"
+		      "# TYPE cairn_uptime_seconds gauge\n"
+		      "cairn_uptime_seconds %lld\n",
+		   (long long)((time_now_ms() - s->started_ms) / 1000));
+}
+
+/* ----------------------------------------------------------- requests -- */
+
+static enum MHD_Result answer(req *r)
+{
+	struct MHD_Response *resp;
+	char *body;
+	size_t len = r->out.len;
+
+	if (r->out.oom) {
+		buf_reset(&r->out);
+		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
+		len = r->out.len;
+	}
+	body = (char *)r->out.p;
+	resp = MHD_create_response_from_buffer(len, len ? body : (char *)"", MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type",
+				r->ctype ? r->ctype : "application/json");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (r->etag[0])
+		MHD_add_response_header(resp, "ETag", r->etag);
+	if (r->revision) {
+		char rv[24];
+
+		snprintf(rv, sizeof(rv), "%llu", (unsigned long long)r->revision);
+		MHD_add_response_header(resp, "X-Cairn-Revision", rv);
+	}
+	if (r->retry_after) {
+		char ra[16];
+
+		snprintf(ra, sizeof(ra), "%u", r->retry_after);
+		MHD_add_response_header(resp, "Retry-After", ra);
+	}
+	{
+		enum MHD_Result ret = MHD_queue_response(r->conn, r->status ? r->status : 500, resp);
+
+		MHD_destroy_response(resp);
+		return ret;
+	}
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req_cls)
+{
+	srv *s = cls;
+	req *r = *req_cls;
+
+	(void)version;
+	if (!r) {
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     "Transfer-Encoding");
+
+		r = cr_calloc(1, sizeof(*r));
+		if (!r)
+			return MHD_NO;
+		r->s = s;
+		r->conn = conn;
+		r->method = method;
+		r->t0 = now_ns();
+		atomic_fetch_add(&s->inflight, 1);
+		*req_cls = r;
+		if (cl && te) /* two framings: a request smuggling attempt, or a broken client */
+			r->bad_framing = 1;
+		if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body)
+			r->too_large = 1;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (!r->too_large && !r->bad_framing) {
+			if (r->body.len + *upload_size > s->cfg.max_body) {
+				r->too_large = 1;
+				buf_release(&r->body);
+			} else {
+				buf_put(&r->body, upload, *upload_size);
+			}
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->job) { /* resumed by the writer: the commit is done */
+		r->job->respond(r, r->job);
+		return answer(r);
+	}
+	if (r->bad_framing)
+		reply_error(r, 400, E_FRAMING,
+			    "a request has either Content-Length or Transfer-Encoding, not both");
+	else if (r->too_large)
+		reply_error(r, 413, E_BODY, "the request body is larger than %zu bytes",
+			    s->cfg.max_body);
+	else if (r->body.oom)
+		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
+	else if (split_path(r, url))
+		reply_error(r, 404, E_ROUTE, "no such path");
+	else if (s->stopping)
+		reply_error(r, 503, E_SHUTDOWN, "the server is shutting down");
+	else
+		route(r);
+	if (r->job) /* handed to the writer, which resumes the connection */
+		return MHD_YES;
+	return answer(r);
+}
+
+static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	srv *s = cls;
+	req *r = *req_cls;
+
+	(void)conn;
+	(void)toe;
+	if (!r)
+		return;
+	observe(s, r);
+	if (r->job) {
+		cairn_changeset_free(r->job->cs);
+		cr_free(r->job);
+	}
+	buf_release(&r->body);
+	buf_release(&r->out);
+	arena_release(&r->mem);
+	atomic_fetch_sub(&s->inflight, 1);
+	cr_free(r);
+	*req_cls = NULL;
+}
+
+/* ------------------------------------------------------------- server -- */
+
+int server_start(const srv_config *c, srv **out)
+{
+	cairn_open_options oo = {0, 0, 0};
+	struct sockaddr_in sa;
+	const union MHD_DaemonInfo *di;
+	srv *s;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned threads;
+	int rc;
+
+	*out = NULL;
+	s = cr_calloc(1, sizeof(*s));
+	if (!s)
+		return CAIRN_ENOMEM;
+	s->cfg = *c;
+	s->started_ms = time_now_ms();
+	pthread_mutex_init(&s->qlock, NULL);
+	pthread_cond_init(&s->qcond, NULL);
+	pthread_mutex_init(&s->rlock, NULL);
+	pthread_mutex_init(&s->loglock, NULL);
+	oo.flags = c->nosync ? CAIRN_OPEN_NOSYNC : 0; /* with the maintenance thread */
+	if ((rc = cairn_open(c->store, &oo, &s->st))) {
+		cr_free(s);
+		return rc;
+	}
+	if (c->access_log) {
+		if (strcmp(c->access_log, "-") == 0) {
+			s->log = stderr;
+		} else if ((s->log = fopen(c->access_log, "a"))) {
+			s->log_owned = 1;
+		} else {
+			rc = err_set(CAIRN_EIO, "cannot open the access log %s: %s", c->access_log,
+				     strerror(errno));
+			goto fail;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)c->port);
+	if (inet_pton(AF_INET, c->host, &sa.sin_addr) != 1) {
+		rc = err_set(CAIRN_EINVAL, "cannot listen on \"%s\": an IPv4 address is expected",
+			     c->host);
+		goto fail;
+	}
+	if ((rc = writer_start(s)))
+		goto fail;
+	threads = c->threads ? c->threads : (unsigned)(cores > 0 ? cores : 1);
+	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+					MHD_USE_ERROR_LOG,
+				0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
+				MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+				c->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, c->timeout_s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
+				MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);
+	if (!s->d) {
+		writer_stop(s);
+		rc = err_set(CAIRN_EIO, "cannot listen on %s:%u (in use, or not allowed)", c->host,
+			     c->port);
+		goto fail;
+	}
+	di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->cfg.bound_port = di ? di->port : c->port;
+	*out = s;
+	return 0;
+fail:
+	if (s->log_owned)
+		fclose(s->log);
+	cairn_close(s->st);
+	cr_free(s);
+	return rc;
+}
+
+unsigned server_port(const srv *s);
+unsigned server_port(const srv *s)
+{
+	return s->cfg.bound_port;
+}
+
+void server_stop(srv *s)
+{
+	struct timespec ts = {0, 2000000};
+
+	if (!s)
+		return;
+	/* No new connections; answer what is in flight (commits included), then stop. */
+	s->stopping = 1;
+	MHD_quiesce_daemon(s->d);
+	for (int i = 0; i < 15000 && atomic_load(&s->inflight) > 0; i++)
+		nanosleep(&ts, NULL);
+	MHD_stop_daemon(s->d);
+	writer_stop(s);
+	if (s->log_owned)
+		fclose(s->log);
+	cairn_close(s->st);
+	free(s->buckets);
+	pthread_mutex_destroy(&s->qlock);
+	pthread_cond_destroy(&s->qcond);
+	pthread_mutex_destroy(&s->rlock);
+	pthread_mutex_destroy(&s->loglock);
+	cr_free(s);
+}
+
+int server_run(srv_config *c)
+{
+	sigset_t set;
+	srv *s;
+	int sig, rc;
+
+	/* The signals wait for this thread; every thread started from here blocks them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = server_start(c, &s)))
+		return rc;
+	c->bound_port = s->cfg.bound_port;
+	fprintf(stderr, "cairn: serving %s on http://%s:%u/v1/ (pid %ld)\n", c->store, c->host,
+		c->bound_port, (long)getpid());
+	sigwait(&set, &sig);
+	fprintf(stderr, "cairn: %s: finishing requests in flight, then stopping\n",
+		sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	server_stop(s);
+	return 0;
+}

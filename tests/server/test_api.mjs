@@ -1,0 +1,393 @@
+// API tests: every route, its success and its errors, each response checked
+// against the OpenAPI description the server serves. Run as
+//   CAIRN=/abs/path/to/cairn node tests/server/test_api.mjs
+import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, call } from './lib.mjs';
+import { Spec } from './openapi.mjs';
+
+const S = scratch();
+const schema = {
+	kinds: [
+		{ name: 'Supplier', attributes: [{ name: 'vat', type: 'string', unique: true }, { name: 'rating', type: 'int' }] },
+		{ name: 'Part', attributes: [{ name: 'sku', type: 'string', required: true }] },
+	],
+	relations: [{ name: 'supplied_by', from: 'Part', to: 'Supplier' }],
+};
+cli(S.store, 'schema', 'apply', schemaFile(S.dir, schema), '--domain', 'acme');
+cli(S.store, 'domain', 'create', 'other');
+const admin = cli(S.store, 'token', 'create', '--role', 'admin', '--domain', '*', '--label', 'root');
+const owner = cli(S.store, 'token', 'create', '--role', 'admin', '--domain', 'acme', '--label', 'owner');
+const writer = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'acme', '--label', 'writer');
+const agent = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'acme', '--branches', 'agent/p7/*', '--label', 'agent/p7');
+const reader = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'acme', '--label', 'reader');
+const outsider = cli(S.store, 'token', 'create', '--role', 'admin', '--domain', 'other', '--label', 'outsider');
+const revoked = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'acme');
+cli(S.store, 'token', 'revoke', revoked.split('_')[1]);
+
+const srv = await serve(S.store);
+let spec;
+// A checked call: the response must match the description.
+async function c(method, path, opts) {
+	const res = await call(srv, method, path, opts);
+	spec.check(method, path, res);
+	return res;
+}
+const D = '/v1/domains/acme';
+
+await test('health and openapi need no token', async () => {
+	const h = await call(srv, 'GET', '/v1/health');
+	eq(h.status, 200);
+	eq(h.body.status, 'ok');
+	const o = await call(srv, 'GET', '/v1/openapi.json');
+	eq(o.status, 200);
+	check(o.body.openapi.startsWith('3.'), 'an OpenAPI 3 document');
+	spec = new Spec(o.body);
+	spec.check('GET', '/v1/health', h);
+	spec.check('GET', '/v1/openapi.json', o);
+});
+
+await test('no token, a bad token, a revoked token: 401', async () => {
+	for (const token of [undefined, 'nope', 'cairn_1_x', revoked]) {
+		const r = await c('GET', '/v1/domains', { token });
+		eq(r.status, 401, `token ${token}`);
+		eq(r.body.error.code, 'unauthorized');
+	}
+	const r = await call(srv, 'GET', '/v1/domains', { headers: { Authorization: 'Basic abc' } });
+	eq(r.status, 401);
+});
+
+await test('domains: list by token, create and drop by the admin of every Domain', async () => {
+	let r = await c('GET', '/v1/domains', { token: admin });
+	eq(r.body.items.map((d) => d.name).sort(), ['acme', 'other']);
+	r = await c('GET', '/v1/domains', { token: reader });
+	eq(r.body.items, [{ name: 'acme' }], 'a Domain token sees its own only');
+	r = await c('POST', '/v1/domains', { token: owner, body: { name: 'x' } });
+	eq(r.status, 403);
+	r = await c('POST', '/v1/domains', { token: admin, body: { name: 'tmp' } });
+	eq(r.status, 201);
+	r = await c('POST', '/v1/domains', { token: admin, body: { name: 'tmp' } });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'already_exists');
+	r = await c('POST', '/v1/domains', { token: admin, body: { name: 'bad name' } });
+	eq(r.status, 400);
+	r = await c('POST', '/v1/domains', { token: admin, body: { nom: 'x' } });
+	eq(r.status, 400);
+	r = await c('DELETE', '/v1/domains/tmp', { token: admin });
+	eq(r.status, 200);
+	r = await c('DELETE', '/v1/domains/tmp', { token: admin });
+	eq(r.status, 404);
+	eq(r.body.error.code, 'domain_not_found');
+});
+
+await test('schema: read by readers, changed by admins, refused changes explained', async () => {
+	let r = await c('GET', `${D}/schema`, { token: reader });
+	eq(r.status, 200);
+	eq(r.body.kinds.map((k) => k.name), ['Supplier', 'Part']);
+	r = await c('PUT', `${D}/schema`, { token: writer, body: { schema: { kinds: [{ name: 'Plant' }] } } });
+	eq(r.status, 403);
+	r = await c('PUT', `${D}/schema`, { token: owner, body: { schema: { kinds: [{ name: 'Plant', attributes: [{ name: 'city', type: 'string' }] }] }, message: 'plants' } });
+	eq(r.status, 200);
+	check(r.body.revision > 1);
+	r = await c('PUT', `${D}/schema`, { token: owner, body: { schema: { kinds: [{ name: 'Plant', colour: 'red' }] } } });
+	eq(r.status, 422);
+	eq(r.body.error.code, 'invalid_schema');
+	r = await c('PUT', `${D}/schema`, { token: owner, body: { kinds: [] } });
+	eq(r.status, 400);
+});
+
+let rev1;
+await test('commits: durable, validated, atomic; errors name the change', async () => {
+	let r = await c('POST', `${D}/commits`, {
+		token: writer,
+		body: {
+			changes: [
+				{ kind: 'Supplier', key: 'S1', title: 'Acme', values: { vat: 'V1', rating: 3 } },
+				{ kind: 'Part', key: 'P1', values: { sku: 'A' } },
+				{ rel: 'supplied_by', from: 'Part:P1', to: 'Supplier:S1', values: { share: 1 } },
+			],
+			actor: 'alice', source: 'https://example.com', confidence: 0.9, message: 'first', trace_id: 't-1',
+		},
+	});
+	eq(r.status, 201);
+	eq(r.body.changes, 3);
+	eq(r.headers.get('x-cairn-revision'), String(r.body.revision));
+	rev1 = r.body.revision;
+	const before = await call(srv, 'GET', `${D}/export`, { token: reader });
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P2', values: { sku: 'B' } }, { kind: 'Part', key: 'P3', values: {} }] } });
+	eq(r.status, 422);
+	eq(r.body.error.code, 'required_missing');
+	eq(r.body.error.change, 1);
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Supplier', key: 'S2', values: { vat: 'V1' } }] } });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'unique_violation');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Nope', key: 'x' }] } });
+	eq(r.status, 422);
+	eq(r.body.error.code, 'unknown_kind');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P4', values: { sku: 1 } }] } });
+	eq(r.body.error.code, 'type_mismatch');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P4', values: { sku: 'x' } }], expect_revision: 1 } });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'revision_conflict');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [] } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P4', values: { sku: 'x' } }], colour: 1 } });
+	eq(r.status, 400);
+	eq(r.body.error.code, 'invalid_argument');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P4', values: { sku: 'x' } }], confidence: 2 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/commits`, { token: reader, body: { changes: [{ kind: 'Part', key: 'P4', values: { sku: 'x' } }] } });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/commits`, { token: writer, body: { branch: 'nope', changes: [{ kind: 'Part', key: 'P4', values: { sku: 'x' } }] } });
+	eq(r.status, 404);
+	eq(r.body.error.code, 'branch_not_found');
+	const after = await call(srv, 'GET', `${D}/export`, { token: reader });
+	eq(after.text, before.text, 'refused commits left the store unchanged');
+});
+
+await test('reads: get with provenance, pages, Links, counts, ETag and revision headers', async () => {
+	let r = await c('GET', `${D}/records/Supplier/S1`, { token: reader });
+	eq(r.status, 200);
+	eq(r.body.values, { rating: 3, vat: 'V1' });
+	eq(r.body.provenance.actor, 'alice');
+	eq(r.body.provenance.trace_id, 't-1');
+	check(r.headers.get('etag').startsWith('"r'));
+	r = await c('GET', `${D}/records/Supplier/nope`, { token: reader });
+	eq(r.status, 404);
+	eq(r.body.error.code, 'not_found');
+	r = await c('GET', `${D}/records/Nope/x`, { token: reader });
+	eq(r.status, 422);
+	r = await c('GET', `${D}/records/Part?limit=1`, { token: reader });
+	eq(r.body.items.length, 1);
+	eq(r.body.next, 'P1');
+	r = await c('GET', `${D}/records/Part?after=P1`, { token: reader });
+	eq(r.body.items, []);
+	eq(r.body.next, null);
+	r = await c('GET', `${D}/records/Part?limit=0`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/records/Part/P1/links?dir=out`, { token: reader });
+	eq(r.body.items.length, 1);
+	eq(r.body.items[0].to, 'Supplier:S1');
+	r = await c('GET', `${D}/records/Part/P1/links?dir=sideways`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/records/Part/P1/links?cursor=zz`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/counts`, { token: reader });
+	eq(r.body.counts.Supplier, 1);
+	eq(r.body.counts.Part, 1);
+	r = await c('GET', `${D}/revisions?limit=2`, { token: reader });
+	eq(r.body.items.length, 2);
+	check(r.body.next !== null);
+	r = await c('GET', `${D}/revisions/${rev1}`, { token: reader });
+	eq(r.body.message, 'first');
+	r = await c('GET', `${D}/revisions/99999`, { token: reader });
+	eq(r.status, 404);
+	r = await c('GET', `${D}/revisions/${rev1}/changes`, { token: reader });
+	eq(r.body.items.length, 3);
+});
+
+await test('time travel: ?at= a revision or a time', async () => {
+	let r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Supplier', key: 'S1', op: 'patch', values: { rating: 5 } }] } });
+	eq(r.status, 201);
+	r = await c('GET', `${D}/records/Supplier/S1?at=${rev1}`, { token: reader });
+	eq(r.body.values.rating, 3);
+	eq(r.headers.get('x-cairn-revision'), String(rev1));
+	r = await c('GET', `${D}/records/Supplier/S1`, { token: reader });
+	eq(r.body.values.rating, 5);
+	r = await c('GET', `${D}/records/Supplier/S1?at=2001-01-01T00:00:00Z`, { token: reader });
+	eq(r.status, 404);
+	r = await c('GET', `${D}/records/Supplier/S1?at=yesterday`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/records/Supplier/S1?at=999999`, { token: reader });
+	eq(r.status, 404);
+});
+
+await test('history and lineage of Records and Links', async () => {
+	let r = await c('GET', `${D}/records/Supplier/S1/history`, { token: reader });
+	eq(r.body.items.map((e) => e.change), ['updated', 'created']);
+	eq(r.body.items[0].diff.rating, { before: 3, after: 5 });
+	r = await c('GET', `${D}/records/Supplier/S1/history?limit=1`, { token: reader });
+	eq(r.body.items.length, 1);
+	check(r.body.next, 'a cursor');
+	r = await c('GET', `${D}/records/Supplier/S1/history?limit=1&cursor=${r.body.next}`, { token: reader });
+	eq(r.body.items[0].change, 'created');
+	eq(r.body.next, null);
+	r = await c('GET', `${D}/records/Supplier/S1/lineage`, { token: reader });
+	const vat = r.body.values.find((v) => v.attribute === 'vat');
+	eq(vat.provenance.actor, 'alice');
+	r = await c('GET', `${D}/links/supplied_by/Part:P1/Supplier:S1/history`, { token: reader });
+	eq(r.body.items.length, 1);
+	r = await c('GET', `${D}/links/supplied_by/Part:P1/Supplier:S1/lineage`, { token: reader });
+	eq(r.body.values[0].attribute, '(values)');
+	r = await c('GET', `${D}/links/supplied_by/P1/Supplier:S1/lineage`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/links/supplied_by/Part:P9/Supplier:S1/history`, { token: reader });
+	eq(r.status, 404);
+});
+
+await test('branches: a slash in a name travels percent-encoded; patterns limit writers', async () => {
+	let r = await c('POST', `${D}/branches`, { token: agent, body: { name: 'agent/p7/try' } });
+	eq(r.status, 201);
+	r = await c('POST', `${D}/branches`, { token: agent, body: { name: 'elsewhere' } });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/branches`, { token: agent, body: { name: 'agent/p7/try' } });
+	eq(r.status, 409);
+	r = await c('POST', `${D}/commits`, { token: agent, body: { branch: 'agent/p7/try', changes: [{ kind: 'Supplier', key: 'S1', op: 'patch', values: { rating: 4 } }, { kind: 'Part', key: 'P5', values: { sku: 'E' } }] } });
+	eq(r.status, 201);
+	r = await c('POST', `${D}/commits`, { token: agent, body: { changes: [{ kind: 'Part', key: 'P6', values: { sku: 'F' } }] } });
+	eq(r.status, 403, 'main is not in the pattern');
+	r = await c('GET', `${D}/records/Part/P5?branch=agent%2Fp7%2Ftry`, { token: reader });
+	eq(r.status, 200);
+	r = await c('GET', `${D}/records/Part/P5`, { token: reader });
+	eq(r.status, 404, 'not on main');
+	r = await c('GET', `${D}/branches`, { token: reader });
+	check(r.body.items.some((b) => b.name === 'agent/p7/try' && b.parent === 'main'));
+	r = await c('POST', `${D}/branches`, { token: writer, body: { name: 'scratch' } });
+	r = await c('PATCH', `${D}/branches/scratch`, { token: writer, body: { name: 'scratch2' } });
+	eq(r.status, 200);
+	r = await c('PATCH', `${D}/branches/nope`, { token: writer, body: { name: 'x' } });
+	eq(r.status, 404);
+	r = await c('DELETE', `${D}/branches/scratch2`, { token: writer });
+	eq(r.status, 200);
+	r = await c('DELETE', `${D}/branches/main`, { token: writer });
+	eq(r.status, 400);
+	r = await c('DELETE', `${D}/branches/scratch2`, { token: writer });
+	eq(r.status, 404);
+});
+
+await test('diff and merge: conflicts reported in full, resolved, merged once', async () => {
+	let r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Supplier', key: 'S1', op: 'patch', values: { rating: 1 } }] } });
+	const head = r.body.revision;
+	r = await c('GET', `${D}/diff?ours=main&theirs=agent%2Fp7%2Ftry`, { token: reader });
+	eq(r.status, 200);
+	const s1 = r.body.items.find((i) => i.key === 'S1');
+	eq(s1.conflicts, 1);
+	eq(s1.diff.rating.conflict, true);
+	r = await c('GET', `${D}/diff?branch=main&from=${rev1}&to=${head}`, { token: reader });
+	eq(r.status, 200);
+	check(r.body.items.length >= 1);
+	r = await c('GET', `${D}/diff`, { token: reader });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try' } });
+	eq(r.status, 409);
+	eq(r.body.unresolved, 1);
+	eq(r.body.error.code, 'merge_conflict');
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try', dry_run: true, resolve: 'theirs' } });
+	eq(r.status, 200);
+	eq(r.body.revision, 0);
+	r = await c('POST', `${D}/merges`, { token: agent, body: { from: 'agent/p7/try' } });
+	eq(r.status, 403, 'the agent may not write main');
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try', resolutions: [{ kind: 'Supplier', key: 'S1', attribute: 'rating', value: 2 }], message: 'merge' } });
+	eq(r.status, 201);
+	check(r.body.revision > head);
+	r = await c('GET', `${D}/records/Supplier/S1`, { token: reader });
+	eq(r.body.values.rating, 2);
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try' } });
+	eq(r.status, 200);
+	eq(r.body.revision, 0);
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try', resolve: 'sideways' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try', resolutions: [{ kind: 'Supplier', key: 'S1', attribute: 'ratin', take: 'ours' }] } });
+	eq(r.status, 422);
+	r = await c('POST', `${D}/merges`, { token: writer, body: {} });
+	eq(r.status, 400);
+});
+
+await test('proposals: propose from a branch, note, diff, accept; reject, withdraw', async () => {
+	let r = await c('POST', `${D}/branches`, { token: agent, body: { name: 'agent/p7/idea' } });
+	r = await c('POST', `${D}/commits`, { token: agent, body: { branch: 'agent/p7/idea', changes: [{ kind: 'Part', key: 'P7', values: { sku: 'G' } }] } });
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'agent/p7/idea', title: 'Add P7', description: 'found it' } });
+	eq(r.status, 201);
+	const id = r.body.id;
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'elsewhere' } });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/proposals/${id}/notes`, { token: writer, body: { text: 'looks right', verdict: 'approve' } });
+	eq(r.status, 201);
+	r = await c('POST', `${D}/proposals/${id}/notes`, { token: reader, body: { text: 'x' } });
+	eq(r.status, 403);
+	r = await c('GET', `${D}/proposals/${id}`, { token: reader });
+	eq(r.body.status, 'open');
+	eq(r.body.author, 'agent/p7');
+	eq(r.body.notes[0].verdict, 'approve');
+	r = await c('GET', `${D}/proposals/${id}/diff`, { token: reader });
+	eq(r.body.items.length, 1);
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: agent });
+	eq(r.status, 403, 'accepting writes main');
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer, body: { message: 'ok' } });
+	eq(r.status, 200);
+	check(r.body.revision > 0);
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'proposal_closed');
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'agent/p7/idea', title: 'again' } });
+	const id2 = r.body.id;
+	r = await c('POST', `${D}/proposals/${id2}/reject`, { token: writer, body: { note: 'no' } });
+	eq(r.body.status, 'rejected');
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'agent/p7/idea' } });
+	r = await c('POST', `${D}/proposals/${r.body.id}/withdraw`, { token: agent });
+	eq(r.body.status, 'withdrawn');
+	r = await c('GET', `${D}/proposals?status=rejected`, { token: reader });
+	eq(r.body.items.map((p) => p.id), [id2]);
+	r = await c('GET', `${D}/proposals?status=maybe`, { token: reader });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/proposals/999`, { token: reader });
+	eq(r.status, 404);
+});
+
+await test('export: NDJSON that imports back', async () => {
+	const r = await call(srv, 'GET', `${D}/export`, { token: reader });
+	spec.check('GET', `${D}/export`, r);
+	eq(r.status, 200);
+	eq(r.headers.get('content-type'), 'application/x-ndjson');
+	const lines = r.text.trim().split('\n').map((l) => JSON.parse(l));
+	check(lines.some((l) => l.kind === 'Part' && l.key === 'P7'));
+});
+
+await test('tenants: another Domain\'s token reaches nothing here', async () => {
+	for (const [m, p] of [['GET', `${D}/records/Supplier/S1`], ['GET', `${D}/schema`], ['GET', `${D}/export`], ['POST', `${D}/commits`]]) {
+		const r = await c(m, p, { token: outsider, body: m === 'POST' ? { changes: [{ kind: 'Part', key: 'Z', values: { sku: 'z' } }] } : undefined });
+		eq(r.status, 403, `${m} ${p}`);
+		check(!r.text.includes('S1') && !r.text.includes('Acme'), 'no data in the refusal');
+	}
+});
+
+await test('bad requests: malformed JSON, deep JSON, unknown paths and methods, framing', async () => {
+	let r = await c('POST', `${D}/commits`, { token: writer, raw: '{"changes":[', headers: { 'Content-Type': 'application/json' } });
+	eq(r.status, 400);
+	eq(r.body.error.code, 'invalid_json');
+	r = await c('POST', `${D}/commits`, { token: writer, raw: '[1]' });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/commits`, { token: writer, raw: '' });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/commits`, { token: writer, raw: `{"changes":${'['.repeat(40)}${']'.repeat(40)}}` });
+	eq(r.status, 400);
+	eq(r.body.error.code, 'limit_exceeded');
+	r = await call(srv, 'GET', '/v1/nope', { token: reader });
+	eq(r.status, 404);
+	eq(r.body.error.code, 'route_not_found');
+	r = await call(srv, 'DELETE', `${D}/records/Part/P1`, { token: writer });
+	eq(r.status, 405);
+	eq(r.body.error.code, 'method_not_allowed');
+	r = await call(srv, 'GET', `${D}/records/Part/P1/`, { token: reader });
+	eq(r.status, 404);
+	r = await call(srv, 'GET', `${D}/records/Part/%zz`, { token: reader });
+	eq(r.status, 404);
+});
+
+await test('metrics: Prometheus text, with a token', async () => {
+	let r = await call(srv, 'GET', '/v1/metrics');
+	eq(r.status, 401);
+	r = await call(srv, 'GET', '/v1/metrics', { token: reader });
+	spec.check('GET', '/v1/metrics', r);
+	eq(r.status, 200);
+	check(/^cairn_requests_total \d+$/m.test(r.text), 'requests counter');
+	check(/^cairn_commits_total [1-9]\d*$/m.test(r.text), 'commits counter');
+	check(/cairn_request_seconds_bucket\{le="\+Inf"\} \d+/.test(r.text), 'latency histogram');
+	check(/cairn_store_bytes\{db="all"\} [1-9]/.test(r.text), 'store size');
+});
+
+await test('every operation of the description was checked by a test', async () => {
+	eq(spec.uncovered(), []);
+});
+
+eq(await stop(srv), 0);
+S.cleanup();
+done();
