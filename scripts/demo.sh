@@ -1,6 +1,8 @@
 #!/bin/sh
 # make run: build a demo store from the generated supply workload (10,000
-# Records) under ./data, then show a few reads. Rerunning reuses the store.
+# Records) under ./data, show a few reads, then serve it over HTTP on
+# 127.0.0.1:7411 (CAIRN_LISTEN to change) until Ctrl-C. Rerunning reuses
+# the store and its demo token.
 set -e
 CAIRN=${1:-build/rel/cairn}
 export CAIRN_STORE=${CAIRN_STORE:-./data}
@@ -42,4 +44,16 @@ echo
 echo "== cairn check"
 "$CAIRN" check --text
 echo
-echo "The store is in $CAIRN_STORE. Try: CAIRN_STORE=$CAIRN_STORE CAIRN_DOMAIN=$CAIRN_DOMAIN $CAIRN --help"
+TOKEN_FILE="$CAIRN_STORE/demo.token"
+if [ ! -s "$TOKEN_FILE" ]; then
+	(umask 077 && "$CAIRN" token create --role admin --domain "$CAIRN_DOMAIN" \
+		--label demo >"$TOKEN_FILE")
+fi
+TOKEN=$(cat "$TOKEN_FILE")
+LISTEN=${CAIRN_LISTEN:-127.0.0.1:7411}
+echo "== serving the store on http://$LISTEN/v1/ (Ctrl-C stops it)"
+echo "The demo token (admin of Domain $CAIRN_DOMAIN) is in $TOKEN_FILE. Try:"
+echo "  curl -H \"Authorization: Bearer \$(cat $TOKEN_FILE)\" http://$LISTEN/v1/domains/$CAIRN_DOMAIN/records/Supplier/S-1001"
+echo "  curl -H \"Authorization: Bearer \$(cat $TOKEN_FILE)\" http://$LISTEN/v1/domains/$CAIRN_DOMAIN/counts"
+echo "The command line works on the same store meanwhile: CAIRN_STORE=$CAIRN_STORE CAIRN_DOMAIN=$CAIRN_DOMAIN $CAIRN --help"
+exec "$CAIRN" serve --store "$CAIRN_STORE" --listen "$LISTEN"
