@@ -22,6 +22,7 @@ static const char serve_help[] =
 	"  --listen HOST:PORT    address (default 127.0.0.1:7411; loopback unless you say)\n"
 	"  --threads N           request threads (default: one per core)\n"
 	"  --max-body BYTES      largest request body (default 16777216)\n"
+	"  --max-import BYTES    largest import body, streamed (default 1073741824)\n"
 	"  --max-depth N         deepest JSON nesting of a request (default 32)\n"
 	"  --max-batch N         most changes in one commit request (default 10000)\n"
 	"  --max-connections N   concurrent connections (default 1000)\n"
@@ -34,7 +35,7 @@ static const char serve_help[] =
 	"  --config FILE         settings as 'name = value' lines, names as above without --\n"
 	"  --no-sync             do not fsync commits (scratch stores only)\n"
 	"\n"
-	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY,\n"
+	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY, CAIRN_MAX_IMPORT,\n"
 	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_RATE,\n"
 	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG. Flags win over the environment, which\n"
 	"wins over the config file.\n";
@@ -81,6 +82,8 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		c->threads = (unsigned)d;
 	else if (strcmp(name, "max-body") == 0)
 		c->max_body = (size_t)d;
+	else if (strcmp(name, "max-import") == 0)
+		c->max_import = (size_t)d;
 	else if (strcmp(name, "max-depth") == 0)
 		c->max_depth = (unsigned)d;
 	else if (strcmp(name, "max-batch") == 0)
@@ -97,13 +100,13 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		return cli_usage("unknown setting \"%s\"", name);
 	if ((strcmp(name, "max-depth") == 0 || strcmp(name, "max-batch") == 0 ||
 	     strcmp(name, "group") == 0 || strcmp(name, "max-connections") == 0 ||
-	     strcmp(name, "max-body") == 0) &&
+	     strcmp(name, "max-body") == 0 || strcmp(name, "max-import") == 0) &&
 	    d < 1)
 		return cli_usage("%s is at least 1", name);
 	return 0;
 }
 
-static const char *const names[] = {"listen", "threads", "max-body", "max-depth", "max-batch",
+static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
 				    "max-connections", "timeout", "rate", "burst", "group",
 				    "access-log", NULL};
 

@@ -1678,6 +1678,22 @@ static int matches(const route_def *rd, req *r)
 	return 1;
 }
 
+static int allow_write(req *r, const char *domain, const char *branch)
+{
+	return allow(r, domain, NEED_WRITE, NULL) || allow(r, domain, NEED_WRITE, branch);
+}
+
+int route_stream(req *r)
+{
+	if (strcmp(r->method, "POST") != 0 || r->nseg != 4 || strcmp(r->seg[0], "v1") != 0 ||
+	    strcmp(r->seg[1], "domains") != 0 || strcmp(r->seg[3], "import") != 0)
+		return 0;
+	r->route = "h_import";
+	if (import_start(r, allow_write))
+		r->refused = 1;
+	return 1;
+}
+
 void route(req *r)
 {
 	int path_found = 0;

@@ -417,10 +417,39 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*req_cls = r;
 		if (cl && te) /* two framings: a request smuggling attempt, or a broken client */
 			r->bad_framing = 1;
+		else if ((r->path_ok = split_path(r, url) == 0) && !s->stopping && route_stream(r)) {
+			/* Streamed: the import runs as the body arrives, unless it is said too large. */
+			if (cl && strtoull(cl, NULL, 10) > s->cfg.max_import && r->import) {
+				import_finish(r, 0);
+				r->refused = 1;
+				reply_error(r, 413, E_BODY, "an import body is at most %zu bytes",
+					    s->cfg.max_import);
+			}
+			return MHD_YES;
+		}
 		if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body)
 			r->too_large = 1;
 		return MHD_YES;
 	}
+	if (*upload_size && (r->import || r->refused)) {
+		r->streamed += *upload_size;
+		if (r->streamed > s->cfg.max_import)
+			r->too_large = 1;
+		else if (r->import)
+			import_feed(r, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->import) {
+		import_finish(r, 1);
+		if (r->too_large)
+			reply_error(r, 413, E_BODY, "an import body is at most %zu bytes (the batches "
+						    "committed before stay)",
+				    s->cfg.max_import);
+		return answer(r);
+	}
+	if (r->refused)
+		return answer(r);
 	if (*upload_size) {
 		if (!r->too_large && !r->bad_framing) {
 			if (r->body.len + *upload_size > s->cfg.max_body) {
@@ -445,7 +474,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			    s->cfg.max_body);
 	else if (r->body.oom)
 		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
-	else if (split_path(r, url))
+	else if (!r->path_ok)
 		reply_error(r, 404, E_ROUTE, "no such path");
 	else if (s->stopping)
 		reply_error(r, 503, E_SHUTDOWN, "the server is shutting down");
@@ -466,6 +495,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 	(void)toe;
 	if (!r)
 		return;
+	import_finish(r, 0); /* a request cut short: its import commits nothing more */
 	observe(s, r);
 	if (r->job) {
 		cairn_changeset_free(r->job->cs);

@@ -70,7 +70,7 @@ struct req {
 	const char *method;
 	char *path;		/* the path as received, before decoding */
 	char *seg[MAX_SEGS];	/* decoded path segments */
-	int nseg;
+	int nseg, path_ok;
 	buf body;
 	int too_large, bad_framing;
 	arena mem;		/* parsed JSON and other per-request data */
@@ -85,6 +85,10 @@ struct req {
 	unsigned retry_after;
 	/* A commit handed to the writer. */
 	job *job;
+	/* A streamed import (import.c), or a streamed request refused on its first call. */
+	struct import_job *import;
+	int refused;
+	size_t streamed;	/* body bytes so far */
 	const char *route;	/* for the access log */
 	uint64_t t0;
 };
@@ -116,6 +120,13 @@ void metrics_text(srv *s, buf *b);
 
 /* api.c */
 void route(req *r);
+/* The first call of a request: 1 if it is a streamed route (started, or refused in r). */
+int route_stream(req *r);
+
+/* import.c */
+int import_start(req *r, int (*allow_write)(req *r, const char *domain, const char *branch));
+void import_feed(req *r, const char *p, size_t n);
+void import_finish(req *r, int answer);
 extern const char openapi_json[];
 
 /* writer.c */

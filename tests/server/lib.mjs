@@ -51,10 +51,13 @@ export function schemaFile(dir, schema) {
 	return p;
 }
 
-// Start `cairn serve` on a free port; resolves once it listens.
+// Start `cairn serve` on a free port; resolves once it listens. Commits are
+// not synced unless the flags include '--sync' (a test flag, not the server's).
 export function serve(store, ...flags) {
+	const sync = flags.includes('--sync');
+	flags = flags.filter((f) => f !== '--sync');
 	return new Promise((resolve, reject) => {
-		const p = spawn(CAIRN, ['serve', '--store', store, '--listen', '127.0.0.1:0', '--no-sync', ...flags],
+		const p = spawn(CAIRN, ['serve', '--store', store, '--listen', '127.0.0.1:0', ...(sync ? [] : ['--no-sync']), ...flags],
 			{ stdio: ['ignore', 'ignore', 'pipe'] });
 		let err = '';
 		const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 10000);

@@ -341,6 +341,31 @@ await test('export: NDJSON that imports back', async () => {
 	check(lines.some((l) => l.kind === 'Part' && l.key === 'P7'));
 });
 
+await test('import: JSON Lines streamed, committed in batches; bad lines reported', async () => {
+	const lines = (n, from) => Array.from({ length: n }, (_, i) => JSON.stringify({ kind: 'Part', key: `I${from + i}`, values: { sku: `i${from + i}` } })).join('\n') + '\n';
+	let r = await c('POST', `${D}/import?batch=100`, { token: writer, raw: lines(250, 0), headers: { 'Content-Type': 'application/x-ndjson' } });
+	eq(r.status, 200);
+	eq([r.body.lines, r.body.records, r.body.commits], [250, 250, 3]);
+	r = await c('POST', `${D}/import?on_error=skip`, { token: writer, raw: '{"kind":"Part","key":"J1","values":{"sku":"j"}}\n{"kind":"Part","key":"J2"}\nnot json\n' });
+	eq([r.body.records, r.body.skipped], [1, 2]);
+	eq(r.body.bad_lines.map((b) => [b.line, b.code]), [[2, 'required_missing'], [3, 'invalid_json']]);
+	r = await c('POST', `${D}/import`, { token: writer, raw: '{"kind":"Part","key":"K1","values":{"sku":"k"}}\n{"kind":"Part","key":"K2"}\n' });
+	eq(r.status, 422);
+	eq(r.body.error.code, 'required_missing');
+	r = await c('GET', `${D}/records/Part/K1`, { token: reader });
+	eq(r.status, 404, 'a stopped batch commits nothing');
+	r = await c('POST', `${D}/import`, { token: reader, raw: lines(1, 900) });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/import?branch=main`, { token: agent, raw: lines(1, 900) });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/import?batch=0`, { token: writer, raw: lines(1, 900) });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/import?on_error=maybe`, { token: writer, raw: lines(1, 900) });
+	eq(r.status, 400);
+	r = await c('GET', `${D}/counts`, { token: reader });
+	eq(r.body.counts.Part >= 251, true);
+});
+
 await test('tenants: another Domain\'s token reaches nothing here', async () => {
 	for (const [m, p] of [['GET', `${D}/records/Supplier/S1`], ['GET', `${D}/schema`], ['GET', `${D}/export`], ['POST', `${D}/commits`]]) {
 		const r = await c(m, p, { token: outsider, body: m === 'POST' ? { changes: [{ kind: 'Part', key: 'Z', values: { sku: 'z' } }] } : undefined });

@@ -1,0 +1,242 @@
+// The server under pressure: limits, rate limits, 10,000 hostile requests,
+// SIGTERM with commits in flight, and SIGKILL under concurrent writers.
+// Every test ends by checking that the store is what the acknowledged
+// requests made, and that `cairn check` passes.
+import net from 'node:net';
+import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, call } from './lib.mjs';
+
+const schema = { kinds: [{ name: 'Note', attributes: [{ name: 'n', type: 'int' }, { name: 'tag', type: 'string', unique: true }] }] };
+
+function setup() {
+	const S = scratch();
+	cli(S.store, 'schema', 'apply', schemaFile(S.dir, schema), '--domain', 'd');
+	S.token = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'd', '--label', 'w');
+	return S;
+}
+
+const note = (key, n) => ({ kind: 'Note', key, values: { n } });
+
+await test('limits: body size, import size, JSON depth; nothing partial is written', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--max-body', '2048', '--max-import', '4096', '--max-depth', '8');
+	const before = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	let r = await call(srv, 'POST', '/v1/domains/d/commits', { token: S.token, body: { changes: [note('a', 1)], message: 'x'.repeat(3000) } });
+	eq(r.status, 413);
+	eq(r.body.error.code, 'payload_too_large');
+	r = await call(srv, 'POST', '/v1/domains/d/commits', { token: S.token, raw: JSON.stringify({ changes: [{ kind: 'Note', key: 'a', values: { n: 1, tag: [[[[[[[[['x']]]]]]]]] } }] }) });
+	eq(r.status, 400);
+	eq(r.body.error.code, 'limit_exceeded');
+	let after = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	eq(after.text, before.text, 'refused requests wrote nothing');
+	const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify(note(`i${i}`, i)) + '\n');
+	// Said too large: refused before any line.
+	r = await call(srv, 'POST', '/v1/domains/d/import?batch=10', { token: S.token, raw: lines.join('') });
+	eq(r.status, 413);
+	eq(r.body.error.code, 'payload_too_large');
+	after = await call(srv, 'GET', '/v1/domains/d/records/Note?limit=1000', { token: S.token });
+	eq(after.body.items.length, 0);
+	// Streamed (chunked) past the limit: the batches committed before it stay, whole.
+	const body = new ReadableStream({
+		async pull(ctl) {
+			const l = lines.shift();
+			if (!l) return ctl.close();
+			ctl.enqueue(new TextEncoder().encode(l));
+			await new Promise((res) => setTimeout(res, 2));
+		},
+	});
+	const res = await fetch(`${srv.base}/v1/domains/d/import?batch=10`, { method: 'POST', body, duplex: 'half', headers: { Authorization: `Bearer ${S.token}` } });
+	eq(res.status, 413);
+	after = await call(srv, 'GET', '/v1/domains/d/records/Note?limit=1000', { token: S.token });
+	const n = after.body.items.length;
+	check(n > 0 && n < 200 && n % 10 === 0, `whole batches only (${n})`);
+	eq(await stop(srv), 0);
+	cli(S.store, 'check', '--domain', 'd');
+	S.cleanup();
+});
+
+await test('rate limit: 429 with Retry-After past the burst, per token', async () => {
+	const S = setup();
+	const other = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'd');
+	const srv = await serve(S.store, '--rate', '2', '--burst', '5');
+	const codes = [];
+	for (let i = 0; i < 12; i++) {
+		const r = await call(srv, 'GET', '/v1/domains/d/counts', { token: S.token });
+		codes.push(r.status);
+		if (r.status === 429) {
+			eq(r.body.error.code, 'rate_limited');
+			check(Number(r.headers.get('retry-after')) >= 1, 'Retry-After');
+		}
+	}
+	eq(codes.slice(0, 5), [200, 200, 200, 200, 200]);
+	check(codes.includes(429), 'some were limited');
+	eq((await call(srv, 'GET', '/v1/domains/d/counts', { token: other })).status, 200, 'another token has its own budget');
+	eq((await call(srv, 'GET', '/v1/health')).status, 200, 'health is not limited');
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
+// Send raw bytes on a connection and collect whatever comes back (or nothing).
+function raw(port, bytes, { wait = 2000, drip } = {}) {
+	return new Promise((resolve) => {
+		const s = net.connect(port, '127.0.0.1');
+		let got = '';
+		const t = setTimeout(() => s.destroy(), wait);
+		s.on('data', (d) => {
+			got += d;
+			// An answer has come: done with this connection (it may be kept alive).
+			if (!drip) setTimeout(() => s.destroy(), 20);
+		});
+		s.on('error', () => {});
+		s.on('close', () => {
+			clearTimeout(t);
+			resolve(got);
+		});
+		s.on('connect', async () => {
+			if (drip) {
+				for (const ch of bytes) {
+					if (s.destroyed) break;
+					s.write(ch);
+					await new Promise((r) => setTimeout(r, drip));
+				}
+			} else {
+				s.end(bytes);
+			}
+		});
+	});
+}
+
+function hostile(i, token) {
+	const pick = i % 16;
+	const rnd = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)));
+	const auth = `Authorization: Bearer ${token}\r\n`;
+	switch (pick) {
+	case 0: return rnd(1 + (i % 300));
+	case 1: return `GET /v1/domains/d/records/Note/${'%'.repeat(i % 5)}zz HTTP/1.1\r\nHost: x\r\n${auth}\r\n`;
+	case 2: return `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`;
+	case 3: return `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n`;
+	case 4: return `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 50\r\n\r\n{"changes":[{"kind":"Note","key":"h${i}"`;
+	case 5: return `GET /${'a/'.repeat(2000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+	case 6: return `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(100000)}\r\n\r\n`;
+	case 7: return `BREW /v1/health HTTP/1.1\r\nHost: x\r\n\r\n`;
+	case 8: return Buffer.concat([Buffer.from(`POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 40\r\n\r\n{"changes":[{"kind":"Note","key":"`), Buffer.from([0xff, 0xfe, 0xc0, 0x80]), Buffer.from('"}]}......')]);
+	case 9: return `GET /v1/domains/d/records/Note/a%00b HTTP/1.1\r\nHost: x\r\n${auth}\r\n`;
+	case 10: return `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 24\r\n\r\n{"changes":[{"kind":1}]}`;
+	case 11: return `GET /v1/domains/../../etc/passwd HTTP/1.1\r\nHost: x\r\n${auth}\r\n`;
+	case 12: return `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'x'.repeat(5000)}\r\nContent-Length: 2\r\n\r\n{}`;
+	case 13: return `GET /v1/domains/d/records/Note?limit=-1&after=%ff%fe HTTP/1.1\r\nHost: x\r\n${auth}\r\n`;
+	case 14: return `POST /v1/domains/d/import HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 100\r\n\r\n{"kind":"Note","key":"imp${i}"`;
+	default: return `GET /v1/health HTTP/1.0\r\n\r\n`;
+	}
+}
+
+await test('10,000 hostile requests: no crash, every answer well-formed, the store unchanged', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--timeout', '2', '--max-body', '65536');
+	const before = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	const N = 10000, width = 64;
+	let next = 0, bad = 0, answered = 0;
+	async function worker() {
+		while (next < N) {
+			const i = next++;
+			const got = await raw(srv.port, hostile(i, S.token), { wait: 3000 });
+			if (got) {
+				answered++;
+				if (!/^HTTP\/1\.[01] \d{3} /.test(got)) bad++;
+				const m = got.match(/^HTTP\/1\.[01] (\d{3})/);
+				// A hostile request may be refused, never answered with a server error or a success that writes.
+				if (m && (Number(m[1]) >= 500 || (Number(m[1]) === 201))) bad++;
+			}
+		}
+	}
+	await Promise.all(Array.from({ length: width }, worker));
+	eq(bad, 0, 'malformed or 5xx answers');
+	check(answered > N / 2, `most were answered (${answered})`);
+	// A slow client is dropped after the idle timeout, and does not block others.
+	const slow = raw(srv.port, 'GET /v1/health HTTP/1.1\r\nHost: x\r\n', { drip: 100, wait: 8000 });
+	eq((await call(srv, 'GET', '/v1/health')).status, 200);
+	await slow;
+	const after = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	eq(after.text, before.text, 'the store is unchanged');
+	eq(await stop(srv), 0);
+	cli(S.store, 'check', '--domain', 'd');
+	S.cleanup();
+});
+
+// Writers commit unique keys as fast as they can; acknowledged keys are recorded.
+async function writers(srv, token, n, acked, stopAt) {
+	async function one(w) {
+		for (let i = 0; Date.now() < stopAt; i++) {
+			const key = `w${w}-${i}`;
+			try {
+				const r = await call(srv, 'POST', '/v1/domains/d/commits', { token, body: { changes: [note(key, i)] } });
+				if (r.status === 201) acked.push([key, r.body.revision]);
+				else if (r.status !== 503) throw new Error(`status ${r.status}: ${r.text}`);
+			} catch (e) {
+				if (String(e).includes('status')) throw e;
+				return; /* the server went away */
+			}
+		}
+	}
+	await Promise.all(Array.from({ length: n }, (_, w) => one(w)));
+}
+
+async function present(store, keys) {
+	const srv = await serve(store);
+	const token = cli(store, 'token', 'create', '--role', 'reader', '--domain', 'd');
+	let missing = 0;
+	for (const [key] of keys) {
+		const r = await call(srv, 'GET', `/v1/domains/d/records/Note/${key}`, { token });
+		if (r.status !== 200) missing++;
+	}
+	await stop(srv);
+	return missing;
+}
+
+await test('SIGTERM with commits in flight: all acknowledged, then a clean stop', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--threads', '2', '--sync');
+	const acked = [];
+	const load = writers(srv, S.token, 32, acked, Date.now() + 1500);
+	await new Promise((r) => setTimeout(r, 700));
+	const code = await stop(srv, 'SIGTERM');
+	await load;
+	eq(code, 0);
+	check(acked.length > 50, `commits were acknowledged (${acked.length})`);
+	eq(await present(S.store, acked), 0, 'acknowledged commits missing');
+	cli(S.store, 'check', '--domain', 'd');
+	S.cleanup();
+});
+
+await test('SIGKILL under 32 concurrent writers: no acknowledged commit is lost (3 rounds)', async () => {
+	const S = setup();
+	const acked = [];
+	for (let round = 0; round < 3; round++) {
+		const srv = await serve(S.store, '--sync');
+		const load = writers(srv, S.token, 32, acked, Date.now() + 5000);
+		await new Promise((r) => setTimeout(r, 400 + round * 300));
+		srv.kill('SIGKILL');
+		await load;
+	}
+	check(acked.length > 100, `commits were acknowledged (${acked.length})`);
+	eq(await present(S.store, acked), 0, 'acknowledged commits missing');
+	cli(S.store, 'check', '--domain', 'd');
+	S.cleanup();
+});
+
+await test('group commit: concurrent commits share durable transactions', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--sync');
+	const acked = [];
+	await writers(srv, S.token, 32, acked, Date.now() + 800);
+	const m = await call(srv, 'GET', '/v1/metrics', { token: S.token });
+	const commits = Number(m.text.match(/^cairn_commits_total (\d+)/m)[1]);
+	const groups = Number(m.text.match(/^cairn_commit_groups_total (\d+)/m)[1]);
+	eq(commits, acked.length);
+	check(groups < commits, `fewer groups (${groups}) than commits (${commits})`);
+	const revs = new Set(acked.map((a) => a[1]));
+	eq(revs.size, acked.length, 'each commit has its own revision');
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
+done();
