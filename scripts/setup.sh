@@ -3,7 +3,7 @@
 # Run as root it installs what is missing; otherwise it prints the apt command.
 set -eu
 
-PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev libmicrohttpd-dev wamerican nodejs"
+PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev libmicrohttpd-dev wamerican"
 # The benchmark's peers (make bench): SQLite and PostgreSQL.
 [ "${CAIRN_SETUP_BENCH:-0}" = 1 ] && PKGS="$PKGS libsqlite3-dev libpq-dev postgresql"
 
@@ -13,6 +13,10 @@ for p in $PKGS; do
 		missing="$missing $p"
 	fi
 done
+# The server's tests run on Node.js, and the MCP tests fetch the official
+# client SDK with npm (tests/mcp): any Node.js 18 or later will do.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ]; then

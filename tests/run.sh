@@ -57,6 +57,27 @@ for t in tests/server/test_*.mjs; do
 	fi
 done
 
+echo "== MCP tests (the official client SDK)"
+if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ] && command -v npm >/dev/null 2>&1; then
+	(cd tests/mcp && npm ci --no-audit --no-fund --silent) >"$out" 2>&1 || cat "$out"
+fi
+for t in tests/mcp/test_*.mjs; do
+	[ -f "$t" ] || continue
+	if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
+		echo "FAIL $t: the MCP SDK is not installed (npm ci in tests/mcp)"
+		fail=$((fail + 1))
+		continue
+	fi
+	CAIRN="$PWD/$B/cairn" timeout 300 node "$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	count "$out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $t exited with $rc"
+		fail=$((fail + 1))
+	fi
+done
+
 echo "== fuzz corpora"
 for r in "$B"/fuzz/replay_*; do
 	[ -x "$r" ] || continue

@@ -48,6 +48,7 @@ typedef struct cli {
 	const char *role;	/* --role reader|writer|admin */
 	const char *branches;	/* --branches PATTERN */
 	const char *label;	/* --label TEXT */
+	cairn_store *st_mcp;	/* cairn mcp's store */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -76,6 +77,7 @@ int cmd_propose(cli *c);
 int cmd_proposal(cli *c);
 int cmd_token(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
+int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);
 int cmd_bench(cli *c);
 

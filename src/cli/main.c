@@ -66,7 +66,8 @@ static const char usage_text[] =
 	"  lineage REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
 	"  export [--out FILE]             every Record and Link as import lines\n"
 	"Server\n"
-	"  serve [--listen HOST:PORT] ...  the HTTP/JSON API (cairn serve --help)\n"
+	"  serve [--listen HOST:PORT] ...  the HTTP/JSON API and MCP (cairn serve --help)\n"
+	"  mcp [--writes] ...              MCP tools on stdin/stdout (cairn mcp --help)\n"
 	"  token create --role reader|writer|admin [--domain D|'*'] [--branches PATTERN] [--label T]\n"
 	"                                  make a token; prints its secret (shown only once)\n"
 	"  token list | token revoke ID\n"
@@ -1401,6 +1402,8 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (strcmp(cmd, "serve") == 0) /* its own flags */
 		return cmd_serve(&c, argc - 2, argv + 2);
+	if (strcmp(cmd, "mcp") == 0)
+		return cmd_mcp(&c, argc - 2, argv + 2);
 	argv++;
 	argc--;
 	optind = 1;

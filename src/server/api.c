@@ -1626,6 +1626,72 @@ static void h_export(req *r)
 	cairn_txn_end(t);
 }
 
+/* ---------------------------------------------------------------- MCP -- */
+
+static int mcp_branch_ok(void *ctx, const char *branch)
+{
+	req *r = ctx;
+
+	return r->tok.role >= CAIRN_ROLE_ADMIN || !r->tok.branches[0] ||
+	       glob_match(r->tok.branches, branch);
+}
+
+/* An Origin, when a browser sends one, must be this machine (DNS rebinding). */
+static int origin_ok(req *r)
+{
+	const char *o = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+	static const char *const ok[] = {"http://127.0.0.1", "http://localhost", "http://[::1]",
+					 "https://127.0.0.1", "https://localhost", "https://[::1]"};
+
+	if (!o)
+		return 1;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		size_t n = strlen(ok[i]);
+
+		if (strncmp(o, ok[i], n) == 0 && (o[n] == '\0' || o[n] == ':'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * POST /v1/mcp: MCP's streamable HTTP transport, one JSON-RPC message per
+ * request, answered as application/json (202 for a notification). The
+ * token gives the Domain (an admin of every Domain names one with
+ * ?domain=) and whether the write tools are offered.
+ */
+static void h_mcp(req *r)
+{
+	const char *d = arg(r, "domain");
+	mcp_ctx m;
+
+	if (!origin_ok(r))
+		return reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+				   "requests from another origin are refused");
+	if (allow(r, NULL, NEED_READ, NULL))
+		return;
+	if (r->tok.domain[0])
+		d = r->tok.domain;
+	if (!d)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "a token of every Domain names one with ?domain=");
+	if (allow(r, d, NEED_READ, NULL))
+		return;
+	memset(&m, 0, sizeof(m));
+	m.st = r->s->st;
+	m.domain = d;
+	m.actor = r->tok.label[0] ? r->tok.label : "mcp";
+	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
+	m.branch_ok = mcp_branch_ok;
+	m.branch_ctx = r;
+	if (mcp_handle(&m, (const char *)r->body.p, r->body.len, &r->out)) {
+		reply_json(r, 200);
+	} else {
+		r->status = 202;
+		r->ctype = "application/json";
+	}
+}
+
 /* ------------------------------------------------------------- routing -- */
 
 #define R(m, fn, ...) {m, {__VA_ARGS__}, sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *), fn, #fn}
@@ -1666,6 +1732,7 @@ static const route_def routes[] = {
 	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "reject"),
 	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "withdraw"),
 	R("GET", h_export, "v1", "domains", ":d", "export"),
+	R("POST", h_mcp, "v1", "mcp"),
 };
 
 static int matches(const route_def *rd, req *r)

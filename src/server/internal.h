@@ -9,13 +9,12 @@
 #include <microhttpd.h>
 
 #include "model/json.h"
+#include "server/mcp.h"
 #include "server/server.h"
 #include "util/arena.h"
 
 #define MAX_SEGS 12
 
-/* Append a string literal to a buf. */
-#define PUTS(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
 
 /* Error codes of the server itself, beside the library's (cairn_errname). */
 #define E_ROUTE "route_not_found"

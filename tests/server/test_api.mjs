@@ -409,6 +409,22 @@ await test('metrics: Prometheus text, with a token', async () => {
 	check(/cairn_store_bytes\{db="all"\} [1-9]/.test(r.text), 'store size');
 });
 
+await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
+	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
+	eq(r.status, 200);
+	eq(r.body, { jsonrpc: '2.0', id: 7, result: {} });
+	r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+	eq(r.status, 202);
+	r = await c('POST', '/v1/mcp?domain=acme', { token: admin, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+	check(r.body.result.tools.some((t) => t.name === 'remember'));
+	r = await c('POST', '/v1/mcp', { token: admin, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+	eq(r.status, 400, 'an admin of every Domain names one');
+	r = await c('POST', '/v1/mcp?domain=acme', { token: outsider, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+	eq(r.status, 200, 'its own Domain, whatever the query says');
+	r = await c('POST', '/v1/mcp', { token: outsider, body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get', arguments: { kind: 'Supplier', key: 'S1' } } } });
+	eq(r.body.result.isError, true, 'the outsider reads its own Domain, which has no S1');
+});
+
 await test('every operation of the description was checked by a test', async () => {
 	eq(spec.uncovered(), []);
 });

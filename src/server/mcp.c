@@ -1,0 +1,863 @@
+/*
+ * MCP, the Model Context Protocol (revision 2025-06-18): JSON-RPC 2.0
+ * messages answered with the store's tools. The same handler serves stdio
+ * (cairn mcp, one message per line) and streamable HTTP (POST /mcp, one
+ * message per request, answered as application/json).
+ *
+ * The tools are what an agent needs to remember and recall: remember a
+ * Record with its provenance, link two Records, get one, list a Kind,
+ * look at a Record's neighborhood, its history and lineage, describe the
+ * schema, make a branch and propose it. Results are sized for a context
+ * window: headers (kind, key, title) first, values when asked, a cursor
+ * for more. Tools that write are listed and callable only when writes are
+ * allowed (a writer token, or cairn mcp --writes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/mcp.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+
+#define PROTOCOL "2025-06-18"
+
+/* JSON-RPC error codes. */
+enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS = -32602 };
+
+typedef struct call {
+	mcp_ctx *c;
+	arena *mem;
+	const jv *args;
+	buf *out;	/* the tool's result object, as JSON */
+	char err[1024]; /* a tool error: shown to the model, isError */
+} call;
+
+/* ------------------------------------------------------------ schemas -- */
+
+#define STR "{\"type\":\"string\"}"
+#define INT "{\"type\":\"integer\"}"
+#define BOOL "{\"type\":\"boolean\"}"
+#define AT "\"at\":{\"type\":\"string\",\"description\":\"read as of a revision number or an RFC 3339 time\"}"
+#define BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"default main\"}"
+
+typedef struct tool {
+	const char *name, *title, *description, *input;
+	int writes;
+	int (*fn)(call *k);
+} tool;
+
+static int t_describe(call *k);
+static int t_get(call *k);
+static int t_list(call *k);
+static int t_neighborhood(call *k);
+static int t_history(call *k);
+static int t_lineage(call *k);
+static int t_remember(call *k);
+static int t_link(call *k);
+static int t_branch(call *k);
+static int t_propose(call *k);
+
+static const tool tools[] = {
+	{"describe", "Describe the memory",
+	 "What this memory holds: its Kinds (types of Records) with their attributes, its Relations "
+	 "(types of Links between Records), and how many Records of each Kind there are. Call it "
+	 "first to learn which kinds and attributes exist.",
+	 "{\"type\":\"object\",\"properties\":{" BRANCH "}}", 0, t_describe},
+	{"get", "Get a Record",
+	 "One Record by kind and key: its title, its values, and who last changed it, when, from "
+	 "which source and with what confidence.",
+	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
+	 ",\"key\":" STR "," BRANCH "," AT "}}",
+	 0, t_get},
+	{"list", "List Records of a Kind",
+	 "Records of one kind in key order: key and title only unless values is true. Pass the "
+	 "returned next as after for more.",
+	 "{\"type\":\"object\",\"required\":[\"kind\"],\"properties\":{\"kind\":" STR ",\"after\":" STR
+	 ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"values\":" BOOL "," BRANCH
+	 "," AT "}}",
+	 0, t_list},
+	{"neighborhood", "Links of a Record",
+	 "The Records linked to one Record, out, in or both, with each Link's relation and values "
+	 "and the other Record's title. Pass the returned next as cursor for more.",
+	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
+	 ",\"key\":" STR ",\"dir\":{\"type\":\"string\",\"enum\":[\"out\",\"in\",\"both\"]},\"rel\":" STR
+	 ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"cursor\":" STR "," BRANCH
+	 "," AT "}}",
+	 0, t_neighborhood},
+	{"history", "History of a Record",
+	 "How a Record came to be: its versions newest first, each with what changed (before and "
+	 "after per attribute) and who changed it, when, from which source.",
+	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
+	 ",\"key\":" STR ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},\"cursor\":" STR
+	 "," BRANCH "}}",
+	 0, t_history},
+	{"lineage", "Lineage of a Record",
+	 "For each current value of a Record, the change that set it: who, when, from which "
+	 "source, with what confidence.",
+	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
+	 ",\"key\":" STR "," BRANCH "," AT "}}",
+	 0, t_lineage},
+	{"remember", "Remember a Record",
+	 "Store what you learned as a Record: kind, key, an optional title and values. Values are "
+	 "merged into an existing Record (null removes one). Say where it came from (source), how "
+	 "sure you are (confidence, 0 to 1) and why (message): they are kept with it.",
+	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
+	 ",\"key\":" STR ",\"title\":" STR ",\"values\":{\"type\":\"object\"},\"source\":" STR
+	 ",\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"message\":" STR
+	 "," BRANCH "}}",
+	 1, t_remember},
+	{"link", "Link two Records",
+	 "Record a relation between two Records, named as Kind:key, with optional values.",
+	 "{\"type\":\"object\",\"required\":[\"rel\",\"from\",\"to\"],\"properties\":{\"rel\":" STR
+	 ",\"from\":{\"type\":\"string\",\"description\":\"Kind:key\"},\"to\":{\"type\":\"string\","
+	 "\"description\":\"Kind:key\"},\"values\":{\"type\":\"object\"},\"source\":" STR
+	 ",\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"message\":" STR
+	 "," BRANCH "}}",
+	 1, t_link},
+	{"branch", "Make a branch",
+	 "Make a branch of your own to work on without touching main (from another branch, or "
+	 "main). Write to it with branch, then propose it.",
+	 "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":" STR ",\"from\":" STR
+	 "}}",
+	 1, t_branch},
+	{"propose", "Propose a branch",
+	 "Offer a branch for review and merge into main (or target), with a title and a "
+	 "description of what changed and why.",
+	 "{\"type\":\"object\",\"required\":[\"source\",\"title\"],\"properties\":{\"source\":" STR
+	 ",\"target\":" STR ",\"title\":" STR ",\"description\":" STR "}}",
+	 1, t_propose},
+};
+
+/* ------------------------------------------------------------ helpers -- */
+
+static const char *s_arg(call *k, const char *name)
+{
+	const jv *v = jv_get(k->args, name);
+
+	return v && v->type == JV_STRING ? v->u.s : NULL;
+}
+
+/* A string argument that must be there, or the tool fails with a word for the model. */
+static int need(call *k, const char *name, const char **out)
+{
+	const jv *v = jv_get(k->args, name);
+
+	if (!v || v->type != JV_STRING || !v->len) {
+		snprintf(k->err, sizeof(k->err), "\"%s\" is required, a non-empty string", name);
+		return -1;
+	}
+	*out = v->u.s;
+	return 0;
+}
+
+static int lib_fail(call *k, int rc)
+{
+	const char *m = cairn_errmsg();
+
+	snprintf(k->err, sizeof(k->err), "%s: %s", cairn_errname(rc), *m ? m : cairn_strerror(rc));
+	return -1;
+}
+
+static int begin(call *k, cairn_txn **t)
+{
+	cairn_read_options ro = {0};
+	const char *at = s_arg(k, "at");
+	int rc;
+
+	ro.domain = k->c->domain;
+	ro.branch = s_arg(k, "branch");
+	if (at) {
+		char *end;
+		unsigned long long rev = strtoull(at, &end, 10);
+
+		if (*at && !*end && rev > 0)
+			ro.at_revision = rev;
+		else if (time_parse_rfc3339(at, strlen(at), &ro.at_time_ms)) {
+			snprintf(k->err, sizeof(k->err),
+				 "at is a revision number or an RFC 3339 time, not %s", at);
+			return -1;
+		}
+	}
+	if ((rc = cairn_read_begin(k->c->st, &ro, t)))
+		return lib_fail(k, rc);
+	return 0;
+}
+
+static long int_arg(call *k, const char *name, long def, long lo, long hi)
+{
+	const jv *v = jv_get(k->args, name);
+
+	if (!v || v->type != JV_INT)
+		return def;
+	return v->u.i < lo ? lo : v->u.i > hi ? hi : (long)v->u.i;
+}
+
+static void w_prov(buf *b, const cairn_revision *r)
+{
+	buf_printf(b, "{\"revision\":%llu,\"branch\":", (unsigned long long)r->revision);
+	json_quote(b, r->branch, strlen(r->branch));
+	buf_put(b, ",\"time\":", 8);
+	{
+		char t[48];
+
+		time_format_ms(r->time_ms, t);
+		json_quote(b, t, strlen(t));
+	}
+	buf_put(b, ",\"actor\":", 9);
+	json_quote(b, r->actor, r->actor_len);
+	if (r->source_len) {
+		buf_put(b, ",\"source\":", 10);
+		json_quote(b, r->source, r->source_len);
+	}
+	buf_printf(b, ",\"confidence\":%g", r->confidence);
+	if (r->message_len) {
+		buf_put(b, ",\"message\":", 11);
+		json_quote(b, r->message, r->message_len);
+	}
+	buf_put_u8(b, '}');
+}
+
+static void w_endpoint(buf *b, const char *kind, const char *key, size_t n)
+{
+	buf t = BUF_INIT;
+
+	buf_put(&t, kind, strlen(kind));
+	buf_put_u8(&t, ':');
+	buf_put(&t, key, n);
+	json_quote(b, (const char *)t.p, t.len);
+	buf_release(&t);
+}
+
+/* The provenance of a write, from the arguments and the caller. */
+static void write_opts(call *k, cairn_commit_options *co)
+{
+	const jv *cf = jv_get(k->args, "confidence");
+
+	memset(co, 0, sizeof(*co));
+	co->domain = k->c->domain;
+	co->branch = s_arg(k, "branch");
+	co->prov.actor = k->c->actor;
+	co->prov.source = s_arg(k, "source");
+	co->prov.message = s_arg(k, "message");
+	if (cf && jv_is_number(cf)) {
+		co->prov.has_confidence = 1;
+		co->prov.confidence = jv_number(cf);
+	}
+	co->prov.client_time_ms = time_now_ms();
+}
+
+/* A write may be refused by the caller's branch pattern. */
+static int branch_ok(call *k, const char *branch)
+{
+	if (!k->c->branch_ok || k->c->branch_ok(k->c->branch_ctx, branch ? branch : "main"))
+		return 0;
+	snprintf(k->err, sizeof(k->err),
+		 "you may not write to branch %s: make a branch of your own (tool branch) and "
+		 "propose it",
+		 branch ? branch : "main");
+	return -1;
+}
+
+/* -------------------------------------------------------------- tools -- */
+
+static int t_describe(call *k)
+{
+	const char *js, *kinds[1024];
+	size_t n, nk;
+	cairn_txn *t;
+	int rc;
+
+	if (begin(k, &t))
+		return -1;
+	rc = cairn_schema_get(t, &js, &n);
+	if (!rc)
+		rc = cairn_kind_list(t, kinds, 1024, &nk);
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"domain\":", 10);
+	json_quote(k->out, k->c->domain, strlen(k->c->domain));
+	buf_put(k->out, ",\"schema\":", 10);
+	buf_put(k->out, js, n);
+	buf_put(k->out, ",\"counts\":{", 11);
+	for (size_t i = 0; i < nk; i++) {
+		uint64_t c = 0;
+
+		cairn_count(t, kinds[i], &c);
+		if (i)
+			buf_put_u8(k->out, ',');
+		json_quote(k->out, kinds[i], strlen(kinds[i]));
+		buf_printf(k->out, ":%llu", (unsigned long long)c);
+	}
+	buf_printf(k->out, "},\"revision\":%llu}", (unsigned long long)cairn_txn_revision(t));
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_get(call *k)
+{
+	const char *kind, *key;
+	cairn_record r;
+	cairn_revision rv;
+	cairn_txn *t;
+	int rc;
+
+	if (need(k, "kind", &kind) || need(k, "key", &key) || begin(k, &t))
+		return -1;
+	rc = cairn_get(t, kind, key, strlen(key), &r);
+	if (!rc)
+		rc = cairn_revision_get(t, r.revision, &rv);
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"kind\":", 8);
+	json_quote(k->out, r.kind, strlen(r.kind));
+	buf_put(k->out, ",\"key\":", 7);
+	json_quote(k->out, r.key, r.key_len);
+	buf_put(k->out, ",\"title\":", 9);
+	json_quote(k->out, r.title, r.title_len);
+	buf_put(k->out, ",\"values\":", 10);
+	buf_put(k->out, r.values, r.values_len);
+	buf_put(k->out, ",\"last_change\":", 15);
+	w_prov(k->out, &rv);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_list(call *k)
+{
+	const char *kind, *after = s_arg(k, "after");
+	long limit = int_arg(k, "limit", 20, 1, 100);
+	const jv *vals = jv_get(k->args, "values");
+	int with_values = vals && vals->type == JV_TRUE;
+	cairn_record *r;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (need(k, "kind", &kind) || begin(k, &t))
+		return -1;
+	r = arena_alloc(k->mem, (size_t)limit * sizeof(*r));
+	rc = r ? cairn_page(t, kind, after, after ? strlen(after) : 0, r, (size_t)limit, &n)
+	       : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"records\":[", 12);
+	for (size_t i = 0; i < n; i++) {
+		buf_put(k->out, i ? ",{\"key\":" : "{\"key\":", i ? 8 : 7);
+		json_quote(k->out, r[i].key, r[i].key_len);
+		buf_put(k->out, ",\"title\":", 9);
+		json_quote(k->out, r[i].title, r[i].title_len);
+		if (with_values) {
+			buf_put(k->out, ",\"values\":", 10);
+			buf_put(k->out, r[i].values, r[i].values_len);
+		}
+		buf_put_u8(k->out, '}');
+	}
+	buf_put(k->out, "],\"next\":", 9);
+	if (n == (size_t)limit)
+		json_quote(k->out, r[n - 1].key, r[n - 1].key_len);
+	else
+		buf_put(k->out, "null", 4);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_neighborhood(call *k)
+{
+	static const char hx[] = "0123456789abcdef";
+	const char *kind, *key, *dir = s_arg(k, "dir"), *rel = s_arg(k, "rel"), *cur = s_arg(k, "cursor");
+	long limit = int_arg(k, "limit", 20, 1, 100);
+	cairn_link_cursor lc;
+	cairn_link *l;
+	cairn_txn *t;
+	size_t n;
+	int rc, dv = !dir || strcmp(dir, "both") == 0 ? CAIRN_BOTH
+		     : strcmp(dir, "out") == 0	       ? CAIRN_OUT
+		     : strcmp(dir, "in") == 0	       ? CAIRN_IN
+							: -1;
+
+	memset(&lc, 0, sizeof(lc));
+	if (need(k, "kind", &kind) || need(k, "key", &key))
+		return -1;
+	if (dv < 0) {
+		snprintf(k->err, sizeof(k->err), "dir is out, in or both");
+		return -1;
+	}
+	if (cur) {
+		if (strlen(cur) != 2 * sizeof(lc.state)) {
+			snprintf(k->err, sizeof(k->err), "cursor is the next of an earlier call");
+			return -1;
+		}
+		for (size_t i = 0; i < sizeof(lc.state); i++) {
+			const char *h = strchr(hx, cur[2 * i]), *lo = strchr(hx, cur[2 * i + 1]);
+
+			if (!h || !lo || !*h || !*lo) {
+				snprintf(k->err, sizeof(k->err), "cursor is the next of an earlier call");
+				return -1;
+			}
+			lc.state[i] = (uint8_t)((h - hx) << 4 | (lo - hx));
+		}
+	}
+	if (begin(k, &t))
+		return -1;
+	l = arena_alloc(k->mem, (size_t)limit * sizeof(*l));
+	rc = l ? cairn_links(t, kind, key, strlen(key), dv, rel, &lc, l, (size_t)limit, &n)
+	       : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"links\":[", 10);
+	for (size_t i = 0; i < n; i++) {
+		/* The other end: to for Links out of the Record, from for Links into it. */
+		int out = strcmp(l[i].from_kind, kind) == 0 && l[i].from_key_len == strlen(key) &&
+			  memcmp(l[i].from_key, key, l[i].from_key_len) == 0;
+		const char *ok = out ? l[i].to_kind : l[i].from_kind;
+		const char *okey = out ? l[i].to_key : l[i].from_key;
+		size_t olen = out ? l[i].to_key_len : l[i].from_key_len;
+		cairn_record o;
+
+		if (i)
+			buf_put_u8(k->out, ',');
+		buf_put(k->out, "{\"rel\":", 7);
+		json_quote(k->out, l[i].rel, strlen(l[i].rel));
+		buf_printf(k->out, ",\"dir\":\"%s\",\"other\":", out ? "out" : "in");
+		w_endpoint(k->out, ok, okey, olen);
+		if (cairn_get(t, ok, okey, olen, &o) == 0) {
+			buf_put(k->out, ",\"title\":", 9);
+			json_quote(k->out, o.title, o.title_len);
+		}
+		if (l[i].values_len > 2) {
+			buf_put(k->out, ",\"values\":", 10);
+			buf_put(k->out, l[i].values, l[i].values_len);
+		}
+		buf_put_u8(k->out, '}');
+	}
+	buf_put(k->out, "],\"next\":", 9);
+	if (n == (size_t)limit) {
+		buf_put_u8(k->out, '"');
+		for (size_t i = 0; i < sizeof(lc.state); i++) {
+			buf_put_u8(k->out, (uint8_t)hx[lc.state[i] >> 4]);
+			buf_put_u8(k->out, (uint8_t)hx[lc.state[i] & 15]);
+		}
+		buf_put_u8(k->out, '"');
+	} else {
+		buf_put(k->out, "null", 4);
+	}
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_history(call *k)
+{
+	static const char *const what[] = {"?", "created", "updated", "deleted"};
+	const char *kind, *key, *cur = s_arg(k, "cursor");
+	long limit = int_arg(k, "limit", 10, 1, 50);
+	cairn_history_cursor c = {0, 0};
+	cairn_history_entry *h;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (need(k, "kind", &kind) || need(k, "key", &key))
+		return -1;
+	if (cur) {
+		char *end;
+
+		c.next_vid = strtoull(cur, &end, 10);
+		if (!*cur || *end) {
+			snprintf(k->err, sizeof(k->err), "cursor is the next of an earlier call");
+			return -1;
+		}
+	}
+	if (begin(k, &t))
+		return -1;
+	h = arena_alloc(k->mem, (size_t)limit * sizeof(*h));
+	rc = h ? cairn_history(t, kind, key, strlen(key), &c, h, (size_t)limit, &n) : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"versions\":[", 13);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(k->out, ',');
+		buf_printf(k->out, "{\"change\":\"%s\",\"diff\":", what[h[i].change & 3]);
+		buf_put(k->out, h[i].diff, h[i].diff_len);
+		buf_put(k->out, ",\"by\":", 6);
+		w_prov(k->out, &h[i].rev);
+		buf_put_u8(k->out, '}');
+	}
+	buf_put(k->out, "],\"next\":", 9);
+	if (c.done)
+		buf_put(k->out, "null", 4);
+	else
+		buf_printf(k->out, "\"%llu\"", (unsigned long long)c.next_vid);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_lineage(call *k)
+{
+	const char *kind, *key;
+	cairn_lineage_entry *le;
+	cairn_revision created;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (need(k, "kind", &kind) || need(k, "key", &key) || begin(k, &t))
+		return -1;
+	le = arena_alloc(k->mem, 257 * sizeof(*le));
+	rc = le ? cairn_lineage(t, kind, key, strlen(key), le, 257, &n, &created) : CAIRN_ENOMEM;
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put(k->out, "{\"created\":", 11);
+	w_prov(k->out, &created);
+	buf_put(k->out, ",\"values\":{", 11);
+	for (size_t i = 0; i < n; i++) {
+		const char *a = *le[i].attribute ? le[i].attribute : "(title)";
+
+		if (i)
+			buf_put_u8(k->out, ',');
+		json_quote(k->out, a, strlen(a));
+		buf_put_u8(k->out, ':');
+		w_prov(k->out, &le[i].rev);
+	}
+	buf_put(k->out, "}}", 2);
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int commit_one(call *k, cairn_changeset *cs, const cairn_commit_options *co)
+{
+	cairn_commit_result res;
+	int rc = cairn_commit(k->c->st, co, cs, &res);
+
+	cairn_changeset_free(cs);
+	if (rc)
+		return lib_fail(k, rc);
+	buf_printf(k->out, "{\"revision\":%llu,\"changes\":%llu}", (unsigned long long)res.revision,
+		   (unsigned long long)res.changes);
+	return 0;
+}
+
+static int t_remember(call *k)
+{
+	const char *kind, *key, *title = s_arg(k, "title");
+	const jv *vals = jv_get(k->args, "values");
+	cairn_read_options ro = {0};
+	cairn_commit_options co;
+	cairn_changeset *cs;
+	cairn_record cur;
+	cairn_txn *t;
+	buf v = BUF_INIT;
+	int rc;
+
+	if (need(k, "kind", &kind) || need(k, "key", &key))
+		return -1;
+	if (vals && vals->type != JV_OBJECT && vals->type != JV_NULL) {
+		snprintf(k->err, sizeof(k->err), "values is an object of attribute values");
+		return -1;
+	}
+	if (!vals || vals->type != JV_OBJECT)
+		vals = jv_object(k->mem, 0);
+	write_opts(k, &co);
+	if (!vals || branch_ok(k, co.branch) || (rc = cairn_changeset_new(&cs)) != 0)
+		return vals ? -1 : lib_fail(k, CAIRN_ENOMEM);
+	/*
+	 * A Record that exists has the values merged in (null removes one) and
+	 * keeps its title unless one is given; a new one is put as given.
+	 */
+	ro.domain = k->c->domain;
+	ro.branch = co.branch;
+	if ((rc = cairn_read_begin(k->c->st, &ro, &t))) {
+		cairn_changeset_free(cs);
+		return lib_fail(k, rc);
+	}
+	if (cairn_get(t, kind, key, strlen(key), &cur) == 0) {
+		const jv *cv = jv_parse(k->mem, cur.values, cur.values_len, "stored values");
+		const jv *merged = cv ? jv_merge_patch(k->mem, cv, vals) : NULL;
+
+		if (merged)
+			jv_canon(merged, &v);
+		rc = !merged || v.oom ? CAIRN_ENOMEM
+				      : cairn_cs_put(cs, kind, key, strlen(key), title ? title : cur.title,
+						     title ? strlen(title) : cur.title_len,
+						     (const char *)v.p, v.len);
+	} else {
+		jv_canon(vals, &v);
+		rc = v.oom ? CAIRN_ENOMEM
+			   : cairn_cs_put(cs, kind, key, strlen(key), title ? title : "",
+					  title ? strlen(title) : 0, (const char *)v.p, v.len);
+	}
+	cairn_txn_end(t);
+	buf_release(&v);
+	if (rc) {
+		cairn_changeset_free(cs);
+		return lib_fail(k, rc);
+	}
+	return commit_one(k, cs, &co);
+}
+
+static int t_link(call *k)
+{
+	const char *rel, *from, *to, *fc, *tc;
+	const jv *vals = jv_get(k->args, "values");
+	cairn_commit_options co;
+	cairn_changeset *cs;
+	buf v = BUF_INIT;
+	char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
+	int rc;
+
+	if (need(k, "rel", &rel) || need(k, "from", &from) || need(k, "to", &to))
+		return -1;
+	fc = strchr(from, ':');
+	tc = strchr(to, ':');
+	if (!fc || !tc || fc == from || tc == to || (size_t)(fc - from) > CAIRN_MAX_NAME ||
+	    (size_t)(tc - to) > CAIRN_MAX_NAME) {
+		snprintf(k->err, sizeof(k->err), "from and to name Records as Kind:key");
+		return -1;
+	}
+	memcpy(fk, from, (size_t)(fc - from));
+	fk[fc - from] = '\0';
+	memcpy(tk, to, (size_t)(tc - to));
+	tk[tc - to] = '\0';
+	write_opts(k, &co);
+	if (branch_ok(k, co.branch))
+		return -1;
+	if (vals && vals->type == JV_OBJECT)
+		jv_canon(vals, &v);
+	if ((rc = cairn_changeset_new(&cs))) {
+		buf_release(&v);
+		return lib_fail(k, rc);
+	}
+	rc = cairn_cs_link(cs, rel, fk, fc + 1, strlen(fc + 1), tk, tc + 1, strlen(tc + 1),
+			   v.len ? (const char *)v.p : NULL, v.len);
+	buf_release(&v);
+	if (rc) {
+		cairn_changeset_free(cs);
+		return lib_fail(k, rc);
+	}
+	return commit_one(k, cs, &co);
+}
+
+static int t_branch(call *k)
+{
+	const char *name, *from = s_arg(k, "from");
+	int rc;
+
+	if (need(k, "name", &name) || branch_ok(k, name))
+		return -1;
+	if ((rc = cairn_branch_create(k->c->st, k->c->domain, name, from)))
+		return lib_fail(k, rc);
+	buf_put(k->out, "{\"branch\":", 10);
+	json_quote(k->out, name, strlen(name));
+	buf_put(k->out, ",\"created\":true}", 16);
+	return 0;
+}
+
+static int t_propose(call *k)
+{
+	const char *source, *title;
+	uint64_t id;
+	int rc;
+
+	if (need(k, "source", &source) || need(k, "title", &title) || branch_ok(k, source))
+		return -1;
+	rc = cairn_propose(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
+			   s_arg(k, "description"), k->c->actor, &id);
+	if (rc)
+		return lib_fail(k, rc);
+	buf_printf(k->out, "{\"proposal\":%llu,\"status\":\"open\"}", (unsigned long long)id);
+	return 0;
+}
+
+/* ---------------------------------------------------------- JSON-RPC -- */
+
+static void rpc_id(buf *o, const jv *id)
+{
+	PUTS(o, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (id)
+		jv_canon(id, o);
+	else
+		PUTS(o, "null");
+}
+
+static void rpc_error(buf *o, const jv *id, int code, const char *msg)
+{
+	rpc_id(o, id);
+	buf_printf(o, ",\"error\":{\"code\":%d,\"message\":", code);
+	json_quote(o, msg, strlen(msg));
+	PUTS(o, "}}");
+}
+
+static int tool_visible(const mcp_ctx *c, const tool *t)
+{
+	return !t->writes || c->writes;
+}
+
+static void tools_list(mcp_ctx *c, buf *o)
+{
+	int first = 1;
+
+	PUTS(o, "{\"tools\":[");
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		const tool *t = &tools[i];
+
+		if (!tool_visible(c, t))
+			continue;
+		if (!first)
+			buf_put_u8(o, ',');
+		first = 0;
+		PUTS(o, "{\"name\":");
+		json_quote(o, t->name, strlen(t->name));
+		PUTS(o, ",\"title\":");
+		json_quote(o, t->title, strlen(t->title));
+		PUTS(o, ",\"description\":");
+		json_quote(o, t->description, strlen(t->description));
+		PUTS(o, ",\"inputSchema\":");
+		buf_put(o, t->input, strlen(t->input));
+		buf_printf(o, ",\"annotations\":{\"readOnlyHint\":%s}}", t->writes ? "false" : "true");
+	}
+	PUTS(o, "]}");
+}
+
+static void tools_call(mcp_ctx *c, arena *mem, const jv *params, const jv *id, buf *o)
+{
+	const jv *name = jv_get(params, "name"), *args = jv_get(params, "arguments");
+	const tool *t = NULL;
+	buf res = BUF_INIT;
+	call k;
+	int rc;
+
+	if (!name || name->type != JV_STRING)
+		return rpc_error(o, id, RPC_PARAMS, "tools/call needs a tool name");
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (strcmp(tools[i].name, name->u.s) == 0 && tool_visible(c, &tools[i]))
+			t = &tools[i];
+	if (!t)
+		return rpc_error(o, id, RPC_PARAMS, "no such tool");
+	if (args && args->type != JV_OBJECT)
+		return rpc_error(o, id, RPC_PARAMS, "arguments is an object");
+	memset(&k, 0, sizeof(k));
+	k.c = c;
+	k.mem = mem;
+	k.args = args ? args : jv_object(mem, 0);
+	k.out = &res;
+	err_clear();
+	rc = k.args ? t->fn(&k) : (snprintf(k.err, sizeof(k.err), "out of memory"), -1);
+	rpc_id(o, id);
+	PUTS(o, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+	if (rc || res.oom) {
+		const char *e = res.oom ? "out of memory" : k.err;
+
+		json_quote(o, e, strlen(e));
+		PUTS(o, "}],\"isError\":true}}");
+	} else {
+		json_quote(o, (const char *)res.p, res.len);
+		PUTS(o, "}],\"structuredContent\":");
+		buf_put(o, res.p, res.len);
+		PUTS(o, ",\"isError\":false}}");
+	}
+	buf_release(&res);
+}
+
+int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
+{
+	arena mem = ARENA_INIT;
+	const jv *m, *id, *method, *params;
+
+	m = jv_parse(&mem, msg, len, "message");
+	if (!m) {
+		rpc_error(out, NULL, RPC_PARSE, cairn_errmsg());
+		arena_release(&mem);
+		return 1;
+	}
+	if (m->type == JV_ARRAY) {
+		rpc_error(out, NULL, RPC_INVALID, "batches are not part of this protocol revision");
+		arena_release(&mem);
+		return 1;
+	}
+	id = jv_get(m, "id");
+	method = jv_get(m, "method");
+	params = jv_get(m, "params");
+	if (m->type != JV_OBJECT || !jv_is(jv_get(m, "jsonrpc"), JV_STRING) ||
+	    strcmp(jv_get(m, "jsonrpc")->u.s, "2.0") != 0 ||
+	    (id && id->type != JV_STRING && id->type != JV_INT)) {
+		rpc_error(out, id && (id->type == JV_STRING || id->type == JV_INT) ? id : NULL,
+			  RPC_INVALID, "not a JSON-RPC 2.0 message");
+		arena_release(&mem);
+		return 1;
+	}
+	if (!method) { /* a response to us: we send no requests, so there is nothing to do */
+		arena_release(&mem);
+		return 0;
+	}
+	if (method->type != JV_STRING) {
+		rpc_error(out, id, RPC_INVALID, "method is a string");
+		arena_release(&mem);
+		return 1;
+	}
+	if (!id) { /* a notification (initialized, cancelled, ...): nothing to answer */
+		if (strcmp(method->u.s, "notifications/initialized") == 0)
+			c->initialized = 1;
+		arena_release(&mem);
+		return 0;
+	}
+	if (params && params->type != JV_OBJECT) {
+		rpc_error(out, id, RPC_PARAMS, "params is an object");
+	} else if (strcmp(method->u.s, "initialize") == 0) {
+		const jv *pv = jv_get(params, "protocolVersion");
+
+		rpc_id(out, id);
+		PUTS(out, ",\"result\":{\"protocolVersion\":");
+		/* Our revision, whatever the client asked for: it decides whether it can go on. */
+		(void)pv;
+		json_quote(out, PROTOCOL, strlen(PROTOCOL));
+		PUTS(out, ",\"capabilities\":{\"tools\":{\"listChanged\":false}},"
+			  "\"serverInfo\":{\"name\":\"cairn\",\"title\":\"Cairn\",\"version\":");
+		json_quote(out, CAIRN_VERSION_STRING, strlen(CAIRN_VERSION_STRING));
+		PUTS(out, "},\"instructions\":");
+		{
+			char ins[512];
+
+			snprintf(ins, sizeof(ins),
+				 "A memory of typed Records and Links (Domain %s). Call describe "
+				 "first. Everything written is kept with who wrote it, from which "
+				 "source and with what confidence; history and lineage show it.%s",
+				 c->domain,
+				 c->writes ? " Write on a branch of your own and propose it when "
+					     "main is not yours."
+					   : " This session can read only.");
+			json_quote(out, ins, strlen(ins));
+		}
+		PUTS(out, "}}");
+	} else if (strcmp(method->u.s, "ping") == 0) {
+		rpc_id(out, id);
+		PUTS(out, ",\"result\":{}}");
+	} else if (strcmp(method->u.s, "tools/list") == 0) {
+		rpc_id(out, id);
+		PUTS(out, ",\"result\":");
+		tools_list(c, out);
+		buf_put_u8(out, '}');
+	} else if (strcmp(method->u.s, "tools/call") == 0) {
+		tools_call(c, &mem, params ? params : jv_object(&mem, 0), id, out);
+	} else {
+		rpc_error(out, id, RPC_METHOD, "no such method");
+	}
+	arena_release(&mem);
+	return 1;
+}

@@ -1,0 +1,29 @@
+/* MCP (mcp.c): the JSON-RPC handler behind cairn mcp (stdio) and POST /mcp. */
+#ifndef CAIRN_SERVER_MCP_H
+#define CAIRN_SERVER_MCP_H
+
+#include "cairn.h"
+#include "model/json.h"
+#include "util/buf.h"
+
+#define PUTS(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
+
+typedef struct mcp_ctx {
+	cairn_store *st;
+	const char *domain;
+	const char *actor;	/* who the writes are by: the token's label, or --actor */
+	int writes;		/* write tools listed and callable */
+	/* Whether the caller may write to a branch (NULL: any). */
+	int (*branch_ok)(void *ctx, const char *branch);
+	void *branch_ctx;
+	int initialized;
+} mcp_ctx;
+
+/*
+ * Answer one JSON-RPC message (msg[0..len-1]): appends the response to out
+ * and returns 1, or returns 0 for a message that needs none (a notification
+ * or a response).
+ */
+int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out);
+
+#endif

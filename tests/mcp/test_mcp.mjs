@@ -1,0 +1,179 @@
+// MCP tests with the official client SDK: over stdio (cairn mcp) and over
+// streamable HTTP (POST /v1/mcp on cairn serve): initialize, list the
+// tools, call each one, and read the errors. Run as
+//   CAIRN=/abs/path/to/cairn node tests/mcp/test_mcp.mjs
+// after `npm ci` in tests/mcp.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, CAIRN } from '../server/lib.mjs';
+
+const S = scratch();
+cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
+	kinds: [
+		{ name: 'Supplier', attributes: [{ name: 'country', type: 'string' }, { name: 'rating', type: 'float' }] },
+		{ name: 'Part', attributes: [{ name: 'sku', type: 'string' }] },
+	],
+	relations: [{ name: 'supplied_by', from: 'Part', to: 'Supplier' }],
+}), '--domain', 'd');
+
+const WRITE_TOOLS = ['remember', 'link', 'branch', 'propose'];
+const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'history', 'lineage'];
+
+async function connect(transport) {
+	const client = new Client({ name: 'cairn-tests', version: '1.0.0' });
+	await client.connect(transport);
+	return client;
+}
+
+const result = (r) => {
+	check(!r.isError, `tool error: ${r.content && r.content[0] && r.content[0].text}`);
+	eq(r.content[0].type, 'text');
+	eq(JSON.parse(r.content[0].text), r.structuredContent, 'text and structured content agree');
+	return r.structuredContent;
+};
+
+// The whole tool tour, on any transport that allows writes.
+async function tour(client, tag) {
+	const info = client.getServerVersion();
+	eq(info.name, 'cairn');
+	check(client.getInstructions().includes('describe'), 'instructions for the model');
+	const tools = (await client.listTools()).tools;
+	eq(tools.map((t) => t.name).sort(), [...READ_TOOLS, ...WRITE_TOOLS].sort());
+	for (const t of tools) {
+		eq(t.inputSchema.type, 'object', `${t.name} has an input schema`);
+		check(t.description.length > 40, `${t.name} is described for a model`);
+		eq(t.annotations.readOnlyHint, !WRITE_TOOLS.includes(t.name));
+	}
+	let r = result(await client.callTool({ name: 'describe', arguments: {} }));
+	eq(r.schema.kinds.map((k) => k.name), ['Supplier', 'Part']);
+	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, title: 'Acme', values: { country: 'DE' }, source: 'https://example.com/acme', confidence: 0.8, message: 'from the catalog' } }));
+	check(r.revision > 0);
+	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, values: { rating: 4.5 } } }));
+	r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
+	eq(r.title, 'Acme', 'the title stays when not given');
+	eq(r.values, { country: 'DE', rating: 4.5 }, 'values are merged');
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P-${tag}`, title: 'Bolt', values: { sku: 'B1' } } }));
+	result(await client.callTool({ name: 'link', arguments: { rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}`, values: { share: 1 } } }));
+	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
+	eq(r.links, [{ rel: 'supplied_by', dir: 'in', other: `Part:P-${tag}`, title: 'Bolt', values: { share: 1 } }]);
+	r = result(await client.callTool({ name: 'list', arguments: { kind: 'Supplier', limit: 1 } }));
+	eq(r.records.length, 1);
+	check(!('values' in r.records[0]), 'headers only by default');
+	r = result(await client.callTool({ name: 'history', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
+	eq(r.versions.map((v) => v.change), ['updated', 'created']);
+	eq(r.versions[1].by.source, 'https://example.com/acme');
+	r = result(await client.callTool({ name: 'lineage', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
+	eq(r.values.country.confidence, 0.8);
+	eq(r.values.country.message, 'from the catalog');
+	result(await client.callTool({ name: 'branch', arguments: { name: `agent/${tag}` } }));
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P2-${tag}`, values: { sku: 'B2' }, branch: `agent/${tag}` } }));
+	r = result(await client.callTool({ name: 'propose', arguments: { source: `agent/${tag}`, title: 'a second part', description: 'seen on the invoice' } }));
+	eq(r.status, 'open');
+	// Errors: told to the model as a tool result, or as a protocol error for a bad call.
+	let e = await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'nope' } });
+	eq(e.isError, true);
+	check(e.content[0].text.startsWith('not_found'), e.content[0].text);
+	e = await client.callTool({ name: 'get', arguments: { kind: 'Supplier' } });
+	eq(e.isError, true);
+	check(e.content[0].text.includes('"key" is required'));
+	e = await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'x', values: { rating: 'high' } } });
+	eq(e.isError, true);
+	check(e.content[0].text.startsWith('type_mismatch'), e.content[0].text);
+	let threw = false;
+	try {
+		await client.callTool({ name: 'no_such_tool', arguments: {} });
+	} catch (err) {
+		threw = String(err).includes('no such tool');
+	}
+	check(threw, 'an unknown tool is a protocol error');
+	await client.ping();
+}
+
+await test('stdio: initialize, list tools, call each, read errors (SDK)', async () => {
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--actor', 'agent/stdio', '--no-sync'], stderr: 'pipe' });
+	const client = await connect(transport);
+	await tour(client, 'stdio');
+	const r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'S-stdio' } }));
+	eq(r.last_change.actor, 'agent/stdio');
+	await client.close();
+});
+
+await test('stdio without --writes: read tools only, writes refused', async () => {
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd'], stderr: 'pipe' });
+	const client = await connect(transport);
+	eq((await client.listTools()).tools.map((t) => t.name).sort(), [...READ_TOOLS].sort());
+	let threw = false;
+	try {
+		await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'x' } });
+	} catch (err) {
+		threw = true;
+	}
+	check(threw, 'remember is not a tool of this session');
+	await client.close();
+});
+
+await test('stdio with --branches: writes only there', async () => {
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--branches', 'agent/p7/*'], stderr: 'pipe' });
+	const client = await connect(transport);
+	let e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' } } });
+	eq(e.isError, true);
+	check(e.content[0].text.includes('make a branch of your own'), e.content[0].text);
+	result(await client.callTool({ name: 'branch', arguments: { name: 'agent/p7/work' } }));
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
+	await client.close();
+});
+
+const writer = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'd', '--label', 'agent/http');
+const reader = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'd');
+const patterned = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'd', '--branches', 'agent/x/*');
+const srv = await serve(S.store);
+const http = (token) => new StreamableHTTPClientTransport(new URL(`${srv.base}/v1/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+
+await test('streamable HTTP with a writer token: the same tour (SDK)', async () => {
+	const client = await connect(http(writer));
+	await tour(client, 'http');
+	const r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'S-http' } }));
+	eq(r.last_change.actor, 'agent/http');
+	await client.close();
+});
+
+await test('streamable HTTP with a reader token: read tools only', async () => {
+	const client = await connect(http(reader));
+	eq((await client.listTools()).tools.map((t) => t.name).sort(), [...READ_TOOLS].sort());
+	const r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'S-http' } }));
+	eq(r.title, 'Acme');
+	await client.close();
+});
+
+await test('streamable HTTP: a token\'s branch pattern holds for tools', async () => {
+	const client = await connect(http(patterned));
+	const e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'q', values: { sku: 'q' } } });
+	eq(e.isError, true);
+	await client.close();
+});
+
+await test('streamable HTTP: no token, a bad token, a foreign Origin are refused', async () => {
+	let threw = 0;
+	for (const t of [undefined, 'nope']) {
+		try {
+			const tr = new StreamableHTTPClientTransport(new URL(`${srv.base}/v1/mcp`), t ? { requestInit: { headers: { Authorization: `Bearer ${t}` } } } : {});
+			await connect(tr);
+		} catch {
+			threw++;
+		}
+	}
+	eq(threw, 2);
+	const res = await fetch(`${srv.base}/v1/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, Origin: 'http://evil.example', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+	eq(res.status, 403);
+	const get = await fetch(`${srv.base}/v1/mcp`, { headers: { Authorization: `Bearer ${reader}` } });
+	eq(get.status, 405);
+	const note = await fetch(`${srv.base}/v1/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+	eq(note.status, 202);
+	const bad = await fetch(`${srv.base}/v1/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,' });
+	eq((await bad.json()).error.code, -32700);
+});
+
+eq(await stop(srv), 0);
+S.cleanup();
+done();
