@@ -23,7 +23,8 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c src/server/*.c) bench/gen.c bench/bench.c)
+SERVER_SRC := $(sort $(wildcard src/server/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c)
 # The benchmark with its peers is a program of its own, so that the cairn
 # command does not depend on SQLite or PostgreSQL's client library.
 PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/peer_sqlite.c bench/peer_pg.c
@@ -31,6 +32,7 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/%.o) $(B)/gen/openapi.o
 # The server's OpenAPI description, embedded in the command as a C string.
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o) $(B)/gen/openapi.o
 PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
@@ -83,9 +85,11 @@ $(B)/cairn.pc: FORCE
 $(B)/test_cairn: $(TEST_OBJ) $(B)/libcairn.a
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(B)/libcairn.a $(LDLIBS)
 
-$(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(B)/libcairn.a
+# The replays link the server too: fuzz_http and fuzz_mcp run it.
+$(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(SERVER_OBJ) $(B)/libcairn.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/$*.c fuzz/replay.c $(B)/libcairn.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/$*.c fuzz/replay.c $(SERVER_OBJ) \
+		$(B)/libcairn.a $(LDLIBS) -lmicrohttpd
 
 check: setup
 	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn \
@@ -97,9 +101,11 @@ FUZZ_TIME ?= 20
 FZ := build/fuzz
 fuzz: setup
 	@mkdir -p $(FZ)
+	@sh scripts/embed.sh openapi_json < src/server/openapi.json > $(FZ)/openapi.c
 	@for f in $(FUZZ_NAMES); do \
 		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(LDLIBS) || exit 1; \
+			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(SERVER_SRC) $(FZ)/openapi.c \
+			$(LDLIBS) -lmicrohttpd || exit 1; \
 		mkdir -p fuzz/corpus/$$f $(FZ)/$$f.new; \
 		$(FZ)/$$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=fuzz/ \
 			$(FZ)/$$f.new fuzz/corpus/$$f || exit 1; \

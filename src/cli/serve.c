@@ -165,14 +165,17 @@ int cmd_serve(cli *c, int argc, char **argv)
 	int ex, rc;
 
 	srv_config_defaults(&cfg);
-	cfg.store = c->store;
 	cfg.nosync = c->nosync;
 	/* serve parses its own flags (argv: what follows "serve"). */
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
 			config = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			config = argv[i] + 9;
 	if (config && (ex = read_config(&cfg, config, owned)))
 		return ex;
+	if (getenv("CAIRN_STORE") && *getenv("CAIRN_STORE"))
+		cfg.store = getenv("CAIRN_STORE");
 	for (int i = 0; names[i]; i++) {
 		char env[64], *v;
 
@@ -183,8 +186,18 @@ int cmd_serve(cli *c, int argc, char **argv)
 			return ex;
 	}
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *eq = strchr(a, '=');
 
+		if (strncmp(a, "--", 2) == 0 && eq) { /* --name=value */
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - a - 2), a + 2);
+			if (strcmp(name, "store") == 0)
+				cfg.store = eq + 1;
+			else if (strcmp(name, "config") != 0 && (ex = set(&cfg, name, eq + 1, &owned[125])))
+				return ex;
+			continue;
+		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(serve_help, stdout);
 			return 0;

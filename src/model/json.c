@@ -705,6 +705,13 @@ void json_quote(buf *b, const char *s, size_t n)
 	buf_put_u8(b, '"');
 }
 
+static void canon_real(double d, buf *b);
+
+void json_number(buf *b, double d)
+{
+	canon_real(d, b);
+}
+
 static void canon_real(double d, buf *b)
 {
 	char t[40];

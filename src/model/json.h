@@ -84,6 +84,8 @@ const jv *jv_getn(const jv *o, const char *name, size_t n);
 int jv_equal(const jv *a, const jv *b);
 /* Append the canonical form of v to b. */
 void jv_canon(const jv *v, buf *b);
+/* Append a number in its canonical form: the shortest that reads back the same. */
+void json_number(buf *b, double d);
 /* Append s as a JSON string literal (quoted, escaped). */
 void json_quote(buf *b, const char *s, size_t n);
 

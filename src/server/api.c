@@ -198,6 +198,15 @@ static int begin(req *r, const char *domain, cairn_txn **t)
 	return 0;
 }
 
+/* A write's revision, as ETag and X-Cairn-Revision (a read of it then sees it). */
+static void written(req *r, uint64_t rev)
+{
+	if (!rev)
+		return;
+	r->revision = rev;
+	snprintf(r->etag, sizeof(r->etag), "\"r%llu\"", (unsigned long long)rev);
+}
+
 /* The reply of a read: JSON, with the revision read as ETag and header. */
 static void reply_read(req *r, cairn_txn *t)
 {
@@ -300,7 +309,9 @@ static void w_revision(buf *b, const cairn_revision *v)
 	jw_str(b, v->actor, v->actor_len);
 	PUTS(b, ",\"source\":");
 	jw_str(b, v->source, v->source_len);
-	buf_printf(b, ",\"confidence\":%.17g,\"message\":", v->confidence);
+	PUTS(b, ",\"confidence\":");
+	json_number(b, v->confidence);
+	PUTS(b, ",\"message\":");
 	jw_str(b, v->message, v->message_len);
 	PUTS(b, ",\"trace_id\":");
 	jw_str(b, v->trace_id, v->trace_id_len);
@@ -410,9 +421,10 @@ static void h_openapi(req *r)
 	reply_json(r, 200);
 }
 
+/* Store-wide figures: for the admin of every Domain only. */
 static void h_metrics(req *r)
 {
-	if (allow(r, NULL, NEED_READ, NULL))
+	if (allow(r, NULL, NEED_ADMIN_ALL, NULL))
 		return;
 	metrics_text(r->s, &r->out);
 	r->status = 200;
@@ -564,7 +576,7 @@ static void h_schema_put(req *r)
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)res.revision);
 	jw_hash(&r->out, res.hash);
 	buf_put_u8(&r->out, '}');
-	r->revision = res.revision;
+	written(r, res.revision);
 	reply_json(r, 200);
 }
 
@@ -987,12 +999,28 @@ static void h_link_history(req *r)
 
 /* ------------------------------------------------------------ commits -- */
 
+/* "expect_revision": the head the write expects (refused with revision_conflict if it moved). */
+static int expect_member(req *r, const jv *o, cairn_commit_options *co)
+{
+	const jv *ex = jv_get(o, "expect_revision");
+
+	if (!ex || ex->type == JV_NULL)
+		return 0;
+	if (ex->type != JV_INT || ex->u.i < 0) {
+		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"expect_revision\" is a revision number");
+		return -1;
+	}
+	co->has_expect = 1;
+	co->expect_revision = (uint64_t)ex->u.i;
+	return 0;
+}
+
 /* The error of change i of a request, named as a commit's error names it. */
 static void reply_change_error(req *r, int rc, uint32_t i)
 {
 	char msg[600];
 
-	snprintf(msg, sizeof(msg), "change %u: %s", i, cairn_errmsg());
+	snprintf(msg, sizeof(msg), "%s", cairn_errmsg()); /* it names the change already */
 	buf_reset(&r->out);
 	PUTS(&r->out, "{\"error\":{\"code\":");
 	jw_cstr(&r->out, cairn_errname(rc));
@@ -1019,8 +1047,7 @@ static void commit_done(req *r, job *j)
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)j->cr.res.revision);
 	jw_hash(&r->out, j->cr.res.hash);
 	buf_printf(&r->out, ",\"changes\":%llu}", (unsigned long long)j->cr.res.changes);
-	r->revision = j->cr.res.revision;
-	snprintf(r->etag, sizeof(r->etag), "\"r%llu\"", (unsigned long long)r->revision);
+	written(r, j->cr.res.revision);
 	reply_json(r, 201);
 }
 
@@ -1033,7 +1060,7 @@ static void h_commit(req *r)
 	static const char *const names[] = {"changes", "branch", "expect_revision", "actor",
 					    "source", "confidence", "message", "trace_id", NULL};
 	const char *d = r->seg[2], *branch;
-	const jv *o, *ch, *ex;
+	const jv *o, *ch;
 	buf line = BUF_INIT;
 	job *j;
 	int rc = 0;
@@ -1063,15 +1090,8 @@ static void h_commit(req *r)
 	j->co.branch = branch;
 	if (provenance(r, o, &j->co))
 		goto fail;
-	if ((ex = jv_get(o, "expect_revision")) && ex->type != JV_NULL) {
-		if (ex->type != JV_INT || ex->u.i < 0) {
-			reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
-				    "\"expect_revision\" is a revision number");
-			goto fail;
-		}
-		j->co.has_expect = 1;
-		j->co.expect_revision = (uint64_t)ex->u.i;
-	}
+	if (expect_member(r, o, &j->co))
+		goto fail;
 	for (uint32_t i = 0; i < ch->len && !rc; i++) {
 		buf_reset(&line);
 		if (ch->u.items[i].type != JV_OBJECT) {
@@ -1287,8 +1307,8 @@ static int merge_body(req *r, const jv *o, cairn_merge_options *mo, buf *res)
 static void h_merge(req *r)
 {
 	static const char *const names[] = {"from", "into", "resolve", "resolutions", "dry_run",
-					    "actor", "source", "confidence", "message", "trace_id",
-					    NULL};
+					    "expect_revision", "actor", "source", "confidence",
+					    "message", "trace_id", NULL};
 	const char *d = r->seg[2], *from, *into;
 	struct items_out io = {r, 1, 1};
 	cairn_merge_options mo;
@@ -1309,7 +1329,7 @@ static void h_merge(req *r)
 	mo.commit.domain = d;
 	mo.commit.branch = into;
 	mo.source = from;
-	if (merge_body(r, o, &mo, &res)) {
+	if (expect_member(r, o, &mo.commit) || merge_body(r, o, &mo, &res)) {
 		buf_release(&res);
 		return;
 	}
@@ -1330,7 +1350,7 @@ static void h_merge(req *r)
 		return reply_json(r, 409);
 	}
 	buf_put_u8(&r->out, '}');
-	r->revision = mr.revision;
+	written(r, mr.revision);
 	reply_json(r, mo.dry_run || !mr.revision ? 200 : 201);
 }
 
@@ -1561,8 +1581,8 @@ static void h_proposal_accept(req *r)
 		return reply_json(r, 409);
 	}
 	buf_put_u8(&r->out, '}');
-	r->revision = mr.revision;
-	reply_json(r, 200);
+	written(r, mr.revision);
+	reply_json(r, mr.revision ? 201 : 200);
 }
 
 static void h_proposal_close(req *r)

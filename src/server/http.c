@@ -3,7 +3,9 @@
  * requests; a request's body is collected up to its limit, then it is
  * routed (api.c) and answered, or, for a commit, handed to the writer
  * thread and its connection suspended until the commit is durable, so that
- * no request thread waits for a sync.
+ * no request thread waits for the sync of a commit. (The rarer writes,
+ * branches, merges, proposals and schema changes, run on the request
+ * thread and wait for their own sync.)
  *
  * The path is split and percent-decoded here, segment by segment, so that a
  * branch name with a slash travels as one segment ("agent%2Fplanner-7").
@@ -238,8 +240,10 @@ static int split_path(req *r, const char *url)
 			return -1;
 		if (slash)
 			*slash = '\0';
-		if (!*p || unescape(p, 0))
+		if (!*p)
 			return -1;
+		if (unescape(p, 0))
+			return -2; /* a bad percent-escape */
 		r->seg[r->nseg++] = p;
 		if (!slash)
 			break;
@@ -319,10 +323,10 @@ void metrics_text(srv *s, buf *b)
 	}
 	buf_printf(b, "cairn_request_seconds_sum %g\ncairn_request_seconds_count %llu\n",
 		   (double)atomic_load(&s->lat_sum_us) / 1e6, cum);
-	buf_printf(b, "# HELP cairn_commits_total Commits made (each request's, whatever the group).\n"
+	buf_printf(b, "# HELP cairn_commits_total Commit requests made durable by the writer.\n"
 		      "# TYPE cairn_commits_total counter\n"
 		      "cairn_commits_total %llu\n"
-		      "# HELP cairn_commits_failed_total Commit requests refused.\n"
+		      "# HELP cairn_commits_failed_total Commit requests the writer refused (validation).\n"
 		      "# TYPE cairn_commits_failed_total counter\n"
 		      "cairn_commits_failed_total %llu\n"
 		      "# HELP cairn_commit_groups_total Durable transactions of the writer.\n"
@@ -415,9 +419,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->t0 = now_ns();
 		atomic_fetch_add(&s->inflight, 1);
 		*req_cls = r;
-		if (cl && te) /* two framings: a request smuggling attempt, or a broken client */
+		if (cl && te) { /* two framings: a request smuggling attempt, or a broken client */
 			r->bad_framing = 1;
-		else if ((r->path_ok = split_path(r, url) == 0) && !s->stopping && route_stream(r)) {
+			r->path = arena_strndup(&r->mem, url, strlen(url)); /* for the access log */
+		}
+		else if ((r->path_ok = split_path(r, url)) == 0 && !s->stopping && route_stream(r)) {
 			/* Streamed: the import runs as the body arrives, unless it is said too large. */
 			if (cl && strtoull(cl, NULL, 10) > s->cfg.max_import && r->import) {
 				import_finish(r, 0);
@@ -474,7 +480,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			    s->cfg.max_body);
 	else if (r->body.oom)
 		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
-	else if (!r->path_ok)
+	else if (r->path_ok == -2)
+		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the path");
+	else if (r->path_ok < 0)
 		reply_error(r, 404, E_ROUTE, "no such path");
 	else if (s->stopping)
 		reply_error(r, 503, E_SHUTDOWN, "the server is shutting down");
@@ -558,10 +566,11 @@ int server_start(const srv_config *c, srv **out)
 	if ((rc = writer_start(s)))
 		goto fail;
 	threads = c->threads ? c->threads : (unsigned)(cores > 0 ? cores : 1);
-	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-					MHD_USE_ERROR_LOG,
-				0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+	/* A pool of one is no pool: libmicrohttpd wants 0 then. Malformed requests are answered, not logged. */
+	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
+				NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
+				MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
+				MHD_OPTION_CONNECTION_LIMIT,
 				c->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, c->timeout_s,
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
 				MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,

@@ -69,7 +69,7 @@ struct req {
 	const char *method;
 	char *path;		/* the path as received, before decoding */
 	char *seg[MAX_SEGS];	/* decoded path segments */
-	int nseg, path_ok;
+	int nseg, path_ok;	/* path_ok: 0, or -1 no such path, -2 a bad escape */
 	buf body;
 	int too_large, bad_framing;
 	arena mem;		/* parsed JSON and other per-request data */

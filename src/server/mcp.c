@@ -210,7 +210,8 @@ static void w_prov(buf *b, const cairn_revision *r)
 		buf_put(b, ",\"source\":", 10);
 		json_quote(b, r->source, r->source_len);
 	}
-	buf_printf(b, ",\"confidence\":%g", r->confidence);
+	PUTS(b, ",\"confidence\":");
+	json_number(b, r->confidence);
 	if (r->message_len) {
 		buf_put(b, ",\"message\":", 11);
 		json_quote(b, r->message, r->message_len);

@@ -1034,6 +1034,13 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 		rc = err_set(CAIRN_EINVAL, "a branch cannot be merged into itself");
 		goto out;
 	}
+	/* An expectation holds whether or not the merge has anything to write. */
+	if (o->commit.has_expect && branch_head(&ours.br) != o->commit.expect_revision) {
+		rc = err_set(CAIRN_ECONFLICT, "the head of %s is revision %llu, not %llu",
+			     ours.br.name, (unsigned long long)branch_head(&ours.br),
+			     (unsigned long long)o->commit.expect_revision);
+		goto out;
+	}
 	if ((rc = merge_base(&ours, &theirs, &base)) || (rc = counters_get(txn, st, ours.dom, &ctr)))
 		goto out;
 	g->m.ours = &ours;

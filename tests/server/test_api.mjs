@@ -289,6 +289,9 @@ await test('diff and merge: conflicts reported in full, resolved, merged once', 
 	eq(r.status, 422);
 	r = await c('POST', `${D}/merges`, { token: writer, body: {} });
 	eq(r.status, 400);
+	r = await c('POST', `${D}/merges`, { token: writer, body: { from: 'agent/p7/try', expect_revision: 1 } });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'revision_conflict');
 });
 
 await test('proposals: propose from a branch, note, diff, accept; reject, withdraw', async () => {
@@ -312,7 +315,7 @@ await test('proposals: propose from a branch, note, diff, accept; reject, withdr
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: agent });
 	eq(r.status, 403, 'accepting writes main');
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer, body: { message: 'ok' } });
-	eq(r.status, 200);
+	eq(r.status, 201);
 	check(r.body.revision > 0);
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer });
 	eq(r.status, 409);
@@ -394,13 +397,16 @@ await test('bad requests: malformed JSON, deep JSON, unknown paths and methods, 
 	r = await call(srv, 'GET', `${D}/records/Part/P1/`, { token: reader });
 	eq(r.status, 404);
 	r = await call(srv, 'GET', `${D}/records/Part/%zz`, { token: reader });
-	eq(r.status, 404);
+	eq(r.status, 400);
+	eq(r.body.error.code, 'bad_request');
 });
 
-await test('metrics: Prometheus text, with a token', async () => {
+await test('metrics: Prometheus text, for the admin of every Domain', async () => {
 	let r = await call(srv, 'GET', '/v1/metrics');
 	eq(r.status, 401);
-	r = await call(srv, 'GET', '/v1/metrics', { token: reader });
+	r = await call(srv, 'GET', '/v1/metrics', { token: owner });
+	eq(r.status, 403, 'store-wide figures are not one Domain\'s');
+	r = await call(srv, 'GET', '/v1/metrics', { token: admin });
 	spec.check('GET', '/v1/metrics', r);
 	eq(r.status, 200);
 	check(/^cairn_requests_total \d+$/m.test(r.text), 'requests counter');

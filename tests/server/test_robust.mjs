@@ -228,7 +228,7 @@ await test('group commit: concurrent commits share durable transactions', async 
 	const srv = await serve(S.store, '--sync');
 	const acked = [];
 	await writers(srv, S.token, 32, acked, Date.now() + 800);
-	const m = await call(srv, 'GET', '/v1/metrics', { token: S.token });
+	const m = await call(srv, 'GET', '/v1/metrics', { token: cli(S.store, 'token', 'create', '--role', 'admin', '--domain', '*') });
 	const commits = Number(m.text.match(/^cairn_commits_total (\d+)/m)[1]);
 	const groups = Number(m.text.match(/^cairn_commit_groups_total (\d+)/m)[1]);
 	eq(commits, acked.length);

@@ -1,0 +1,125 @@
+/*
+ * libFuzzer target: the HTTP request path of the server, whole: each input
+ * is sent as raw bytes on a connection to a server running in this process
+ * (libmicrohttpd's parser, the framing and size checks, path decoding,
+ * routing, the token check and the route itself). "TOKEN" in an input is
+ * replaced by a writer token of the store, so that inputs reach the routes
+ * past the token check. Whatever comes back must be an HTTP response.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cairn.h"
+#include "server/server.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+unsigned server_port(const srv *s);
+
+static srv *server;
+static char token[CAIRN_TOKEN_MAX];
+
+static void cleanup(void)
+{
+	server_stop(server);
+}
+
+static void start(void)
+{
+	static const char schema[] =
+		"{\"kinds\":[{\"name\":\"Supplier\",\"attributes\":[{\"name\":\"country\",\"type\":"
+		"\"string\"}]},{\"name\":\"Part\"}],\"relations\":[{\"name\":\"supplied_by\","
+		"\"from\":\"Part\",\"to\":\"Supplier\"}]}";
+	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_commit_options co = {0};
+	static char dir[] = "/tmp/cairn-fuzz-http-XXXXXX";
+	srv_config c;
+	cairn_store *st;
+	uint64_t id;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!mkdtemp(dir) || cairn_open(dir, &o, &st) || cairn_domain_create(st, "d"))
+		abort();
+	co.domain = "d";
+	if (cairn_schema_apply(st, &co, schema, strlen(schema), NULL) ||
+	    cairn_token_create(st, "d", CAIRN_ROLE_WRITER, NULL, "fuzz", token, sizeof(token), &id))
+		abort();
+	cairn_close(st);
+	srv_config_defaults(&c);
+	c.store = dir;
+	c.port = 0;
+	c.threads = 1;
+	c.nosync = 1;
+	c.timeout_s = 1;
+	c.max_body = 1 << 16;
+	if (server_start(&c, &server))
+		abort();
+	atexit(cleanup);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sockaddr_in sa;
+	char *msg = malloc(size * 6 + 1), reply[256];
+	size_t n = 0, got = 0;
+	int fd;
+
+	if (!server)
+		start();
+	if (!msg)
+		return 0;
+	for (size_t i = 0; i < size; i++) {
+		if (i + 5 <= size && memcmp(data + i, "TOKEN", 5) == 0) {
+			memcpy(msg + n, token, strlen(token));
+			n += strlen(token);
+			i += 4;
+		} else {
+			msg[n++] = (char)data[i];
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)server_port(server));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		free(msg);
+		return 0;
+	}
+	(void)!write(fd, msg, n);
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd p = {fd, POLLIN, 0};
+		ssize_t r;
+
+		/* The answer's first bytes may take a while; once they came, what follows is near. */
+		if (poll(&p, 1, got ? 50 : 2000) <= 0)
+			break;
+		if (got < sizeof(reply)) {
+			r = read(fd, reply + got, sizeof(reply) - got);
+			if (r > 0)
+				got += (size_t)r;
+		} else { /* the start is kept; the rest is read and dropped */
+			char rest[4096];
+
+			r = read(fd, rest, sizeof(rest));
+		}
+		if (r <= 0)
+			break;
+	}
+	close(fd);
+	free(msg);
+	/* Nothing, or an HTTP response: never anything else. */
+	if (got && (got < 12 || memcmp(reply, "HTTP/1.", 7) != 0))
+		abort();
+	return 0;
+}
