@@ -24,10 +24,10 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
 SERVER_SRC := $(sort $(wildcard src/server/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c)
+CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c)
 # The benchmark with its peers is a program of its own, so that the cairn
 # command does not depend on SQLite or PostgreSQL's client library.
-PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/peer_sqlite.c bench/peer_pg.c
+PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
@@ -73,8 +73,9 @@ $(B)/gen/openapi.o: $(B)/gen/openapi.c
 $(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS) -lmicrohttpd
 
-$(B)/cairn-bench: $(PEER_OBJ) $(B)/libcairn.a
-	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(B)/libcairn.a $(LDLIBS) -lsqlite3 -lpq
+$(B)/cairn-bench: $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn.a
+	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn.a $(LDLIBS) -lsqlite3 \
+		-lpq -lmicrohttpd
 
 $(B)/cairn.pc: FORCE
 	@mkdir -p $(B)

@@ -26,6 +26,7 @@
 
 #include "bench/bench.h"
 #include "bench/gen.h"
+#include "bench/http.h"
 #include "cairn.h"
 
 #define DOMAIN "supply"
@@ -67,6 +68,9 @@ typedef struct bench {
 	size_t n_upd, next_upd;
 	double space_branch_bytes, space_branch_entries;
 	double space_change_branch, space_change_main;
+	/* The server. */
+	http_bench_out http;
+	int have_http;
 	double import_s, import_rate, open_ms_p50, open_ms_max;
 	double import_rec_s, import_link_s;
 	uint64_t records, links, store_bytes;
@@ -858,6 +862,42 @@ fail:
 	return -1;
 }
 
+/*
+ * The server on this store, measured by clients in this process: the store
+ * is closed meanwhile (one environment per process), then opened again.
+ */
+static int time_server(bench *b)
+{
+	char token[CAIRN_TOKEN_MAX];
+	http_bench_in in;
+	uint64_t id;
+	int rc;
+
+	if ((rc = cairn_token_create(b->st, DOMAIN, CAIRN_ROLE_WRITER, NULL, "bench", token,
+				     sizeof(token), &id)))
+		return die("token", rc);
+	cairn_close(b->st);
+	b->st = NULL;
+	memset(&in, 0, sizeof(in));
+	in.store = b->store;
+	in.domain = DOMAIN;
+	in.token = token;
+	in.kinds = b->kinds;
+	in.keys = b->keys;
+	in.n_keys = b->n_keys;
+	in.supplier_keys = b->upd;
+	in.n_supplier_keys = b->n_upd;
+	in.warmup = b->o->warmup;
+	in.calls = b->o->calls;
+	rc = http_bench(&in, &b->http);
+	b->have_http = rc == 0;
+	if (rc)
+		fprintf(stderr, "bench: server: %s\n", cairn_errmsg());
+	if ((rc = cairn_open(b->store, NULL, &b->st)))
+		return die("open", rc);
+	return cairn_store_warm(b->st) ? -1 : 0;
+}
+
 static int time_open(bench *b)
 {
 	double ms[11];
@@ -1276,6 +1316,27 @@ static void report(FILE *f, bench *b)
 			b->space_branch_entries, b->space_branch_bytes, b->space_change_branch,
 			b->space_change_main);
 	}
+	if (b->have_http) {
+		const http_bench_out *h = &b->http;
+		double lib = 0;
+
+		for (size_t i = 0; i < b->n_res; i++)
+			if (strcmp(b->res[i].name, "get by key, own read transaction") == 0)
+				lib = b->res[i].p50;
+		fprintf(f, "\n#### Server (HTTP/JSON on loopback, keep-alive, clients in the same process)\n\n");
+		fprintf(f, "| measure | value |\n|---|---:|\n");
+		fprintf(f, "| get by key, one client, p50 / p95 / p99 | %.1f / %.1f / %.1f µs |\n",
+			h->get_p50, h->get_p95, h->get_p99);
+		fprintf(f, "| of which over the library's get in its own read transaction (p50) | %.1f µs |\n",
+			h->get_p50 - lib);
+		fprintf(f, "| gets per second, %u connections | %.0f |\n", h->read_conns, h->reads_per_s);
+		fprintf(f, "| durable single-Record commits per second, %u clients (group commit) | %.0f |\n",
+			h->commit_conns, h->commits_per_s);
+		fprintf(f, "| their latency p50 / p95 / p99 | %.2f / %.2f / %.2f ms |\n",
+			h->commit_p50 / 1000, h->commit_p95 / 1000, h->commit_p99 / 1000);
+		fprintf(f, "| memory per idle connection (%u open, each after one request) | %.1f KiB |\n",
+			h->idle_conns, h->idle_conn_bytes / 1024);
+	}
 	fprintf(f, "\n#### Import and open\n\n");
 	fprintf(f, "| measure | value |\n|---|---:|\n");
 	fprintf(f, "| bulk import of the Records (records.jsonl), durable | %.2f s: %.0f Records/s |\n",
@@ -1425,6 +1486,9 @@ int bench_run(const bench_options *o)
 	if (time_versioning(&b))
 		goto out;
 	if (time_open(&b))
+		goto out;
+	fprintf(stderr, "bench: timing the server\n");
+	if (time_server(&b))
 		goto out;
 	/* The open test left a fresh handle: map it again, as the peers' caches are warm. */
 	if (o->n_peers && (cairn_store_warm(b.st) || compare(&b)))
