@@ -58,15 +58,26 @@ static int rate_ok(req *r)
 		s->buckets = calloc(s->n_buckets, sizeof(*s->buckets));
 	}
 	if (s->buckets) {
+		/*
+		 * The token's slot, or a free one, among 16 from its hash; else the one
+		 * idle longest there is taken over: a full bucket after a long idle
+		 * time is what a new one would be.
+		 */
 		size_t i = (size_t)(r->tok.id * 0x9e3779b97f4a7c15ull >> 52) % s->n_buckets;
+		bucket *oldest = NULL;
 
-		for (size_t k = 0; k < s->n_buckets; k++, i = (i + 1) % s->n_buckets)
-			if (s->buckets[i].id == r->tok.id || s->buckets[i].id == 0) {
+		for (size_t k = 0; k < 16 && !b; k++, i = (i + 1) % s->n_buckets) {
+			if (s->buckets[i].id == r->tok.id || s->buckets[i].id == 0)
 				b = &s->buckets[i];
-				break;
-			}
+			else if (!oldest || s->buckets[i].last_ns < oldest->last_ns)
+				oldest = &s->buckets[i];
+		}
+		if (!b && oldest) {
+			b = oldest;
+			b->id = 0;
+		}
 	}
-	if (!b) { /* table full: no limit rather than a wrong one */
+	if (!b) { /* no table: no limit rather than a wrong one */
 		pthread_mutex_unlock(&s->rlock);
 		return 1;
 	}
