@@ -27,6 +27,8 @@ static const char serve_help[] =
 	"  --max-batch N         most changes in one commit request (default 10000)\n"
 	"  --max-connections N   concurrent connections (default 1000)\n"
 	"  --timeout SECONDS     idle connection timeout (default 60)\n"
+	"  --query-ms N          time a read may walk (diffs, changes, export) before 503\n"
+	"                        query_timeout (default 10000; 0: no limit)\n"
 	"  --rate N              requests per second per token, 0 for no limit (default 0);\n"
 	"                        over it: 429 with Retry-After\n"
 	"  --burst N             requests a token may make at once (default 2 x rate)\n"
@@ -36,7 +38,8 @@ static const char serve_help[] =
 	"  --no-sync             do not fsync commits (scratch stores only)\n"
 	"\n"
 	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY, CAIRN_MAX_IMPORT,\n"
-	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_RATE,\n"
+	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_QUERY_MS,\n"
+	"CAIRN_RATE,\n"
 	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG. Flags win over the environment, which\n"
 	"wins over the config file.\n";
 
@@ -92,6 +95,8 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		c->max_conns = (unsigned)d;
 	else if (strcmp(name, "timeout") == 0)
 		c->timeout_s = (unsigned)d;
+	else if (strcmp(name, "query-ms") == 0)
+		c->query_ms = (unsigned)d;
 	else if (strcmp(name, "burst") == 0)
 		c->burst = (unsigned)d;
 	else if (strcmp(name, "group") == 0)
@@ -107,7 +112,7 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 }
 
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
-				    "max-connections", "timeout", "rate", "burst", "group",
+				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
 				    "access-log", NULL};
 
 static int read_config(srv_config *c, const char *path, char **owned)

@@ -798,13 +798,28 @@ static const char *const change_names[] = {"unchanged", "created", "updated", "d
 struct items_out {
 	req *r;
 	int first, two_sided;
+	int timed;	/* a read: stop at the request's deadline */
 };
+
+/* The answer of a read stopped at its deadline. */
+static void reply_timeout(req *r)
+{
+	reply_error(r, 503, E_TIMEOUT, "the read took longer than %u ms (the server's --query-ms)",
+		    r->s->cfg.query_ms);
+}
+
+static int past_deadline(const req *r)
+{
+	return r->deadline_ns && now_ns() > r->deadline_ns;
+}
 
 static int w_item(void *ctx, const cairn_change_item *it)
 {
 	struct items_out *io = ctx;
 	buf *b = &io->r->out;
 
+	if (io->timed && past_deadline(io->r))
+		return CAIRN_ELIMIT;
 	if (!io->first)
 		buf_put_u8(b, ',');
 	io->first = 0;
@@ -834,7 +849,7 @@ static int w_item(void *ctx, const cairn_change_item *it)
 static void h_revision_changes(req *r)
 {
 	const char *d = r->seg[2];
-	struct items_out io = {r, 1, 0};
+	struct items_out io = {r, 1, 0, 1};
 	uint64_t rev;
 	cairn_txn *t;
 	int rc;
@@ -848,7 +863,7 @@ static void h_revision_changes(req *r)
 	PUTS(&r->out, "{\"items\":[");
 	if ((rc = cairn_revision_changes(t, rev, w_item, &io))) {
 		cairn_txn_end(t);
-		return reply_cairn(r, rc);
+		return past_deadline(r) ? reply_timeout(r) : reply_cairn(r, rc);
 	}
 	PUTS(&r->out, "]}");
 	reply_read(r, t);
@@ -1149,7 +1164,7 @@ static int w_branch(void *ctx, const cairn_branch_info *b)
 
 static void h_branches(req *r)
 {
-	struct items_out io = {r, 1, 0};
+	struct items_out io = {r, 1, 0, 0};
 	int rc;
 
 	if (allow(r, r->seg[2], NEED_READ, NULL))
@@ -1228,7 +1243,7 @@ static void h_diff(req *r)
 {
 	const char *d = r->seg[2], *theirs = arg(r, "theirs"), *from = arg(r, "from"),
 		   *to = arg(r, "to");
-	struct items_out io = {r, 1, 0};
+	struct items_out io = {r, 1, 0, 1};
 	int rc;
 
 	if (allow(r, d, NEED_READ, NULL))
@@ -1253,7 +1268,7 @@ static void h_diff(req *r)
 				   "give ours and theirs (two branches), or from and to (revisions)");
 	}
 	if (rc)
-		return reply_cairn(r, rc);
+		return past_deadline(r) ? reply_timeout(r) : reply_cairn(r, rc);
 	PUTS(&r->out, "]}");
 	reply_json(r, 200);
 }
@@ -1321,7 +1336,7 @@ static void h_merge(req *r)
 					    "expect_revision", "actor", "source", "confidence",
 					    "message", "trace_id", NULL};
 	const char *d = r->seg[2], *from, *into;
-	struct items_out io = {r, 1, 1};
+	struct items_out io = {r, 1, 1, 0};
 	cairn_merge_options mo;
 	cairn_merge_result mr;
 	buf res = BUF_INIT;
@@ -1346,10 +1361,11 @@ static void h_merge(req *r)
 	}
 	PUTS(&r->out, "{\"items\":[");
 	memset(&mr, 0, sizeof(mr));
+	io.timed = mo.dry_run; /* a dry run is a read; a merge runs to its end */
 	rc = cairn_merge(r->s->st, &mo, w_item, &io, &mr);
 	buf_release(&res);
 	if (rc && rc != CAIRN_EMERGE)
-		return reply_cairn(r, rc);
+		return io.timed && past_deadline(r) ? reply_timeout(r) : reply_cairn(r, rc);
 	PUTS(&r->out, "],");
 	w_merge_result(&r->out, &mr);
 	if (rc == CAIRN_EMERGE) {
@@ -1407,7 +1423,7 @@ static int w_proposal_cb(void *ctx, const cairn_proposal *p)
 static void h_proposals(req *r)
 {
 	const char *d = r->seg[2], *status = arg(r, "status");
-	struct items_out io = {r, 1, 0};
+	struct items_out io = {r, 1, 0, 0};
 	cairn_txn *t;
 	int st = 0, rc;
 
@@ -1512,7 +1528,7 @@ static void h_propose(req *r)
 static void h_proposal_diff(req *r)
 {
 	const char *d = r->seg[2];
-	struct items_out io = {r, 1, 1};
+	struct items_out io = {r, 1, 1, 1};
 	cairn_merge_result mr;
 	uint64_t id;
 	int rc;
@@ -1522,7 +1538,7 @@ static void h_proposal_diff(req *r)
 	PUTS(&r->out, "{\"items\":[");
 	memset(&mr, 0, sizeof(mr));
 	if ((rc = cairn_proposal_diff(r->s->st, d, id, w_item, &io, &mr)))
-		return reply_cairn(r, rc);
+		return past_deadline(r) ? reply_timeout(r) : reply_cairn(r, rc);
 	PUTS(&r->out, "],");
 	w_merge_result(&r->out, &mr);
 	buf_put_u8(&r->out, '}');
@@ -1557,7 +1573,7 @@ static void h_proposal_accept(req *r)
 	static const char *const names[] = {"resolve", "resolutions", "actor", "source",
 					    "confidence", "message", "trace_id", NULL};
 	const char *d = r->seg[2], *target;
-	struct items_out io = {r, 1, 1};
+	struct items_out io = {r, 1, 1, 0};
 	cairn_merge_options mo;
 	cairn_merge_result mr;
 	buf res = BUF_INIT;
@@ -1630,28 +1646,36 @@ static void h_proposal_close(req *r)
 
 /* ------------------------------------------------------------- export -- */
 
+/* The export's output, into the answer, until the request's deadline. */
+static ssize_t export_write(void *cookie, const char *p, size_t n)
+{
+	req *r = cookie;
+
+	if (past_deadline(r) || r->out.oom) {
+		errno = r->out.oom ? ENOMEM : ETIMEDOUT;
+		return -1;
+	}
+	buf_put(&r->out, p, n);
+	return (ssize_t)n;
+}
+
 static void h_export(req *r)
 {
 	const char *d = r->seg[2];
 	cairn_txn *t;
-	char *text = NULL;
-	size_t len = 0;
 	FILE *m;
 	int rc;
 
 	if (allow(r, d, NEED_READ, NULL) || begin(r, d, &t))
 		return;
-	m = open_memstream(&text, &len);
+	m = fopencookie(r, "w", (cookie_io_functions_t){NULL, export_write, NULL, NULL});
 	rc = m ? cairn_export(t, m) : CAIRN_ENOMEM;
-	if (m)
-		fclose(m);
+	if (m && fclose(m) && !rc)
+		rc = CAIRN_EIO;
 	if (rc) {
-		free(text);
 		cairn_txn_end(t);
-		return reply_cairn(r, rc);
+		return past_deadline(r) ? reply_timeout(r) : reply_cairn(r, rc);
 	}
-	buf_put(&r->out, text ? text : "", len);
-	free(text);
 	reply_read(r, t);
 	r->ctype = "application/x-ndjson";
 	cairn_txn_end(t);

@@ -46,6 +46,7 @@ void srv_config_defaults(srv_config *c)
 	c->max_batch = 10000;
 	c->max_conns = 1000;
 	c->timeout_s = 60;
+	c->query_ms = 10000;
 	c->group_max = 256;
 }
 
@@ -486,8 +487,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		reply_error(r, 404, E_ROUTE, "no such path");
 	else if (s->stopping)
 		reply_error(r, 503, E_SHUTDOWN, "the server is shutting down");
-	else
+	else {
+		r->deadline_ns = s->cfg.query_ms ? now_ns() + (uint64_t)s->cfg.query_ms * 1000000u : 0;
 		route(r);
+	}
 	if (r->job) /* handed to the writer, which resumes the connection */
 		return MHD_YES;
 	return answer(r);

@@ -24,6 +24,7 @@
 #define E_FRAMING "bad_request"
 #define E_MEDIA "unsupported_media_type"
 #define E_SHUTDOWN "shutting_down"
+#define E_TIMEOUT "query_timeout"
 
 typedef struct job job;
 typedef struct req req;
@@ -90,6 +91,7 @@ struct req {
 	size_t streamed;	/* body bytes so far */
 	const char *route;	/* for the access log */
 	uint64_t t0;
+	uint64_t deadline_ns;	/* reads that walk much (diffs, export) stop here; 0: never */
 };
 
 /* A commit waiting for the writer (writer.c). */

@@ -54,6 +54,32 @@ await test('limits: body size, import size, JSON depth; nothing partial is writt
 	S.cleanup();
 });
 
+await test('query time: a read that walks past --query-ms answers 503 query_timeout', async () => {
+	const S = setup();
+	let srv = await serve(S.store);
+	const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify(note(`q${i}`, i)) + '\n').join('');
+	let r = await call(srv, 'POST', '/v1/domains/d/import', { token: S.token, raw: lines });
+	eq(r.status, 200);
+	r = await call(srv, 'POST', '/v1/domains/d/branches', { token: S.token, body: { name: 'b' } });
+	r = await call(srv, 'POST', '/v1/domains/d/import?branch=b', { token: S.token, raw: lines.replaceAll('"n":', '"n":1') });
+	eq(r.status, 200);
+	eq(await stop(srv), 0);
+	srv = await serve(S.store, '--query-ms', '1');
+	for (const path of ['/v1/domains/d/export', '/v1/domains/d/diff?ours=main&theirs=b']) {
+		r = await call(srv, 'GET', path, { token: S.token });
+		eq(r.status, 503, path);
+		eq(r.body.error.code, 'query_timeout');
+	}
+	eq((await call(srv, 'GET', '/v1/domains/d/records/Note/q1', { token: S.token })).status, 200, 'short reads are not cut');
+	eq(await stop(srv), 0);
+	srv = await serve(S.store);
+	r = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	eq(r.status, 200);
+	eq(r.text.trim().split('\n').length, 5000);
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
 await test('rate limit: 429 with Retry-After past the burst, per token', async () => {
 	const S = setup();
 	const other = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'd');
