@@ -59,7 +59,7 @@ int cmd_mcp(cli *c, int argc, char **argv)
 			actor = argv[++i];
 		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs("usage: cairn mcp [--store DIR] [--domain D] [--writes] [--branches PATTERN] "
-			      "[--actor NAME]\n"
+			      "[--actor NAME] [--no-sync]\n"
 			      "Speak MCP (the Model Context Protocol, 2025-06-18) on stdin and stdout:\n"
 			      "the store's tools for one Domain. Write tools (remember, link, branch,\n"
 			      "propose) are offered only with --writes; --branches limits them to\n"

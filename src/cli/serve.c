@@ -43,6 +43,10 @@ static const char serve_help[] =
 	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG. Flags win over the environment, which\n"
 	"wins over the config file.\n";
 
+static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
+				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
+				    "access-log", NULL};
+
 /* One setting by name; returns 0, or prints why and returns an exit code. */
 static int set(srv_config *c, const char *name, const char *v, char **owned)
 {
@@ -72,6 +76,14 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 	if (strcmp(name, "store") == 0) {
 		c->store = v;
 		return 0;
+	}
+	{
+		int known = 0;
+
+		for (int i = 0; names[i] && !known; i++)
+			known = strcmp(names[i], name) == 0;
+		if (!known)
+			return cli_usage("unknown setting \"%s\" (cairn serve --help)", name);
 	}
 	errno = 0;
 	d = strtod(v, &end);
@@ -111,9 +123,6 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 	return 0;
 }
 
-static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
-				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
-				    "access-log", NULL};
 
 static int read_config(srv_config *c, const char *path, char **owned)
 {

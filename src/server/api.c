@@ -1570,8 +1570,8 @@ static void h_proposal_note(req *r)
 
 static void h_proposal_accept(req *r)
 {
-	static const char *const names[] = {"resolve", "resolutions", "actor", "source",
-					    "confidence", "message", "trace_id", NULL};
+	static const char *const names[] = {"resolve", "resolutions", "expect_revision", "actor",
+					    "source", "confidence", "message", "trace_id", NULL};
 	const char *d = r->seg[2], *target;
 	struct items_out io = {r, 1, 1, 0};
 	cairn_merge_options mo;
@@ -1588,7 +1588,7 @@ static void h_proposal_accept(req *r)
 	if (!r->body.len)
 		o = jv_object(&r->mem, 0);
 	memset(&mo, 0, sizeof(mo));
-	if (merge_body(r, o, &mo, &res)) {
+	if (expect_member(r, o, &mo.commit) || merge_body(r, o, &mo, &res)) {
 		buf_release(&res);
 		return;
 	}
@@ -1642,6 +1642,12 @@ static void h_proposal_close(req *r)
 	buf_printf(&r->out, "{\"id\":%llu,\"status\":\"%s\"}", (unsigned long long)id,
 		   reject ? "rejected" : "withdrawn");
 	reply_json(r, 200);
+}
+
+/* An import is streamed from its first call (route_stream); here only when it could not start. */
+static void h_import_late(req *r)
+{
+	reply_error(r, 503, E_SHUTDOWN, "the server is shutting down");
 }
 
 /* ------------------------------------------------------------- export -- */
@@ -1735,7 +1741,7 @@ static void h_mcp(req *r)
 	memset(&m, 0, sizeof(m));
 	m.st = r->s->st;
 	m.domain = d;
-	m.actor = r->tok.label[0] ? r->tok.label : "mcp";
+	m.actor = r->tok.label[0] ? r->tok.label : "token";
 	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
 	m.branch_ok = mcp_branch_ok;
 	m.branch_ctx = r;
@@ -1788,6 +1794,7 @@ static const route_def routes[] = {
 	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "withdraw"),
 	R("GET", h_export, "v1", "domains", ":d", "export"),
 	R("POST", h_mcp, "v1", "mcp"),
+	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };
 
 static int matches(const route_def *rd, req *r)

@@ -210,6 +210,33 @@ static size_t keep_escapes(void *cls, struct MHD_Connection *c, char *s)
 	return strlen(s);
 }
 
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	int *bad = cls;
+	char t[4096];
+
+	(void)kind;
+	for (int i = 0; i < 2 && !*bad; i++) {
+		const char *v = i ? value : key;
+
+		if (v && strlen(v) < sizeof(t)) {
+			memcpy(t, v, strlen(v) + 1);
+			*bad = unescape(t, 1) != 0;
+		}
+	}
+	return *bad ? MHD_NO : MHD_YES;
+}
+
+/* Every query argument decodes (a bad escape is the client's mistake, told as such). */
+static int args_ok(req *r)
+{
+	int bad = 0;
+
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &bad);
+	return !bad;
+}
+
 const char *arg(req *r, const char *name)
 {
 	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
@@ -483,6 +510,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
 	else if (r->path_ok == -2)
 		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the path");
+	else if (!args_ok(r))
+		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the query");
 	else if (r->path_ok < 0)
 		reply_error(r, 404, E_ROUTE, "no such path");
 	else if (s->stopping)

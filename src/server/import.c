@@ -27,6 +27,7 @@ struct import_job {
 	cairn_import_stats stats;
 	int rc;
 	char msg[1024];
+	buf carry; /* the end of the body so far after its last newline: an unfinished line */
 	buf bad; /* the bad lines' objects, comma-separated */
 	unsigned n_bad;
 	volatile int abort; /* the body was cut short: commit nothing more */
@@ -131,6 +132,8 @@ int import_start(req *r, int (*allow_write)(req *r, const char *domain, const ch
 			return -1;
 		}
 		ij->o.batch = b;
+	} else {
+		ij->o.batch = r->s->cfg.max_batch < 10000 ? r->s->cfg.max_batch : 10000;
 	}
 	if (onerr && strcmp(onerr, "skip") != 0 && strcmp(onerr, "stop") != 0) {
 		cr_free(ij);
@@ -157,11 +160,8 @@ int import_start(req *r, int (*allow_write)(req *r, const char *domain, const ch
 	return 0;
 }
 
-/* A piece of the body, to the import. */
-void import_feed(req *r, const char *p, size_t n)
+static void pipe_write(struct import_job *ij, const char *p, size_t n)
 {
-	struct import_job *ij = r->import;
-
 	while (n && ij->fd[1] >= 0) {
 		ssize_t w = write(ij->fd[1], p, n);
 
@@ -177,6 +177,28 @@ void import_feed(req *r, const char *p, size_t n)
 	}
 }
 
+/*
+ * A piece of the body, to the import: whole lines only, the unfinished one
+ * kept until its end comes, so that a body cut short (too large, or the
+ * client gone) never hands the import half a line.
+ */
+void import_feed(req *r, const char *p, size_t n)
+{
+	struct import_job *ij = r->import;
+	const char *nl = memrchr(p, '\n', n);
+
+	if (!nl) {
+		buf_put(&ij->carry, p, n);
+		return;
+	}
+	if (ij->carry.len) {
+		pipe_write(ij, (const char *)ij->carry.p, ij->carry.len);
+		buf_reset(&ij->carry);
+	}
+	pipe_write(ij, p, (size_t)(nl + 1 - p));
+	buf_put(&ij->carry, nl + 1, n - (size_t)(nl + 1 - p));
+}
+
 /* The body ended (or the request ends): wait for the import and free it; answer if asked. */
 void import_finish(req *r, int answer)
 {
@@ -186,6 +208,8 @@ void import_finish(req *r, int answer)
 		return;
 	if (!answer || r->too_large)
 		ij->abort = 1;
+	else if (ij->carry.len) /* the body ended: its last line, without a newline */
+		pipe_write(ij, (const char *)ij->carry.p, ij->carry.len);
 	if (ij->fd[1] >= 0)
 		close(ij->fd[1]);
 	ij->fd[1] = -1;
@@ -215,6 +239,7 @@ void import_finish(req *r, int answer)
 			r->status = 413;
 	}
 	buf_release(&ij->bad);
+	buf_release(&ij->carry);
 	cr_free(ij);
 	r->import = NULL;
 }

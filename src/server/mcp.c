@@ -63,7 +63,7 @@ static const tool tools[] = {
 	 "What this memory holds: its Kinds (types of Records) with their attributes, its Relations "
 	 "(types of Links between Records), and how many Records of each Kind there are. Call it "
 	 "first to learn which kinds and attributes exist.",
-	 "{\"type\":\"object\",\"properties\":{" BRANCH "}}", 0, t_describe},
+	 "{\"type\":\"object\",\"properties\":{" BRANCH "," AT "}}", 0, t_describe},
 	{"get", "Get a Record",
 	 "One Record by kind and key: its title, its values, and who last changed it, when, from "
 	 "which source and with what confidence.",
@@ -90,7 +90,7 @@ static const tool tools[] = {
 	 "after per attribute) and who changed it, when, from which source.",
 	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
 	 ",\"key\":" STR ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},\"cursor\":" STR
-	 "," BRANCH "}}",
+	 "," BRANCH "," AT "}}",
 	 0, t_history},
 	{"lineage", "Lineage of a Record",
 	 "For each current value of a Record, the change that set it: who, when, from which "
@@ -561,11 +561,8 @@ static int t_remember(call *k)
 	const jv *vals = jv_get(k->args, "values");
 	cairn_read_options ro = {0};
 	cairn_commit_options co;
-	cairn_changeset *cs;
-	cairn_record cur;
-	cairn_txn *t;
-	buf v = BUF_INIT;
-	int rc;
+	cairn_commit_result res;
+	int rc = CAIRN_ECONFLICT;
 
 	if (need(k, "kind", &kind) || need(k, "key", &key))
 		return -1;
@@ -576,41 +573,58 @@ static int t_remember(call *k)
 	if (!vals || vals->type != JV_OBJECT)
 		vals = jv_object(k->mem, 0);
 	write_opts(k, &co);
-	if (!vals || branch_ok(k, co.branch) || (rc = cairn_changeset_new(&cs)) != 0)
+	if (!vals || branch_ok(k, co.branch))
 		return vals ? -1 : lib_fail(k, CAIRN_ENOMEM);
-	/*
-	 * A Record that exists has the values merged in (null removes one) and
-	 * keeps its title unless one is given; a new one is put as given.
-	 */
 	ro.domain = k->c->domain;
 	ro.branch = co.branch;
-	if ((rc = cairn_read_begin(k->c->st, &ro, &t))) {
-		cairn_changeset_free(cs);
-		return lib_fail(k, rc);
-	}
-	if (cairn_get(t, kind, key, strlen(key), &cur) == 0) {
-		const jv *cv = jv_parse(k->mem, cur.values, cur.values_len, "stored values");
-		const jv *merged = cv ? jv_merge_patch(k->mem, cv, vals) : NULL;
+	/*
+	 * A Record that exists has the values merged in (null removes one) and
+	 * keeps its title unless one is given; a new one is put as given. The
+	 * commit expects the head the merge was made on, and is made again on
+	 * the new head when another write came in between, so none is lost.
+	 */
+	for (int tries = 0; rc == CAIRN_ECONFLICT && tries < 8; tries++) {
+		cairn_changeset *cs;
+		cairn_record cur;
+		cairn_txn *t;
+		buf v = BUF_INIT;
 
-		if (merged)
-			jv_canon(merged, &v);
-		rc = !merged || v.oom ? CAIRN_ENOMEM
-				      : cairn_cs_put(cs, kind, key, strlen(key), title ? title : cur.title,
-						     title ? strlen(title) : cur.title_len,
-						     (const char *)v.p, v.len);
-	} else {
-		jv_canon(vals, &v);
-		rc = v.oom ? CAIRN_ENOMEM
-			   : cairn_cs_put(cs, kind, key, strlen(key), title ? title : "",
-					  title ? strlen(title) : 0, (const char *)v.p, v.len);
-	}
-	cairn_txn_end(t);
-	buf_release(&v);
-	if (rc) {
+		if ((rc = cairn_changeset_new(&cs)))
+			break;
+		if ((rc = cairn_read_begin(k->c->st, &ro, &t))) {
+			cairn_changeset_free(cs);
+			break;
+		}
+		co.has_expect = 1;
+		co.expect_revision = cairn_txn_revision(t);
+		if (cairn_get(t, kind, key, strlen(key), &cur) == 0) {
+			const jv *cv = jv_parse(k->mem, cur.values, cur.values_len, "stored values");
+			const jv *merged = cv ? jv_merge_patch(k->mem, cv, vals) : NULL;
+
+			if (merged)
+				jv_canon(merged, &v);
+			rc = !merged || v.oom ? CAIRN_ENOMEM
+					      : cairn_cs_put(cs, kind, key, strlen(key),
+							     title ? title : cur.title,
+							     title ? strlen(title) : cur.title_len,
+							     (const char *)v.p, v.len);
+		} else {
+			jv_canon(vals, &v);
+			rc = v.oom ? CAIRN_ENOMEM
+				   : cairn_cs_put(cs, kind, key, strlen(key), title ? title : "",
+						  title ? strlen(title) : 0, (const char *)v.p, v.len);
+		}
+		cairn_txn_end(t);
+		buf_release(&v);
+		if (!rc)
+			rc = cairn_commit(k->c->st, &co, cs, &res);
 		cairn_changeset_free(cs);
-		return lib_fail(k, rc);
 	}
-	return commit_one(k, cs, &co);
+	if (rc)
+		return lib_fail(k, rc);
+	buf_printf(k->out, "{\"revision\":%llu,\"changes\":%llu}", (unsigned long long)res.revision,
+		   (unsigned long long)res.changes);
+	return 0;
 }
 
 static int t_link(call *k)

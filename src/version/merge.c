@@ -1036,7 +1036,7 @@ static int merge_txn(merger *g, MDB_txn *txn, cairn_store *st, cairn_item_cb cb,
 	}
 	/* An expectation holds whether or not the merge has anything to write. */
 	if (o->commit.has_expect && branch_head(&ours.br) != o->commit.expect_revision) {
-		rc = err_set(CAIRN_ECONFLICT, "the head of %s is revision %llu, not %llu",
+		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
 			     ours.br.name, (unsigned long long)branch_head(&ours.br),
 			     (unsigned long long)o->commit.expect_revision);
 		goto out;

@@ -138,6 +138,21 @@ await test('streamable HTTP with a writer token: the same tour (SDK)', async () 
 	await client.close();
 });
 
+await test('remember from concurrent clients: every call succeeds, both values kept', async () => {
+	const a = await connect(http(writer)), b = await connect(http(writer));
+	result(await a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race' } }));
+	const calls = [];
+	for (let i = 0; i < 10; i++) {
+		calls.push(a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { country: `C${i}` } } }));
+		calls.push(b.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { rating: i } } }));
+	}
+	for (const r of await Promise.all(calls)) result(r);
+	const r = result(await a.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'race' } }));
+	check('country' in r.values && 'rating' in r.values, JSON.stringify(r.values));
+	await a.close();
+	await b.close();
+});
+
 await test('streamable HTTP with a reader token: read tools only', async () => {
 	const client = await connect(http(reader));
 	eq((await client.listTools()).tools.map((t) => t.name).sort(), [...READ_TOOLS].sort());

@@ -314,6 +314,9 @@ await test('proposals: propose from a branch, note, diff, accept; reject, withdr
 	eq(r.body.items.length, 1);
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: agent });
 	eq(r.status, 403, 'accepting writes main');
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer, body: { expect_revision: 1 } });
+	eq(r.status, 409);
+	eq(r.body.error.code, 'revision_conflict');
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer, body: { message: 'ok' } });
 	eq(r.status, 201);
 	check(r.body.revision > 0);
@@ -399,6 +402,11 @@ await test('bad requests: malformed JSON, deep JSON, unknown paths and methods, 
 	r = await call(srv, 'GET', `${D}/records/Part/%zz`, { token: reader });
 	eq(r.status, 400);
 	eq(r.body.error.code, 'bad_request');
+	r = await call(srv, 'GET', `${D}/records/Part/P1?branch=%ZZ`, { token: reader });
+	eq(r.status, 400, 'a bad escape in the query');
+	eq(r.body.error.code, 'bad_request');
+	r = await call(srv, 'GET', `${D}/import`, { token: reader });
+	eq(r.status, 405);
 });
 
 await test('metrics: Prometheus text, for the admin of every Domain', async () => {

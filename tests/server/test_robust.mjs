@@ -49,6 +49,22 @@ await test('limits: body size, import size, JSON depth; nothing partial is writt
 	after = await call(srv, 'GET', '/v1/domains/d/records/Note?limit=1000', { token: S.token });
 	const n = after.body.items.length;
 	check(n > 0 && n < 200 && n % 10 === 0, `whole batches only (${n})`);
+	// Cut inside a line (pieces of 37 bytes): still whole batches, no half line.
+	const text = Array.from({ length: 200 }, (_, i) => JSON.stringify(note(`j${i}`, i)) + '\n').join('');
+	let at = 0;
+	const pieces = new ReadableStream({
+		async pull(ctl) {
+			if (at >= text.length) return ctl.close();
+			ctl.enqueue(new TextEncoder().encode(text.slice(at, at + 37)));
+			at += 37;
+			await new Promise((res2) => setTimeout(res2, 1));
+		},
+	});
+	const res2 = await fetch(`${srv.base}/v1/domains/d/import?batch=10&on_error=stop`, { method: 'POST', body: pieces, duplex: 'half', headers: { Authorization: `Bearer ${S.token}` } });
+	eq(res2.status, 413);
+	after = await call(srv, 'GET', '/v1/domains/d/records/Note?after=j&limit=1000', { token: S.token });
+	const m = after.body.items.filter((x) => x.key.startsWith('j')).length;
+	check(m > 0 && m < 200 && m % 10 === 0, `whole batches only (${m})`);
 	eq(await stop(srv), 0);
 	cli(S.store, 'check', '--domain', 'd');
 	S.cleanup();
