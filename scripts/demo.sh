@@ -19,6 +19,14 @@ if [ ! -f "$CAIRN_STORE/data.mdb" ]; then
 		--source "generated supply workload" --text
 else
 	echo "== reusing the demo store in $CAIRN_STORE (remove it to start over)"
+	if ! "$CAIRN" stats >/dev/null 2>"$CAIRN_STORE.err"; then
+		cat "$CAIRN_STORE.err" >&2
+		rm -f "$CAIRN_STORE.err"
+		echo "The store in $CAIRN_STORE cannot be opened by this version (see above)." >&2
+		echo "Remove it (rm -rf $CAIRN_STORE) and run make run again to build the demo anew." >&2
+		exit 1
+	fi
+	rm -f "$CAIRN_STORE.err"
 fi
 echo
 echo "== cairn count"

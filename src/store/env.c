@@ -21,7 +21,7 @@
 #include "util/err.h"
 
 #define STORE_MAGIC "CAIRN-STORE"
-#define STORE_FORMAT 3u
+#define STORE_FORMAT 4u
 #define MAP_DEFAULT ((size_t)1 << 30)
 
 const char *const db_names[DB_COUNT] = {

@@ -490,7 +490,6 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 		if (ver.type == V_REC && kd) {
 			arena a = ARENA_INIT;
 			const jv *vals = jv_parse(&a, ver.values, ver.values_len, "stored values");
-			buf e = BUF_INIT;
 
 			for (size_t i = 0; vals && i < kd->n_attrs && !rc; i++) {
 				const attr_def *ad = &kd->attrs[i];
@@ -501,21 +500,14 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 				    (ad->type == AT_STRINGS && val->type != JV_ARRAY))
 					continue;
 				for (size_t j = 0; j < n && !rc; j++) {
-					buf_reset(&e);
-					if (attr_encode(ad, ad->type == AT_STRINGS ? &val->u.items[j] : val,
-							&e))
+					if (attr_key(&k, dom, kd->id, ad,
+						     ad->type == AT_STRINGS ? &val->u.items[j] : val,
+						     ver.key, ver.key_len, vid))
 						continue;
-					kb_init(&k);
-					kb_be32(&k, dom);
-					kb_be32(&k, kd->id);
-					kb_be32(&k, ad->id);
-					kb_bytes(&k, e.p, e.len);
-					kb_be64(&k, vid);
-					if (!k.over && (rc = db_del(txn, st, DB_ATTR, k.b, k.n)) == CAIRN_ENOTFOUND)
+					if ((rc = db_del(txn, st, DB_ATTR, k.b, k.n)) == CAIRN_ENOTFOUND)
 						rc = 0;
 				}
 			}
-			buf_release(&e);
 			arena_release(&a);
 			if (rc)
 				return rc;

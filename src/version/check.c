@@ -282,6 +282,7 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	const attr_def *a;
 	arena tmp = ARENA_INIT;
 	const jv *vals, *val;
+	attr_entry ae;
 	uint64_t vid;
 	vrec ver;
 	int rc, found = 0;
@@ -289,16 +290,17 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	(void)v;
 	(void)vn;
 	c->rep.index_entries++;
-	if (kn < 4 + 4 + 4 + 1 + 8) {
+	kd = kn >= 12 ? schema_kind_id(c->d.s, be32_get(k + 4)) : NULL;
+	a = kd ? kind_attr_id(kd, be32_get(k + 8)) : NULL;
+	if (!a || attr_entry_parse(a, k, kn, &ae)) {
 		problem(c, "attr: malformed entry");
 		return 0;
 	}
-	vid = be64_get(k + kn - 8);
+	vid = ae.vid;
 	if ((rc = get_version(c, vid, &ver, "an attr entry")))
 		return rc > 0 ? 0 : rc;
-	kd = schema_kind_id(c->d.s, be32_get(k + 4));
-	a = kd ? kind_attr_id(kd, be32_get(k + 8)) : NULL;
-	if (ver.type != V_REC || !a || ver.kr != kd->id) {
+	if (ver.type != V_REC || ver.kr != kd->id || ver.key_len != ae.key_len ||
+	    memcmp(ver.key, ae.key, ae.key_len) != 0) {
 		problem(c, "attr entry for Version %llu does not match it", (unsigned long long)vid);
 		return 0;
 	}
@@ -315,7 +317,7 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 		buf_reset(&c->tmp);
 		if (attr_encode(a, a->type == AT_STRINGS ? &val->u.items[i] : val, &c->tmp))
 			continue;
-		if (c->tmp.len == kn - 20 && memcmp(c->tmp.p, k + 12, c->tmp.len) == 0)
+		if (c->tmp.len == ae.value_len && memcmp(c->tmp.p, ae.value, ae.value_len) == 0)
 			found = 1;
 	}
 	arena_release(&tmp);

@@ -1176,11 +1176,8 @@ static int attr_holders(cctx *c, uint32_t kind, const attr_def *a, const jv *val
 		return 0;
 	if (c->tmp.oom)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	kb_init(&p);
-	kb_be32(&p, c->d.dom);
-	kb_be32(&p, kind);
-	kb_be32(&p, a->id);
-	kb_bytes(&p, c->tmp.p, c->tmp.len);
+	attr_prefix(&p, c->d.dom, kind, a->id);
+	kb_bytes(&p, c->tmp.p, c->tmp.len); /* the value's entries, in key order */
 	if (p.over)
 		return 0;
 	mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_ATTR], &cur);
@@ -1192,12 +1189,14 @@ static int attr_holders(cctx *c, uint32_t kind, const attr_def *a, const jv *val
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		uint8_t mk[4 + CAIRN_MAX_KEY];
 		uint64_t vid, *slot;
+		attr_entry ae;
 		vrec ver;
 		int live;
 
-		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+		if (k.mv_size < p.n || memcmp(k.mv_data, p.b, p.n) != 0 ||
+		    attr_entry_parse(a, k.mv_data, k.mv_size, &ae) || 12 + ae.value_len != p.n)
 			break;
-		vid = be64_get((uint8_t *)k.mv_data + p.n);
+		vid = ae.vid;
 		if ((rc = live_test(&c->d, vid, &live)) || !live)
 			continue;
 		if ((rc = version_get(&c->d, vid, &ver)) || ver.key_len > CAIRN_MAX_KEY)
@@ -1414,53 +1413,43 @@ static int put_entry(cctx *c, int db, const kbuf *p, uint64_t vid, const void *v
 	return wl_add(&c->wl, db, k.b, k.n, val, n);
 }
 
-static int write_attr_entries(cctx *c, uint32_t kind, const jv *values, uint64_t vid)
+static int write_attr_entries(cctx *c, uint32_t kind, const char *rkey, size_t rkey_len,
+			      const jv *values, uint64_t vid)
 {
 	const kind_def *k = schema_kind_id(c->d.s, kind);
 
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
-		const jv *v = jv_get(values, a->name), *e;
-		size_t n = 1, j;
+		const jv *v = jv_get(values, a->name);
+		size_t n = 1;
 
 		if (!(a->flags & AF_INDEXED) || !v)
 			continue;
 		if (a->type == AT_STRINGS)
 			n = v->type == JV_ARRAY ? v->len : 0;
-		for (j = 0; j < n; j++) {
+		for (size_t j = 0; j < n; j++) {
 			kbuf key;
-			int rc;
+			int rc = attr_key(&key, c->d.dom, kind, a, a->type == AT_STRINGS ? &v->u.items[j] : v,
+					  rkey, rkey_len, vid);
 
-			e = a->type == AT_STRINGS ? &v->u.items[j] : v;
-			buf_reset(&c->tmp);
-			if (attr_encode(a, e, &c->tmp))
+			if (rc == CAIRN_ETYPE) /* validation keeps such values out */
 				continue;
-			if (c->tmp.oom)
-				return err_set(CAIRN_ENOMEM, "out of memory");
-			kb_init(&key);
-			kb_be32(&key, c->d.dom);
-			kb_be32(&key, kind);
-			kb_be32(&key, a->id);
-			kb_bytes(&key, c->tmp.p, c->tmp.len);
-			kb_be64(&key, vid);
-			if (key.over)
-				continue;
-			rc = wl_add(&c->wl, DB_ATTR, key.b, key.n, "", 0);
-			if (rc)
+			if (rc || (rc = wl_add(&c->wl, DB_ATTR, key.b, key.n, "", 0)))
 				return rc;
 		}
 	}
 	return 0;
 }
 
-int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid)
+int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
+		     uint64_t vid)
 {
 	cctx c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
 	c.d = *d;
-	rc = write_attr_entries(&c, kind, values, vid);
+	rc = write_attr_entries(&c, kind, key, key_len, values, vid);
 	if (!rc)
 		rc = wl_flush(&c.wl, d->txn, d->st);
 	wl_release(&c.wl);
@@ -1495,7 +1484,7 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
 			return rc;
 		if (o->type == V_REC && o->values &&
-		    (rc = write_attr_entries(c, r->kind, o->values, o->vid)))
+		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values, o->vid)))
 			return rc;
 		if (o->vec || o->vec_from) {
 			kbuf vk;

@@ -504,8 +504,8 @@ static void enc_string(buf *b, const char *s, size_t n)
 {
 	size_t start = 0;
 
-	if (n > 384)
-		n = 384; /* the index keeps a prefix; equality is confirmed on the Version */
+	if (n > ATTR_STRING_CAP)
+		n = ATTR_STRING_CAP; /* the index keeps a prefix; equality is confirmed on the Version */
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] != 0)
 			continue;
@@ -573,4 +573,86 @@ int attr_encode(const attr_def *a, const jv *v, buf *b)
 		return 0;
 	}
 	return CAIRN_ETYPE;
+}
+
+size_t attr_value_len(const attr_def *a, const uint8_t *p, size_t n)
+{
+	switch (a->type) {
+	case AT_BOOL:
+		return n >= 1 ? 1 : 0;
+	case AT_INT:
+	case AT_FLOAT:
+	case AT_DATE:
+	case AT_DATETIME:
+		return n >= 8 ? 8 : 0;
+	default: /* strings: to the 00 00 that ends them (00 ff is an escaped NUL) */
+		for (size_t i = 0; i + 1 < n; i++)
+			if (p[i] == 0) {
+				if (p[i + 1] == 0)
+					return i + 2;
+				i++;
+			}
+		return 0;
+	}
+}
+
+void attr_prefix(kbuf *k, uint32_t dom, uint32_t kind, uint32_t attr)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be32(k, kind);
+	kb_be32(k, attr);
+}
+
+int attr_key(kbuf *k, uint32_t dom, uint32_t kind, const attr_def *a, const jv *v,
+	     const char *key, size_t key_len, uint64_t vid)
+{
+	/* Room for the longest encoding (every byte of the prefix an escaped NUL): it never grows. */
+	uint8_t tmp[ATTR_STRING_CAP * 2 + 16];
+	buf b = {tmp, 0, sizeof(tmp), 0};
+	int rc;
+
+	attr_prefix(k, dom, kind, a->id);
+	if ((rc = attr_encode(a, v, &b)))
+		return rc;
+	kb_bytes(k, b.p, b.len);
+	kb_bytes(k, key, key_len);
+	kb_u8(k, 0);
+	kb_be64(k, vid);
+	return k->over ? err_set(CAIRN_ECORRUPT, "an attribute entry does not fit") : 0;
+}
+
+int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *out)
+{
+	size_t vl, rest;
+	const uint8_t *nul;
+
+	if (n < 12 + 1 + 1 + 8)
+		return -1;
+	k += 12;
+	n -= 12;
+	if (!(vl = attr_value_len(a, k, n - 8)))
+		return -1;
+	out->value = k;
+	out->value_len = vl;
+	out->truncated = 0;
+	if (vl > 8 || (a->type != AT_BOOL && a->type != AT_INT && a->type != AT_FLOAT &&
+		       a->type != AT_DATE && a->type != AT_DATETIME)) {
+		size_t raw = vl - 2; /* the string's bytes: escapes count once */
+
+		for (size_t i = 0; i + 1 < vl - 2; i++)
+			if (k[i] == 0 && k[i + 1] == 0xff) {
+				raw--;
+				i++;
+			}
+		out->truncated = raw >= ATTR_STRING_CAP;
+	}
+	rest = n - 8 - vl;
+	nul = rest ? memchr(k + vl, 0, rest) : NULL;
+	if (!nul || nul != k + vl + rest - 1)
+		return -1;
+	out->key = (const char *)(k + vl);
+	out->key_len = rest - 1;
+	out->vid = be64_get(k + n - 8);
+	return 0;
 }

@@ -266,8 +266,38 @@ int live_test(dctx *c, uint64_t vid, int *live);
 /* Count of Records of a Kind in the view. */
 int count_get(dctx *c, uint32_t kind, uint64_t *n);
 
+/*
+ * The attribute index. An entry is (dom, kind, attribute, value, key, 0x00,
+ * vid): value order, then key order (keys hold no NUL), then vid, so that a
+ * range of values comes out sorted by value with key as the tie-break, as
+ * queries sort. Values are encoded order-preserving (attr_encode); strings
+ * keep a prefix of ATTR_STRING_CAP bytes, so that an entry always fits
+ * LMDB's key size, and equality on longer strings is confirmed on the
+ * Version. A string array has an entry per element.
+ */
+#define ATTR_STRING_CAP 224
+
 /* Encode an attribute value for the attr index (order-preserving). Returns 0 or CAIRN_ETYPE. */
 int attr_encode(const attr_def *a, const jv *v, buf *b);
+/* Bytes of the encoded value at the start of p[0..n-1] (its type gives its length), or 0. */
+size_t attr_value_len(const attr_def *a, const uint8_t *p, size_t n);
+/* The prefix (dom, kind, attribute) of an attribute's entries. */
+void attr_prefix(kbuf *k, uint32_t dom, uint32_t kind, uint32_t attr);
+/* An entry; CAIRN_ETYPE if the value is not of the attribute's type. */
+int attr_key(kbuf *k, uint32_t dom, uint32_t kind, const attr_def *a, const jv *v,
+	     const char *key, size_t key_len, uint64_t vid);
+
+typedef struct attr_entry {
+	const uint8_t *value;	/* encoded */
+	size_t value_len;
+	int truncated;		/* a string longer than the index keeps */
+	const char *key;
+	size_t key_len;
+	uint64_t vid;
+} attr_entry;
+
+/* Split an entry (after its 12-byte prefix is known to be a's) into its parts; -1 if malformed. */
+int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *out);
 
 /* The commit pipeline, shared by the public calls and the importer. */
 struct cs_change;
@@ -310,7 +340,8 @@ int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset 
 		  size_t *n_fails);
 
 /* Write the attribute index entries of a Record Version (values: its values object). */
-int attr_entries_put(dctx *d, uint32_t kind, const jv *values, uint64_t vid);
+int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
+		     uint64_t vid);
 /* Store a schema as of revision rev. */
 int schema_store(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const schema *s);
 /* The schema JSON as of revision rev (zero-copy). */
