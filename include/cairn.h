@@ -113,7 +113,8 @@ extern "C" {
 	X(EMERGE, -34, "merge_conflict", "the merge has conflicts without a resolution")          \
 	X(ECLOSED, -35, "proposal_closed", "the proposal is no longer open")                      \
 	X(EAUTH, -36, "unauthorized", "no valid token")                                           \
-	X(EFORBIDDEN, -37, "forbidden", "the token does not allow this")
+	X(EFORBIDDEN, -37, "forbidden", "the token does not allow this")                          \
+	X(EQUERY, -38, "invalid_query", "the query is not valid")
 
 enum cairn_error {
 	CAIRN_OK = 0,
@@ -497,6 +498,59 @@ CAIRN_API int cairn_revision_get(cairn_txn *txn, uint64_t revision, cairn_revisi
  */
 CAIRN_API int cairn_log(cairn_txn *txn, uint64_t before, cairn_revision *out, size_t cap,
 			size_t *n);
+
+/* -------------------------------------------------------------- queries -- */
+
+/*
+ * A query over the Records of a Kind (docs/query.md). `where` is a filter
+ * in JSON: {"status":"open"} is equality, {"amount":{"gte":10,"lt":20}} a
+ * range (operators eq, ne, gt, gte, lt, lte, in, prefix, exists, contains),
+ * {"and":[...]}, {"or":[...]}, {"not":{...}}. The answer is sorted by key,
+ * or by an attribute with the key as the tie-break (Records without a value
+ * for it last), and paged: pass res.next of one page as `after` of the
+ * next.
+ */
+typedef struct cairn_query_options {
+	const char *kind;
+	const char *where;	/* the filter; NULL or empty: every Record */
+	size_t where_len;
+	const char *sort;	/* an attribute; NULL or "key": by key */
+	const char *after;	/* the next of the page before; NULL for the first */
+	size_t limit;		/* Records per page, 1 to CAIRN_MAX_PAGE; 0: 50 */
+	const char *const *fields; /* values to return (NULL: all of them) */
+	size_t n_fields;
+	int explain;		/* describe the plan in res->plan */
+} cairn_query_options;
+
+typedef struct cairn_query_result {
+	size_t n;		/* Records in out */
+	const char *next;	/* the cursor of the next page; NULL after the last */
+	int scanned;		/* the Kind was walked Record by Record (no index answered) */
+	uint64_t entries;	/* index entries read */
+	uint64_t candidates;	/* Records checked against the filter */
+	uint64_t matched;	/* of which matched */
+	const char *plan;	/* with explain: the way chosen and its counts */
+} cairn_query_result;
+
+/*
+ * Run a query: fills out[0..res->n-1] (zero-copy, valid until txn ends;
+ * with fields, values hold only those). CAIRN_EQUERY names the place of a
+ * mistake in the filter ("where.and[1].amount.gte: ..."); CAIRN_EINVAL if
+ * limit > cap.
+ */
+CAIRN_API int cairn_query(cairn_txn *txn, const cairn_query_options *q, cairn_record *out, size_t cap,
+			  cairn_query_result *res);
+
+/*
+ * Count the Records of a Kind that match a filter, and with group_by (an
+ * attribute; an array counts each element) how many per value: cb gets each
+ * value as JSON ("null" for Records without one) and its count, values in
+ * order. total may be NULL, and cb when group_by is.
+ */
+CAIRN_API int cairn_query_count(cairn_txn *txn, const char *kind, const char *where,
+				size_t where_len, const char *group_by,
+				int (*cb)(void *ctx, const char *value, size_t len, uint64_t n),
+				void *ctx, uint64_t *total);
 
 /* ------------------------------------------------------ history, lineage -- */
 

@@ -75,6 +75,7 @@
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
 	X(tokens)                                                                                  \
+	X(query_reference)                                                                         \
 	X(timetravel_reference)                                                                    \
 	VALIDATION_TESTS(X)
 

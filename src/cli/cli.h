@@ -49,6 +49,11 @@ typedef struct cli {
 	const char *branches;	/* --branches PATTERN */
 	const char *label;	/* --label TEXT */
 	cairn_store *st_mcp;	/* cairn mcp's store */
+	const char *where;	/* --where JSON */
+	const char *sort;	/* --sort ATTR */
+	const char *fields;	/* --fields A,B */
+	const char *group_by;	/* --group-by ATTR */
+	int explain, count;	/* --explain, --count */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -76,6 +81,7 @@ int cmd_merge(cli *c);
 int cmd_propose(cli *c);
 int cmd_proposal(cli *c);
 int cmd_token(cli *c);
+int cmd_query(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

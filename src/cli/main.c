@@ -59,6 +59,9 @@ static const char usage_text[] =
 	"  page KIND [--after KEY] [--limit N]   Records of a Kind in key order\n"
 	"  links KIND KEY [--dir out|in|both] [--rel REL] [--limit N]\n"
 	"  count [KIND]                    Records per Kind\n"
+	"  query KIND [--where JSON] [--sort ATTR] [--limit N] [--after C] [--fields A,B] [--explain]\n"
+	"                                  Records matching a filter (docs/query.md)\n"
+	"  query KIND --count [--where JSON] [--group-by ATTR]   how many, per value\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
 	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
@@ -1312,7 +1315,8 @@ enum {
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
-	OPT_BRANCHES, OPT_LABEL,
+	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
+	OPT_COUNT,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1374,6 +1378,12 @@ int main(int argc, char **argv)
 		{"role", required_argument, 0, OPT_ROLE},
 		{"branches", required_argument, 0, OPT_BRANCHES},
 		{"label", required_argument, 0, OPT_LABEL},
+		{"where", required_argument, 0, OPT_WHERE},
+		{"sort", required_argument, 0, OPT_SORT},
+		{"fields", required_argument, 0, OPT_FIELDS},
+		{"group-by", required_argument, 0, OPT_GROUPBY},
+		{"explain", no_argument, 0, OPT_EXPLAIN},
+		{"count", no_argument, 0, OPT_COUNT},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1455,6 +1465,12 @@ int main(int argc, char **argv)
 		case OPT_ROLE: c.role = optarg; break;
 		case OPT_BRANCHES: c.branches = optarg; break;
 		case OPT_LABEL: c.label = optarg; break;
+		case OPT_WHERE: c.where = optarg; break;
+		case OPT_SORT: c.sort = optarg; break;
+		case OPT_FIELDS: c.fields = optarg; break;
+		case OPT_GROUPBY: c.group_by = optarg; break;
+		case OPT_EXPLAIN: c.explain = 1; break;
+		case OPT_COUNT: c.count = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1502,6 +1518,8 @@ int main(int argc, char **argv)
 		return cmd_maintain(&c);
 	if (strcmp(cmd, "token") == 0)
 		return cmd_token(&c);
+	if (strcmp(cmd, "query") == 0)
+		return cmd_query(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

@@ -13,6 +13,9 @@ struct cairn_txn {
 	arena mem;	/* results the transaction builds (diffs), freed when it ends */
 };
 
+/* Index entries under which a query collects and sorts rather than walking in order (query.c). */
+extern uint64_t query_small;
+
 /* Fill a cairn_revision from revision rev (pointers into the map). */
 int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out);
 
