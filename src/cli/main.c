@@ -111,6 +111,7 @@ int cli_exit_code(int rc)
 	case CAIRN_OK:
 		return EXIT_OK;
 	case CAIRN_EINVAL:
+	case CAIRN_EQUERY:
 		return EXIT_USAGE;
 	case CAIRN_ENOTFOUND:
 	case CAIRN_ENODOMAIN:

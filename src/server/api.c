@@ -1687,6 +1687,157 @@ static void h_export(req *r)
 	cairn_txn_end(t);
 }
 
+/* ------------------------------------------------------------- queries -- */
+
+/*
+ * POST /v1/domains/{d}/query {"kind","where","sort","after","limit","fields","explain"}
+ * and ?branch= ?at= as for every read.
+ */
+static void h_query(req *r)
+{
+	static const char *const names[] = {"kind", "where", "sort", "after", "limit", "fields",
+					    "explain", NULL};
+	const char *d = r->seg[2];
+	cairn_query_options q;
+	cairn_query_result res;
+	cairn_record *out;
+	const jv *o, *w, *lim, *f, *ex;
+	const char **fields = NULL;
+	buf where = BUF_INIT;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || !(o = body_object(r)) || only(r, o, names))
+		return;
+	memset(&q, 0, sizeof(q));
+	if (str_member(r, o, "kind", &q.kind) || str_member(r, o, "sort", &q.sort) ||
+	    str_member(r, o, "after", &q.after))
+		return;
+	if (!q.kind)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"kind\" is required");
+	if ((w = jv_get(o, "where")) && w->type != JV_NULL) {
+		if (w->type != JV_OBJECT)
+			return reply_error(r, 400, cairn_errname(CAIRN_EQUERY),
+					   "where: a filter is an object");
+		jv_canon(w, &where);
+		q.where = (const char *)where.p;
+		q.where_len = where.len;
+	}
+	q.limit = 50;
+	if ((lim = jv_get(o, "limit")) && lim->type != JV_NULL) {
+		if (lim->type != JV_INT || lim->u.i < 1 || lim->u.i > CAIRN_MAX_PAGE) {
+			buf_release(&where);
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "limit is 1 to %d",
+					   CAIRN_MAX_PAGE);
+		}
+		q.limit = (size_t)lim->u.i;
+	}
+	if ((f = jv_get(o, "fields")) && f->type != JV_NULL) {
+		if (f->type != JV_ARRAY || !(fields = arena_alloc(&r->mem, (f->len + 1) * sizeof(char *)))) {
+			buf_release(&where);
+			return reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
+					   "fields is an array of attribute names");
+		}
+		for (uint32_t i = 0; i < f->len; i++) {
+			if (f->u.items[i].type != JV_STRING) {
+				buf_release(&where);
+				return reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
+						   "fields is an array of attribute names");
+			}
+			fields[i] = f->u.items[i].u.s;
+		}
+		q.fields = fields;
+		q.n_fields = f->len;
+	}
+	q.explain = (ex = jv_get(o, "explain")) && ex->type == JV_TRUE;
+	if (begin(r, d, &t)) {
+		buf_release(&where);
+		return;
+	}
+	out = arena_alloc(&r->mem, q.limit * sizeof(*out));
+	rc = out ? cairn_query(t, &q, out, q.limit, &res) : CAIRN_ENOMEM;
+	buf_release(&where);
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	PUTS(&r->out, "{\"items\":[");
+	for (size_t i = 0; i < res.n; i++) {
+		if (i)
+			buf_put_u8(&r->out, ',');
+		w_record(&r->out, &out[i]);
+	}
+	PUTS(&r->out, "],\"next\":");
+	jw_cstr(&r->out, res.next);
+	buf_printf(&r->out, ",\"scanned\":%s,\"entries\":%llu,\"checked\":%llu,\"matched\":%llu",
+		   res.scanned ? "true" : "false", (unsigned long long)res.entries,
+		   (unsigned long long)res.candidates, (unsigned long long)res.matched);
+	if (res.plan) {
+		PUTS(&r->out, ",\"plan\":");
+		jw_cstr(&r->out, res.plan);
+	}
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
+struct groups_out {
+	req *r;
+	int first;
+};
+
+static int w_group(void *ctx, const char *value, size_t len, uint64_t n)
+{
+	struct groups_out *g = ctx;
+
+	if (!g->first)
+		buf_put_u8(&g->r->out, ',');
+	g->first = 0;
+	PUTS(&g->r->out, "{\"value\":");
+	buf_put(&g->r->out, value, len);
+	buf_printf(&g->r->out, ",\"count\":%llu}", (unsigned long long)n);
+	return 0;
+}
+
+/* POST /v1/domains/{d}/query/count {"kind","where","group_by"}. */
+static void h_query_count(req *r)
+{
+	static const char *const names[] = {"kind", "where", "group_by", NULL};
+	const char *d = r->seg[2], *kind, *by;
+	struct groups_out g = {r, 1};
+	const jv *o, *w;
+	buf where = BUF_INIT;
+	uint64_t total = 0;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || !(o = body_object(r)) || only(r, o, names) ||
+	    str_member(r, o, "kind", &kind) || str_member(r, o, "group_by", &by))
+		return;
+	if (!kind)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"kind\" is required");
+	if ((w = jv_get(o, "where")) && w->type != JV_NULL) {
+		if (w->type != JV_OBJECT)
+			return reply_error(r, 400, cairn_errname(CAIRN_EQUERY),
+					   "where: a filter is an object");
+		jv_canon(w, &where);
+	}
+	if (begin(r, d, &t)) {
+		buf_release(&where);
+		return;
+	}
+	PUTS(&r->out, "{\"groups\":[");
+	rc = cairn_query_count(t, kind, (const char *)where.p, where.len, by, w_group, &g, &total);
+	buf_release(&where);
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_printf(&r->out, "],\"total\":%llu}", (unsigned long long)total);
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
 /* ---------------------------------------------------------------- MCP -- */
 
 static int mcp_branch_ok(void *ctx, const char *branch)
@@ -1793,6 +1944,8 @@ static const route_def routes[] = {
 	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "reject"),
 	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "withdraw"),
 	R("GET", h_export, "v1", "domains", ":d", "export"),
+	R("POST", h_query, "v1", "domains", ":d", "query"),
+	R("POST", h_query_count, "v1", "domains", ":d", "query", "count"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

@@ -120,6 +120,7 @@ unsigned status_of(int rc)
 	case CAIRN_EUTF8:
 	case CAIRN_EKEYEMPTY:
 	case CAIRN_EKEYLONG:
+	case CAIRN_EQUERY:
 		return 400;
 	case CAIRN_EAUTH:
 		return 401;

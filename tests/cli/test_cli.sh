@@ -762,6 +762,50 @@ want_rc 2
 end
 unset CAIRN_DOMAIN
 
+# ----------------------------------------------------------------- queries --
+
+begin "query: filter, sort, page with the cursor, fields, explain"
+CAIRN_DOMAIN=qd
+export CAIRN_DOMAIN
+run schema apply "$T/schema.json"
+for i in 1 2 3 4 5 6; do
+	run put Supplier "q$i" --values "{\"vat\":\"QV$i\",\"country\":\"$([ $((i % 2)) -eq 0 ] && echo DE || echo FR)\"}"
+done
+run query Supplier --where '{"country":"DE"}' --limit 2 --fields country --explain
+want_rc 0
+out_lines 3
+line_has 1 '"key":"q2"'
+line_has 1 '"values":{"country":"DE"}'
+line_has 2 '"key":"q4"'
+line_has 3 '"plan":"'
+next=$(sed -n 3p "$T/out" | sed 's/.*"next":"\([^"]*\)".*/\1/')
+run query Supplier --where '{"country":"DE"}' --limit 2 --after "$next"
+want_rc 0
+line_has 1 '"key":"q6"'
+line_has 2 '"next":null'
+run query Supplier --sort country --limit 1 --fields country
+line_has 1 '"country":"DE"'
+end
+
+begin "query: counts, group-by, and errors"
+run query Supplier --count --group-by country
+want_rc 0
+out_has '{"value":"DE","count":3}'
+out_has '{"value":"FR","count":3}'
+out_has '{"total":6}'
+run query Supplier --where '{"country":{"gtee":"DE"}}'
+want_rc 2
+err_has '"code":"invalid_query"'
+err_has 'where.country.gtee'
+run query Supplier --where '{"nope":1}'
+want_rc 2
+run query Nope
+want_rc 4
+run query Supplier --after garbage
+want_rc 2
+end
+unset CAIRN_DOMAIN
+
 # ------------------------------------------------------------------ tokens --
 
 begin "token create prints the secret alone; list; revoke"

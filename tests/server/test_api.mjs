@@ -423,6 +423,46 @@ await test('metrics: Prometheus text, for the admin of every Domain', async () =
 	check(/cairn_store_bytes\{db="all"\} [1-9]/.test(r.text), 'store size');
 });
 
+await test('queries: filter, sort, page, fields, explain, counts; errors name their place', async () => {
+	for (let i = 0; i < 12; i++)
+		await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Supplier', key: `Q${String(i).padStart(2, '0')}`, values: { vat: `QV${i}`, rating: i % 4 } }] } });
+	const where = { vat: { prefix: 'QV' }, rating: { gte: 2 } };
+	let r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', where, sort: 'rating', limit: 4, fields: ['rating'], explain: true } });
+	eq(r.status, 200);
+	eq(r.body.items.map((x) => x.values.rating), [2, 2, 2, 3]);
+	eq(r.body.items.map((x) => x.key), ['Q02', 'Q06', 'Q10', 'Q03'], 'ties by key');
+	check(r.body.next && r.body.plan, 'a cursor and a plan');
+	eq(r.body.items[0].values, { rating: 2 }, 'fields');
+	const seen = r.body.items.map((x) => x.key);
+	for (let next = r.body.next; next;) {
+		r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', where, sort: 'rating', limit: 4, after: next } });
+		seen.push(...r.body.items.map((x) => x.key));
+		next = r.body.next;
+	}
+	eq(seen.length, 6, 'every match once across the pages');
+	eq(new Set(seen).size, 6);
+	r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', where: { vat: 'QV3' } } });
+	eq(r.body.items.map((x) => x.key), ['Q03']);
+	eq(r.body.scanned, false, 'vat is indexed');
+	r = await c('POST', `${D}/query?at=${rev1}`, { token: reader, body: { kind: 'Supplier', where: { vat: 'QV3' } } });
+	eq(r.body.items, [], 'time travel');
+	r = await c('POST', `${D}/query/count`, { token: reader, body: { kind: 'Supplier', where: { vat: { prefix: 'QV' } }, group_by: 'rating' } });
+	eq(r.body.total, 12);
+	eq(r.body.groups, [{ value: 0, count: 3 }, { value: 1, count: 3 }, { value: 2, count: 3 }, { value: 3, count: 3 }]);
+	r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', where: { rating: { gtee: 1 } } } });
+	eq(r.status, 400);
+	eq(r.body.error.code, 'invalid_query');
+	check(r.body.error.message.startsWith('where.rating.gtee'), r.body.error.message);
+	r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Nope' } });
+	eq(r.status, 422);
+	r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', limit: 0 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/query`, { token: reader, body: { kind: 'Supplier', after: 'zzz' } });
+	eq(r.body.error.code, 'invalid_query');
+	r = await c('POST', `${D}/query/count`, { token: reader, body: { kind: 'Supplier', group_by: 'nope' } });
+	eq(r.body.error.code, 'invalid_query');
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);
