@@ -48,6 +48,14 @@ typedef struct cmp_row {
 	int ok[MAX_ENGINES];
 } cmp_row;
 
+/* An attribute query of q_filters.txt, with its filter in Cairn's JSON form. */
+typedef struct qfilter {
+	char kind[32], attr[32], lo[64], hi[64];
+	int numeric, range;
+	char where[256];
+	size_t where_len;
+} qfilter;
+
 typedef struct bench {
 	const bench_options *o;
 	cairn_store *st;
@@ -57,6 +65,9 @@ typedef struct bench {
 	char (*kinds)[64];
 	char (*keys)[64];
 	size_t n_keys;
+	/* attribute queries, from q_filters.txt: equalities and ranges */
+	struct qfilter *qeq, *qrange;
+	size_t n_qeq, n_qrange;
 	result res[32];
 	size_t n_res;
 	const char *branch;	/* reads on this branch (NULL: main) */
@@ -179,6 +190,78 @@ static int load_keys(bench *b)
 	}
 	fclose(f);
 	return b->n_keys ? 0 : -1;
+}
+
+static int numeric(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return 0;
+	(void)strtod(s, &end);
+	return !*end;
+}
+
+static void json_value(char *out, size_t n, const char *v, int num)
+{
+	snprintf(out, n, num ? "%s" : "\"%s\"", v);
+}
+
+/* Append q to a list that grows by doubling (capacity: 16, then the next power of two). */
+static int push_filter(qfilter **list, size_t *n, const qfilter *q)
+{
+	if (*n == 0 || (*n >= 16 && !(*n & (*n - 1)))) {
+		qfilter *nl = realloc(*list, (*n ? *n * 2 : 16) * sizeof(**list));
+
+		if (!nl)
+			return -1;
+		*list = nl;
+	}
+	(*list)[(*n)++] = *q;
+	return 0;
+}
+
+/* q_filters.txt: Kind, attribute and a value (equality) or two (a range, lo <= v < hi). */
+static int load_filters(bench *b)
+{
+	char path[1200], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/q_filters.txt", b->dir);
+	if (!(f = fopen(path, "r"))) {
+		fprintf(stderr, "bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *fld[4] = {NULL, NULL, NULL, NULL}, *save = NULL, lo[80], hi[80];
+		int nf = 0;
+		qfilter q;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (char *t = strtok_r(line, "\t", &save); t && nf < 4; t = strtok_r(NULL, "\t", &save))
+			fld[nf++] = t;
+		if (nf < 3)
+			continue;
+		memset(&q, 0, sizeof(q));
+		snprintf(q.kind, sizeof(q.kind), "%.31s", fld[0]);
+		snprintf(q.attr, sizeof(q.attr), "%.31s", fld[1]);
+		snprintf(q.lo, sizeof(q.lo), "%.63s", fld[2]);
+		q.range = nf == 4;
+		q.numeric = numeric(q.lo);
+		json_value(lo, sizeof(lo), q.lo, q.numeric);
+		if (q.range) {
+			snprintf(q.hi, sizeof(q.hi), "%.63s", fld[3]);
+			json_value(hi, sizeof(hi), q.hi, q.numeric);
+			q.where_len = (size_t)snprintf(q.where, sizeof(q.where),
+						       "{\"%s\":{\"gte\":%s,\"lt\":%s}}", q.attr, lo, hi);
+		} else {
+			q.where_len = (size_t)snprintf(q.where, sizeof(q.where), "{\"%s\":%s}", q.attr, lo);
+		}
+		if (push_filter(q.range ? &b->qrange : &b->qeq, q.range ? &b->n_qrange : &b->n_qeq, &q))
+			break;
+	}
+	fclose(f);
+	return b->n_qeq && b->n_qrange ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- build -- */
@@ -320,6 +403,35 @@ static int op_count(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 
 	*bytes += 8;
 	return cairn_count(t, b->kinds[i], &n);
+}
+
+/* The first 50 Records of a filter: in key order (equality), in the attribute's order (range). */
+static int run_query(cairn_txn *t, const qfilter *f, uint64_t *bytes)
+{
+	cairn_query_options q = {0};
+	cairn_query_result res;
+	cairn_record r[50];
+	int rc;
+
+	q.kind = f->kind;
+	q.where = f->where;
+	q.where_len = f->where_len;
+	q.sort = f->range ? f->attr : NULL;
+	q.limit = 50;
+	rc = cairn_query(t, &q, r, 50, &res);
+	for (size_t j = 0; !rc && j < res.n; j++)
+		*bytes += r[j].key_len + r[j].title_len + r[j].values_len;
+	return rc;
+}
+
+static int op_query_eq(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_query(t, &b->qeq[i % b->n_qeq], bytes);
+}
+
+static int op_query_range(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_query(t, &b->qrange[i % b->n_qrange], bytes);
 }
 
 /* Time fn over random query keys, one read transaction for all calls. */
@@ -693,6 +805,8 @@ static const struct {
 	{"page of 50 of a Kind", op_page},
 	{"Links of a Record", op_links},
 	{"count of a Kind", op_count},
+	{"query, indexed equality, 50", op_query_eq},
+	{"query, indexed range, 50", op_query_range},
 };
 
 /*
@@ -1005,6 +1119,35 @@ static int ce_count(engine *e, const char *kind, uint64_t *n)
 	return rc;
 }
 
+static int ce_query(engine *e, const bench_query *bq, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	qfilter f;
+	cairn_txn *t;
+	int rc;
+
+	/* The same filter in Cairn's JSON form, built per call as a client would. */
+	memset(&f, 0, sizeof(f));
+	snprintf(f.kind, sizeof(f.kind), "%s", bq->kind);
+	snprintf(f.attr, sizeof(f.attr), "%s", bq->attr);
+	f.range = bq->hi != NULL;
+	if (f.range)
+		f.where_len = (size_t)snprintf(f.where, sizeof(f.where),
+					       bq->numeric ? "{\"%s\":{\"gte\":%s,\"lt\":%s}}"
+							   : "{\"%s\":{\"gte\":\"%s\",\"lt\":\"%s\"}}",
+					       bq->attr, bq->lo, bq->hi);
+	else
+		f.where_len = (size_t)snprintf(f.where, sizeof(f.where),
+					       bq->numeric ? "{\"%s\":%s}" : "{\"%s\":\"%s\"}",
+					       bq->attr, bq->lo);
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	rc = run_query(t, &f, bytes);
+	cairn_txn_end(t);
+	return rc;
+}
+
 static int ce_update(engine *e, const bench_update *u, size_t n)
 {
 	cairn_commit_options co = {0};
@@ -1037,10 +1180,11 @@ static void cairn_engine(bench *b, engine *e)
 	e->page = ce_page;
 	e->links = ce_links;
 	e->count = ce_count;
+	e->query = ce_query;
 	e->update = ce_update;
 }
 
-enum cmp_op { CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_UPDATE1, CMP_UPDATE1000 };
+enum cmp_op { CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_UPDATE1, CMP_UPDATE1000 };
 
 /* Time one operation on engine e, with the random sequence seeded the same for every engine. */
 static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
@@ -1091,9 +1235,18 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 			case CMP_LINKS:
 				rc = e->links(e, b->kinds[i], b->keys[i], &bytes);
 				break;
-			default:
+			case CMP_COUNT:
 				rc = e->count(e, b->kinds[i], &n);
 				break;
+			default: {
+				const qfilter *f = op == CMP_QEQ ? &b->qeq[i % b->n_qeq]
+								 : &b->qrange[i % b->n_qrange];
+				bench_query q = {f->kind, f->attr, f->lo, f->range ? f->hi : NULL,
+						 f->numeric, 50};
+
+				rc = e->query(e, &q, &bytes);
+				break;
+			}
 			}
 		}
 		us[c] = (double)(now_ns() - t0) / 1000.0;
@@ -1114,7 +1267,10 @@ static int compare(bench *b)
 {
 	static const char *const names[] = {"get by key", "page of 50 of a Kind",
 					    "Links of a Record (both directions)",
-					    "count of a Kind", "commit of one update, durable",
+					    "count of a Kind",
+					    "query: indexed equality, first 50",
+					    "query: indexed range, first 50",
+					    "commit of one update, durable",
 					    "commit of 1,000 updates, durable"};
 	engine cairn;
 
@@ -1458,8 +1614,8 @@ int bench_run(const bench_options *o)
 		if (build(&b))
 			goto out;
 	}
-	if (load_keys(&b)) {
-		fprintf(stderr, "bench: no query keys in %s\n", b.dir);
+	if (load_keys(&b) || load_filters(&b)) {
+		fprintf(stderr, "bench: no query keys or filters in %s\n", b.dir);
 		goto out;
 	}
 	/* Reads are measured warm, as in a running server: map the whole store first. */
@@ -1474,7 +1630,9 @@ int bench_run(const bench_options *o)
 	    time_read(&b, "get by key", op_get, "one read transaction for all calls") ||
 	    time_read(&b, "page of 50 of a Kind (keyset)", op_page, NULL) ||
 	    time_read(&b, "Links of a Record (both directions)", op_links, NULL) ||
-	    time_read(&b, "count of a Kind", op_count, NULL))
+	    time_read(&b, "count of a Kind", op_count, NULL) ||
+	    time_read(&b, "query: indexed equality, first 50 by key", op_query_eq, NULL) ||
+	    time_read(&b, "query: indexed range, first 50 by the Attribute", op_query_range, NULL))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
 	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
@@ -1510,6 +1668,8 @@ out:
 	free(text);
 	free(b.kinds);
 	free(b.keys);
+	free(b.qeq);
+	free(b.qrange);
 	free(b.upd);
 	cairn_close(b.st);
 	if (!o->keep && !o->reuse) {

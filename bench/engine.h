@@ -18,6 +18,17 @@ typedef struct bench_update {
 	long value;
 } bench_update;
 
+/*
+ * One attribute query, the first `limit` Records of a Kind: attr = lo in key
+ * order (hi NULL), or lo <= attr < hi in the attribute's order then key's.
+ * numeric: lo and hi are numbers (else strings: enums, keys, dates).
+ */
+typedef struct bench_query {
+	const char *kind, *attr, *lo, *hi;
+	int numeric;
+	unsigned limit;
+} bench_query;
+
 struct engine {
 	const char *name;
 	const char *config;	/* its configuration, for the page */
@@ -28,6 +39,7 @@ struct engine {
 	int (*page)(engine *e, const char *kind, const char *after, unsigned limit, uint64_t *bytes);
 	int (*links)(engine *e, const char *kind, const char *key, uint64_t *bytes);
 	int (*count)(engine *e, const char *kind, uint64_t *n);
+	int (*query)(engine *e, const bench_query *q, uint64_t *bytes);
 	/* One durable commit of n updates. */
 	int (*update)(engine *e, const bench_update *u, size_t n);
 	uint64_t (*size)(engine *e);	/* bytes on disk */

@@ -1917,7 +1917,7 @@ out_release:
 	return rc;
 }
 
-size_t gen_indexed_attrs(const char *pairs[][2], size_t cap)
+size_t gen_indexed_attrs(const char *pairs[][3], size_t cap)
 {
 	size_t n = 0;
 
@@ -1930,6 +1930,7 @@ size_t gen_indexed_attrs(const char *pairs[][2], size_t cap)
 			if (n < cap) {
 				pairs[n][0] = kinds[k].name;
 				pairs[n][1] = a->name;
+				pairs[n][2] = a->type;
 			}
 			n++;
 		}

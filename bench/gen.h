@@ -72,12 +72,12 @@ int gen_run(const gen_options *o);
 const char *gen_kind_name(int i);
 
 /*
- * The attributes a store indexes for this schema, as (Kind, attribute) pairs:
+ * The attributes a store indexes for this schema, as (Kind, attribute, type):
  * those marked indexed or unique, and every ref (Cairn always indexes refs).
  * Fills out[0..n-1] and returns n (at most cap). For peers of the benchmark,
  * so they keep the same indexes.
  */
-size_t gen_indexed_attrs(const char *out[][2], size_t cap);
+size_t gen_indexed_attrs(const char *out[][3], size_t cap);
 
 /* Relation names (0 .. n-1), or NULL past the last. */
 const char *gen_relation_name(int i);

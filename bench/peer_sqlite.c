@@ -26,6 +26,12 @@ typedef struct sq {
 	sqlite3 *db;
 	char path[1024];
 	sqlite3_stmt *get, *page, *links, *count, *update, *commit_row, *ins_rec, *ins_link;
+	/* Attribute queries: one statement per Kind, attribute and shape, prepared on first use. */
+	struct {
+		char id[96];
+		sqlite3_stmt *st;
+	} q[32];
+	size_t n_q;
 } sq;
 
 static int fail(engine *e, const char *what)
@@ -207,6 +213,66 @@ static int sq_update(engine *e, const bench_update *u, size_t n)
 	return exec(e, "COMMIT");
 }
 
+/*
+ * The Kind and the JSON path are literals in the statement, so that the
+ * planner matches the partial expression index of that Kind and attribute.
+ */
+static sqlite3_stmt *query_stmt(engine *e, const bench_query *q)
+{
+	sq *s = e->h;
+	char id[96], sql[512];
+	size_t i;
+
+	snprintf(id, sizeof(id), "%s.%s.%c", q->kind, q->attr, q->hi ? 'r' : 'e');
+	for (i = 0; i < s->n_q; i++)
+		if (!strcmp(s->q[i].id, id))
+			return s->q[i].st;
+	if (s->n_q == sizeof(s->q) / sizeof(s->q[0])) {
+		snprintf(e->err, sizeof(e->err), "sqlite: too many query shapes");
+		return NULL;
+	}
+	if (q->hi)
+		snprintf(sql, sizeof(sql),
+			 "SELECT key, title, vals FROM records WHERE kind = '%s' AND "
+			 "json_extract(vals, '$.%s') >= ?1 AND json_extract(vals, '$.%s') < ?2 "
+			 "ORDER BY json_extract(vals, '$.%s'), key LIMIT ?3",
+			 q->kind, q->attr, q->attr, q->attr);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT key, title, vals FROM records WHERE kind = '%s' AND "
+			 "json_extract(vals, '$.%s') = ?1 ORDER BY key LIMIT ?3",
+			 q->kind, q->attr);
+	if (prepare(e, sql, &s->q[s->n_q].st))
+		return NULL;
+	snprintf(s->q[s->n_q].id, sizeof(s->q[s->n_q].id), "%s", id);
+	return s->q[s->n_q++].st;
+}
+
+static void bind_value(sqlite3_stmt *st, int i, const char *v, int numeric)
+{
+	if (numeric)
+		sqlite3_bind_double(st, i, strtod(v, NULL));
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static int sq_query(engine *e, const bench_query *q, uint64_t *bytes)
+{
+	sqlite3_stmt *st = query_stmt(e, q);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_value(st, 1, q->lo, q->numeric);
+	if (q->hi)
+		bind_value(st, 2, q->hi, q->numeric);
+	sqlite3_bind_int(st, 3, (int)q->limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*bytes += row_bytes(st, 0, 3);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(e, "query");
+}
+
 static uint64_t sq_size(engine *e)
 {
 	sq *s = e->h;
@@ -236,6 +302,8 @@ static void sq_close(engine *e)
 
 		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 			sqlite3_finalize(all[i]);
+		for (size_t i = 0; i < s->n_q; i++)
+			sqlite3_finalize(s->q[i].st);
 		sqlite3_close(s->db);
 		free(s);
 	}
@@ -246,7 +314,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 {
 	engine *e = calloc(1, sizeof(*e));
 	sq *s = calloc(1, sizeof(*s));
-	const char *attrs[64][2];
+	const char *attrs[64][3];
 	size_t n_attrs = gen_indexed_attrs(attrs, 64);
 	char sql[512];
 
@@ -265,6 +333,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	e->page = sq_page;
 	e->links = sq_links;
 	e->count = sq_count;
+	e->query = sq_query;
 	e->update = sq_update;
 	e->size = sq_size;
 	e->close = sq_close;

@@ -171,6 +171,40 @@ static int canon_is(const char *in, const char *want)
 	return ok;
 }
 
+void test_util_arena(void)
+{
+	arena a = ARENA_INIT;
+	arena_mark m;
+	char *p1, *p2, *p3;
+
+	p1 = arena_alloc(&a, 16);
+	CHECK(p1 != NULL);
+	m = arena_mark_get(&a);
+	p2 = arena_alloc(&a, 16);
+	CHECK(p2 == p1 + 16);
+	arena_rewind(&a, m);
+	CHECK(arena_alloc(&a, 16) == p2); /* the same bytes again */
+	arena_rewind(&a, m);
+	for (int i = 0; i < 200; i++) /* many chunks past the mark */
+		memset(arena_alloc(&a, 1000), i, 1000);
+	arena_rewind(&a, m);
+	CHECK(arena_alloc(&a, 16) == p2); /* the newer chunks are gone */
+	for (int i = 0; i < 200; i++)
+		memset(arena_alloc(&a, 1000), i, 1000);
+	arena_reset(&a);
+	CHECK(a.head != NULL);
+	p3 = arena_alloc(&a, 8);
+	CHECK(p3 != NULL);
+	memset(p3, 1, 8);
+	CHECK(arena_alloc(&a, 8) == p3 + 8); /* bump from the start of the kept chunk */
+	arena_release(&a);
+	CHECK(a.head == NULL);
+	arena_reset(&a); /* on an empty arena: nothing to do */
+	m = arena_mark_get(&a);
+	arena_rewind(&a, m);
+	CHECK(a.head == NULL);
+}
+
 void test_json_canon(void)
 {
 	CHECK(canon_is("{ \"b\" : 1, \"a\" : [true, false, null] }", "{\"a\":[true,false,null],\"b\":1}"));

@@ -19,6 +19,7 @@
 	X(util_utf8)                                                                               \
 	X(util_time)                                                                               \
 	X(util_hmap)                                                                               \
+	X(util_arena)                                                                              \
 	X(util_alloc)                                                                              \
 	X(json_canon)                                                                              \
 	X(json_limits)                                                                             \

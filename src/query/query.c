@@ -55,11 +55,18 @@ typedef struct ival {
 	int prefix;		/* lo is a prefix every value in the interval starts with (hi unused) */
 } ival;
 
+#define NEED_MAX 16
+
 typedef struct qctx {
 	cairn_txn *t;
 	const kind_def *k;
-	arena *mem;
+	arena *mem;		/* scratch of this call (the transaction's, reset per call) */
+	arena *out;		/* what outlives the call: cursors, projections, plans */
 	qnode *root;
+	/* the attributes a Record's values are read for (filter, sort, fields) */
+	const char *need[NEED_MAX];
+	size_t need_len[NEED_MAX], n_need;
+	int need_all;
 	const attr_def *sort;	/* NULL: by key */
 	int desc;
 	/* the cursor: the position after which the page starts */
@@ -724,10 +731,71 @@ static int hits_add(hits *h, const hit *x)
 	return 0;
 }
 
+static void need_add(qctx *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < c->n_need; i++)
+		if (c->need_len[i] == n && !memcmp(c->need[i], name, n))
+			return;
+	if (c->n_need == NEED_MAX) {
+		c->need_all = 1;
+		return;
+	}
+	c->need[c->n_need] = name;
+	c->need_len[c->n_need++] = n;
+}
+
+static void need_tree(qctx *c, const qnode *q)
+{
+	if (q->op == Q_LEAF)
+		need_add(c, q->a->name);
+	for (size_t i = 0; i < q->n; i++)
+		need_tree(c, &q->kids[i]);
+}
+
+/*
+ * A Record's values as an object of only the members the call reads:
+ * stored values are canonical, so the others are skipped unparsed.
+ */
+static const jv *pick_values(qctx *c, const char *s, size_t n)
+{
+	const jv *v;
+	jv *o;
+	jmember m;
+	size_t pos = 0, found = 0;
+	int r = -1;
+
+	if (!c->need_all && (o = jv_object(c->mem, c->n_need))) {
+		while (found < c->n_need && (r = json_member_next(s, n, &pos, &m)) == 1)
+			for (size_t i = 0; i < c->n_need; i++) {
+				if (c->need_len[i] != m.key_len || memcmp(c->need[i], m.key, m.key_len))
+					continue;
+				if (!(v = jv_parse(c->mem, m.val, m.val_len, "stored values")))
+					goto fail;
+				o->u.items[o->len] = *v;
+				o->u.items[o->len].key = c->need[i];
+				o->u.items[o->len].key_len = (uint32_t)m.key_len;
+				o->len++;
+				found++;
+				break;
+			}
+		if (r >= 0 || found == c->n_need)
+			return o;
+	}
+	if ((v = jv_parse(c->mem, s, n, "stored values")))
+		return v;
+fail:
+	if (err_code() != CAIRN_ENOMEM)
+		err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	return NULL;
+}
+
 /* Load the Record of a live vid and check the filter: 1 (a match, in *out), 0, or an error. */
 static int check_vid(qctx *c, uint64_t vid, hit *out)
 {
 	vrec v;
+	arena_mark mark;
 	int live, rc;
 
 	if ((rc = live_test(&c->t->d, vid, &live)) || !live)
@@ -738,12 +806,13 @@ static int check_vid(qctx *c, uint64_t vid, hit *out)
 		return err_set(CAIRN_ECORRUPT, "an attr entry names Version %llu, not a Record of %s",
 			       (unsigned long long)vid, c->k->name);
 	c->candidates++;
-	out->values = jv_parse(c->mem, v.values, v.values_len, "stored values");
-	if (!out->values)
-		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
-	if (!eval(c->root, out->values))
+	mark = arena_mark_get(c->mem);
+	if (!(out->values = pick_values(c, v.values, v.values_len)))
+		return err_code();
+	if (!eval(c->root, out->values)) {
+		arena_rewind(c->mem, mark);
 		return 0;
+	}
 	c->matched++;
 	out->r.kind = c->k->name;
 	out->r.key = v.key;
@@ -826,23 +895,24 @@ typedef struct page_out {
 static int keep_record(qctx *c, const cairn_record *r, void *arg)
 {
 	page_out *po = arg;
+	arena_mark mark = arena_mark_get(c->mem);
 	hit x;
 
 	c->candidates++;
 	memset(&x, 0, sizeof(x));
 	x.r = *r;
-	x.values = jv_parse(c->mem, r->values, r->values_len, "stored values");
-	if (!x.values)
-		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	if (!(x.values = pick_values(c, r->values, r->values_len)))
+		return err_code();
 	x.sortv = c->sort ? jv_get(x.values, c->sort->name) : NULL;
-	if (po->missing_only && x.sortv)
+	if ((po->missing_only && x.sortv) || !eval(c->root, x.values)) {
+		arena_rewind(c->mem, mark);
 		return 0;
-	if (!eval(c->root, x.values))
-		return 0;
+	}
 	c->matched++;
-	if (!after_cursor(c, &x))
+	if (!after_cursor(c, &x)) {
+		arena_rewind(c->mem, mark);
 		return 0;
+	}
 	if (hits_add(po->h, &x))
 		return CAIRN_ENOMEM;
 	return po->want && po->h->n >= po->want ? 1 : 0;
@@ -1039,7 +1109,7 @@ static char *cursor_make(qctx *c, const hit *h)
 	}
 	json_quote(&j, h->r.key, h->r.key_len);
 	buf_put_u8(&j, ']');
-	out = j.oom ? NULL : arena_alloc(c->mem, j.len * 4 / 3 + 4);
+	out = j.oom ? NULL : arena_alloc(c->out, j.len * 4 / 3 + 4);
 	if (out) {
 		uint32_t acc = 0;
 		int bits = 0;
@@ -1127,7 +1197,7 @@ static int project(qctx *c, const cairn_query_options *q, hit *h)
 		}
 	}
 	jv_canon(o, &b);
-	text = b.oom ? NULL : arena_strndup(c->mem, (const char *)b.p, b.len);
+	text = b.oom ? NULL : arena_strndup(c->out, (const char *)b.p, b.len);
 	h->r.values_len = b.len;
 	buf_release(&b);
 	if (!text)
@@ -1178,13 +1248,21 @@ static void plan_text(qctx *c, const char *way, const qnode *q, uint64_t est)
 	}
 }
 
+/* Does a conjunct's index hold its entries in key order (equality, contains, a short in)? */
+static int by_key(const cand *x)
+{
+	return (x->q->cmp == C_EQ || x->q->cmp == C_CONTAINS ||
+		(x->q->cmp == C_IN && x->n_iv <= 16)) &&
+	       !x->cut;
+}
+
 static int run(qctx *c, size_t want, hits *h, int *sorted)
 {
 	const qnode *cj[64];
 	cand *cands;
 	size_t ncj, nc = 0;
 	cand *best = NULL, *on_sort = NULL;
-	int rc = 0;
+	int rc = 0, lone;
 
 	*sorted = 1;
 	conjuncts(c->root, cj, &ncj);
@@ -1205,10 +1283,12 @@ static int run(qctx *c, size_t want, hits *h, int *sorted)
 		if (x->n_iv || whole_attribute(cj[i]))
 			nc++;
 	}
+	/* One conjunct that walks in the answer's order: nothing to choose between. */
+	lone = nc == 1 && (c->sort ? cands[0].q->a == c->sort : by_key(&cands[0]));
 	for (size_t i = 0; i < nc; i++) {
 		cand *x = &cands[i];
 
-		if ((rc = estimate(c, x->q->a, x->iv, x->n_iv, SMALL, &x->est)))
+		if (!lone && (rc = estimate(c, x->q->a, x->iv, x->n_iv, SMALL, &x->est)))
 			return rc;
 		if (!best || x->est < best->est)
 			best = x;
@@ -1219,13 +1299,9 @@ static int run(qctx *c, size_t want, hits *h, int *sorted)
 		/* By key: an equality or a short in walks its entries in key order. */
 		cand *eq = NULL;
 
-		for (size_t i = 0; i < nc; i++) {
-			const qnode *x = cands[i].q;
-
-			if ((x->cmp == C_EQ || x->cmp == C_CONTAINS || (x->cmp == C_IN && cands[i].n_iv <= 16)) &&
-			    !cands[i].cut && (!eq || cands[i].est < eq->est))
+		for (size_t i = 0; i < nc; i++)
+			if (by_key(&cands[i]) && (!eq || cands[i].est < eq->est))
 				eq = &cands[i];
-		}
 		if (eq && (!best || best->est >= SMALL || eq->est <= best->est * 4)) {
 			plan_text(c, "ordered", eq->q, eq->est);
 			return walk_ordered(c, eq->q->a, eq->iv, eq->n_iv, 1, want, h);
@@ -1288,7 +1364,9 @@ static int setup(qctx *c, cairn_txn *t, const char *kind, const char *where, siz
 
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	c->mem = &t->mem;
+	c->mem = &t->scratch;
+	c->out = &t->mem;
+	arena_reset(c->mem);
 	if (!kind || !(c->k = schema_kind(t->d.s, kind)))
 		return err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"", kind ? kind : "(null)");
 	c->root = arena_alloc(c->mem, sizeof(qnode));
@@ -1304,6 +1382,7 @@ static int setup(qctx *c, cairn_txn *t, const char *kind, const char *where, siz
 						  : err_set(CAIRN_EQUERY, "%s", cairn_errmsg());
 	if ((rc = parse_node(c, f, "where", c->root)))
 		return rc;
+	need_tree(c, c->root);
 	return 0;
 }
 
@@ -1329,11 +1408,16 @@ int cairn_query(cairn_txn *t, const cairn_query_options *q, cairn_record *out, s
 			return err_set(CAIRN_EQUERY, "sort: %s has no attribute \"%s\"", c.k->name, q->sort);
 		if (c.sort->type == AT_STRINGS)
 			return err_set(CAIRN_EQUERY, "sort: %s is an array; sort by one value", q->sort);
+		need_add(&c, c.sort->name);
 	}
-	for (size_t i = 0; i < q->n_fields; i++)
-		if (!kind_attr(c.k, q->fields[i]))
+	for (size_t i = 0; i < q->n_fields; i++) {
+		const attr_def *a = kind_attr(c.k, q->fields[i]);
+
+		if (!a)
 			return err_set(CAIRN_EQUERY, "fields: %s has no attribute \"%s\"", c.k->name,
 				       q->fields[i]);
+		need_add(&c, a->name);
+	}
 	if (q->after && *q->after && (rc = cursor_read(&c, q->after)))
 		return rc;
 	rc = run(&c, limit + 1, &h, &sorted);
@@ -1432,16 +1516,23 @@ static int tally(qctx *c, counter *ct, const jv *values)
 static int count_record(qctx *c, const cairn_record *r, void *arg)
 {
 	counter *ct = arg;
-	const jv *values = jv_parse(c->mem, r->values, r->values_len, "stored values");
+	arena_mark mark = arena_mark_get(c->mem);
+	const jv *values = pick_values(c, r->values, r->values_len);
+	size_t groups = ct->n;
+	int rc;
 
 	c->candidates++;
 	if (!values)
-		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
-	if (!eval(c->root, values))
+		return err_code();
+	if (!eval(c->root, values)) {
+		arena_rewind(c->mem, mark);
 		return 0;
+	}
 	c->matched++;
-	return tally(c, ct, values);
+	rc = tally(c, ct, values);
+	if (!rc && ct->n == groups)
+		arena_rewind(c->mem, mark); /* a new group keeps its value */
+	return rc;
 }
 
 static int group_cmp(const void *x, const void *y, void *arg)
@@ -1471,6 +1562,8 @@ int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t 
 	memset(&ct, 0, sizeof(ct));
 	if (group_by && !(ct.by = kind_attr(c.k, group_by)))
 		return err_set(CAIRN_EQUERY, "group_by: %s has no attribute \"%s\"", c.k->name, group_by);
+	if (ct.by)
+		need_add(&c, ct.by->name);
 	/* The most selective conjunct an index answers, or every Record. */
 	conjuncts(c.root, cj, &ncj);
 	for (size_t i = 0; i < ncj && !rc; i++) {

@@ -96,6 +96,7 @@ void cairn_txn_end(cairn_txn *t)
 	dctx_close(&t->d);
 	store_read_end(t->st, t->txn);
 	arena_release(&t->mem);
+	arena_release(&t->scratch);
 	cr_free(t);
 }
 

@@ -11,6 +11,7 @@ struct cairn_txn {
 	dctx d;
 	int past;	/* reads as of a revision or time (d.rev), not at the branch head */
 	arena mem;	/* results the transaction builds (diffs), freed when it ends */
+	arena scratch;	/* what one call needs only while it runs (a query's parsed values) */
 };
 
 /* Index entries under which a query collects and sorts rather than walking in order (query.c). */

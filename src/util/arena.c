@@ -48,6 +48,41 @@ char *arena_strndup(arena *a, const char *p, size_t n)
 	return d;
 }
 
+arena_mark arena_mark_get(const arena *a)
+{
+	arena_mark m = {a->head, a->head ? a->head->used : 0};
+
+	return m;
+}
+
+void arena_rewind(arena *a, arena_mark m)
+{
+	while (a->head && a->head != m.head) {
+		arena_chunk *next = a->head->next;
+
+		cr_free(a->head);
+		a->head = next;
+	}
+	if (a->head)
+		a->head->used = m.used;
+}
+
+void arena_reset(arena *a)
+{
+	arena_chunk *c = a->head;
+
+	if (!c)
+		return;
+	for (arena_chunk *o = c->next; o;) {
+		arena_chunk *next = o->next;
+
+		cr_free(o);
+		o = next;
+	}
+	c->next = NULL;
+	c->used = 0;
+}
+
 void arena_release(arena *a)
 {
 	arena_chunk *c = a->head;
