@@ -157,6 +157,21 @@ static flt *random_filter(int depth)
 			f->kids[i] = random_filter(depth - 1);
 		return f;
 	}
+	if (depth > 0 && r == 3) { /* a lower and an upper bound on one attribute: one interval */
+		static const int ranged[] = {A_I, A_J, A_F, A_D, A_S, A_E, A_R};
+		int a = ranged[rand() % 7];
+
+		f->op = 1;
+		f->nk = 2;
+		for (int i = 0; i < 2; i++) {
+			flt *k = f->kids[i] = calloc(1, sizeof(*k));
+
+			k->attr = a;
+			k->cmp = i ? LT + rand() % 2 : GT + rand() % 2;
+			operand(a, k->sval, sizeof(k->sval), &k->num);
+		}
+		return f;
+	}
 	f->attr = rand() % N_ATTRS;
 	do
 		f->cmp = rand() % 10;

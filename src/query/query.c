@@ -1214,6 +1214,7 @@ uint64_t query_small = 256;
 
 typedef struct cand {
 	const qnode *q;
+	const qnode *q2;	/* a second range on the same attribute, merged into iv */
 	ival *iv;
 	size_t n_iv;
 	uint64_t est;
@@ -1231,21 +1232,101 @@ static void conjuncts(const qnode *root, const qnode **out, size_t *n)
 		out[(*n)++] = root;
 }
 
-static void plan_text(qctx *c, const char *way, const qnode *q, uint64_t est)
+static void plan_text(qctx *c, const char *way, const cand *x)
 {
 	buf_printf(&c->plan, "%s", way);
-	if (q) {
-		buf_printf(&c->plan, " on the index of %s.%s (%s", c->k->name, q->a->name,
-			   op_names[q->cmp]);
-		if (q->cmp != C_EXISTS) {
-			buf_put_u8(&c->plan, ' ');
-			jv_canon(q->val, &c->plan);
+	if (x) {
+		buf_printf(&c->plan, " on the index of %s.%s (", c->k->name, x->q->a->name);
+		for (int i = 0; i < 2; i++) {
+			const qnode *q = i ? x->q2 : x->q;
+
+			if (!q)
+				break;
+			buf_printf(&c->plan, "%s%s", i ? ", " : "", op_names[q->cmp]);
+			if (q->cmp != C_EXISTS) {
+				buf_put_u8(&c->plan, ' ');
+				jv_canon(q->val, &c->plan);
+			}
 		}
 		buf_printf(&c->plan, ")");
-		if (est)
-			buf_printf(&c->plan, ", %s%llu entries", est >= SMALL ? "at least " : "",
-				   (unsigned long long)est);
+		if (x->est)
+			buf_printf(&c->plan, ", %s%llu entries", x->est >= SMALL ? "at least " : "",
+				   (unsigned long long)x->est);
 	}
+}
+
+/* Is one range (one interval, not a prefix)? */
+static int one_range(const cand *x)
+{
+	return x->n_iv == 1 && !x->iv[0].prefix && x->q->cmp >= C_GT && x->q->cmp <= C_LTE;
+}
+
+/* Narrow x's interval by y's (both one range on the same attribute). */
+static void ival_and(ival *x, const ival *y)
+{
+	if (y->lo) {
+		int r = x->lo ? bytes_cmp(y->lo, y->lo_len, x->lo, x->lo_len) : 1;
+
+		if (r > 0 || (r == 0 && y->lo_open)) {
+			x->lo = y->lo;
+			x->lo_len = y->lo_len;
+			x->lo_open = y->lo_open;
+		}
+	}
+	if (y->hi) {
+		int r = x->hi ? bytes_cmp(y->hi, y->hi_len, x->hi, x->hi_len) : -1;
+
+		if (r < 0 || (r == 0 && y->hi_open)) {
+			x->hi = y->hi;
+			x->hi_len = y->hi_len;
+			x->hi_open = y->hi_open;
+		}
+	}
+}
+
+/*
+ * The conjuncts an index answers, with their intervals: two ranges on one
+ * attribute ({"gte":a,"lt":b}) become one interval, walked from a to b.
+ */
+static int cands_build(qctx *c, cand **out, size_t *nc)
+{
+	const qnode *cj[64];
+	size_t ncj;
+	cand *cands;
+	int rc;
+
+	*nc = 0;
+	conjuncts(c->root, cj, &ncj);
+	cands = arena_alloc(c->mem, (ncj ? ncj : 1) * sizeof(*cands));
+	if (!cands)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ncj; i++) {
+		cand *x = &cands[*nc];
+		size_t cap = cj[i]->op == Q_LEAF && cj[i]->cmp == C_IN ? cj[i]->val->len : 1;
+		size_t j;
+
+		memset(x, 0, sizeof(*x));
+		x->q = cj[i];
+		if (!(x->iv = arena_alloc(c->mem, cap * sizeof(ival))))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		if ((rc = leaf_ivals(c, cj[i], x->iv, cap, &x->n_iv, &x->cut)))
+			return rc;
+		if (!x->n_iv && !whole_attribute(cj[i]))
+			continue;
+		for (j = 0; j < *nc; j++)
+			if (one_range(x) && one_range(&cands[j]) && !cands[j].q2 &&
+			    cands[j].q->a == x->q->a)
+				break;
+		if (j < *nc) {
+			ival_and(&cands[j].iv[0], &x->iv[0]);
+			cands[j].q2 = x->q;
+			cands[j].cut |= x->cut;
+			continue;
+		}
+		(*nc)++;
+	}
+	*out = cands;
+	return 0;
 }
 
 /* Does a conjunct's index hold its entries in key order (equality, contains, a short in)? */
@@ -1258,31 +1339,14 @@ static int by_key(const cand *x)
 
 static int run(qctx *c, size_t want, hits *h, int *sorted)
 {
-	const qnode *cj[64];
 	cand *cands;
-	size_t ncj, nc = 0;
+	size_t nc;
 	cand *best = NULL, *on_sort = NULL;
-	int rc = 0, lone;
+	int rc, lone;
 
 	*sorted = 1;
-	conjuncts(c->root, cj, &ncj);
-	cands = arena_alloc(c->mem, (ncj ? ncj : 1) * sizeof(*cands));
-	if (!cands)
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	for (size_t i = 0; i < ncj; i++) {
-		cand *x = &cands[nc];
-
-		size_t cap = cj[i]->op == Q_LEAF && cj[i]->cmp == C_IN ? cj[i]->val->len : 1;
-
-		memset(x, 0, sizeof(*x));
-		x->q = cj[i];
-		if (!(x->iv = arena_alloc(c->mem, cap * sizeof(ival))))
-			return err_set(CAIRN_ENOMEM, "out of memory");
-		if ((rc = leaf_ivals(c, cj[i], x->iv, cap, &x->n_iv, &x->cut)))
-			return rc;
-		if (x->n_iv || whole_attribute(cj[i]))
-			nc++;
-	}
+	if ((rc = cands_build(c, &cands, &nc)))
+		return rc;
 	/* One conjunct that walks in the answer's order: nothing to choose between. */
 	lone = nc == 1 && (c->sort ? cands[0].q->a == c->sort : by_key(&cands[0]));
 	for (size_t i = 0; i < nc; i++) {
@@ -1303,25 +1367,25 @@ static int run(qctx *c, size_t want, hits *h, int *sorted)
 			if (by_key(&cands[i]) && (!eq || cands[i].est < eq->est))
 				eq = &cands[i];
 		if (eq && (!best || best->est >= SMALL || eq->est <= best->est * 4)) {
-			plan_text(c, "ordered", eq->q, eq->est);
+			plan_text(c, "ordered", eq);
 			return walk_ordered(c, eq->q->a, eq->iv, eq->n_iv, 1, want, h);
 		}
 		if (best && best->est < SMALL) {
-			plan_text(c, "collect", best->q, best->est);
+			plan_text(c, "collect", best);
 			*sorted = 0;
 			return walk_collect(c, best->q->a, best->iv, best->n_iv, h);
 		}
 		{
 			page_out po = {h, want, 0};
 
-			plan_text(c, best ? "keyscan (no selective index)" : "keyscan (no index)", NULL, 0);
+			plan_text(c, best ? "keyscan (no selective index)" : "keyscan (no index)", NULL);
 			return kind_walk(c, c->has_after ? c->after_key : NULL,
 					 c->has_after ? c->after_key_len : 0, keep_record, &po);
 		}
 	}
 	/* By an attribute. */
 	if (best && best->est < SMALL && (!on_sort || best->est * 4 < on_sort->est)) {
-		plan_text(c, "collect", best->q, best->est);
+		plan_text(c, "collect", best);
 		*sorted = 0;
 		return walk_collect(c, best->q->a, best->iv, best->n_iv, h);
 	}
@@ -1329,11 +1393,11 @@ static int run(qctx *c, size_t want, hits *h, int *sorted)
 		page_out po = {h, want, 1};
 
 		if (on_sort) {
-			plan_text(c, "ordered", on_sort->q, on_sort->est);
+			plan_text(c, "ordered", on_sort);
 			return walk_ordered(c, c->sort, on_sort->iv, on_sort->n_iv, 0, want, h);
 		}
 		plan_text(c, "ordered on the index of the sort attribute, then the Records without it",
-			  NULL, 0);
+			  NULL);
 		if ((rc = walk_ordered(c, c->sort, NULL, 0, 0, want, h)) || h->n >= want)
 			return rc;
 		/* Then the Records without a value, in key order. */
@@ -1342,14 +1406,14 @@ static int run(qctx *c, size_t want, hits *h, int *sorted)
 				 &po);
 	}
 	if (best) {
-		plan_text(c, "collect", best->q, best->est);
+		plan_text(c, "collect", best);
 		*sorted = 0;
 		return walk_collect(c, best->q->a, best->iv, best->n_iv, h);
 	}
 	{
 		page_out po = {h, 0, 0};
 
-		plan_text(c, "scansort (no index)", NULL, 0);
+		plan_text(c, "scansort (no index)", NULL);
 		*sorted = 0;
 		return kind_walk(c, NULL, 0, keep_record, &po);
 	}
@@ -1544,15 +1608,17 @@ static int group_cmp(const void *x, const void *y, void *arg)
 	return a->value ? vcmp(arg, a->value, b->value) : 0;
 }
 
+/* Entries from which a count walks the Kind rather than the index. */
+#define COUNT_WALK 100000
+
 int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t where_len,
 		      const char *group_by, int (*cb)(void *ctx, const char *value, size_t len, uint64_t n),
 		      void *ctx, uint64_t *total)
 {
-	const qnode *cj[64];
 	counter ct;
 	qctx c;
-	size_t ncj;
-	cand best = {0};
+	cand *cands, best = {0};
+	size_t nc;
 	int rc;
 
 	if (!t || (group_by && !cb))
@@ -1565,26 +1631,18 @@ int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t 
 	if (ct.by)
 		need_add(&c, ct.by->name);
 	/* The most selective conjunct an index answers, or every Record. */
-	conjuncts(c.root, cj, &ncj);
-	for (size_t i = 0; i < ncj && !rc; i++) {
-		size_t cap = cj[i]->op == Q_LEAF && cj[i]->cmp == C_IN ? cj[i]->val->len : 1;
-		cand x;
+	rc = cands_build(&c, &cands, &nc);
+	for (size_t i = 0; i < nc && !rc; i++) {
+		cand *x = &cands[i];
 
-		memset(&x, 0, sizeof(x));
-		x.q = cj[i];
-		if (!(x.iv = arena_alloc(c.mem, cap * sizeof(ival)))) {
-			rc = err_set(CAIRN_ENOMEM, "out of memory");
+		/* Counted no further than the best so far, or than a walk of the Kind is worth. */
+		if ((rc = estimate(&c, x->q->a, x->iv, x->n_iv, best.q ? best.est : COUNT_WALK,
+				   &x->est)))
 			break;
-		}
-		if ((rc = leaf_ivals(&c, cj[i], x.iv, cap, &x.n_iv, &x.cut)) ||
-		    (!x.n_iv && !whole_attribute(cj[i])))
-			continue;
-		if ((rc = estimate(&c, x.q->a, x.iv, x.n_iv, UINT64_MAX / 2, &x.est)))
-			break;
-		if (!best.q || x.est < best.est)
-			best = x;
+		if (!best.q || x->est < best.est)
+			best = *x;
 	}
-	if (!rc && best.q && best.est < 100000) {
+	if (!rc && best.q && best.est < COUNT_WALK) {
 		hits h = {NULL, 0, 0};
 
 		if (!(rc = walk_collect(&c, best.q->a, best.iv, best.n_iv, &h)))
