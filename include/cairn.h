@@ -552,6 +552,93 @@ CAIRN_API int cairn_query_count(cairn_txn *txn, const char *kind, const char *wh
 				int (*cb)(void *ctx, const char *value, size_t len, uint64_t n),
 				void *ctx, uint64_t *total);
 
+/* ---------------------------------------------------------------- graph -- */
+
+#define CAIRN_MAX_DEPTH 3	     /* hops of a neighborhood */
+#define CAIRN_MAX_NODES 10000	     /* Records one graph read returns */
+#define CAIRN_MAX_PATH 8	     /* Links of a shortest path, or steps of a follow */
+
+/* A Record named by Kind and key (key_len 0: strlen(key)). */
+typedef struct cairn_ref {
+	const char *kind;
+	const char *key;
+	size_t key_len;
+} cairn_ref;
+
+/* What one hop follows: a direction, and optionally only some Relations and Kinds reached. */
+typedef struct cairn_hop {
+	int dir;			/* CAIRN_OUT, CAIRN_IN or CAIRN_BOTH (0: both) */
+	const char *const *rels;	/* Relations to follow (NULL: every one) */
+	size_t n_rels;
+	const char *const *kinds;	/* Kinds of the Records reached (NULL: every one) */
+	size_t n_kinds;
+} cairn_hop;
+
+/* A Record a graph read reached: its header, and its values when asked for. */
+typedef struct cairn_node {
+	cairn_record rec;		/* values NULL (values_len 0) unless asked for */
+	unsigned depth;			/* hops from the nearest start (0: a start) */
+} cairn_node;
+
+typedef struct cairn_neighborhood_options {
+	const cairn_ref *start;		/* one or more Records */
+	size_t n_start;
+	unsigned depth;			/* 1 to CAIRN_MAX_DEPTH (0: 1) */
+	const cairn_hop *hops;		/* hops[i] for hop i+1; the last repeats (NULL: all, both ways) */
+	size_t n_hops;
+	size_t fanout;			/* Links followed per Record and hop (0: 50) */
+	size_t max_nodes;		/* Records in all (0: 500; at most CAIRN_MAX_NODES) */
+	int values;			/* return the Records' and Links' values */
+} cairn_neighborhood_options;
+
+/*
+ * A graph read's answer, allocated in the transaction (valid until it
+ * ends): Records in the order reached (starts first, then by depth), and
+ * the Links followed, each between two returned Records. truncated: a cap
+ * (fanout, max_nodes) left some out. Links carry values only when asked for
+ * (else values is NULL).
+ */
+typedef struct cairn_graph {
+	cairn_node *nodes;
+	size_t n_nodes;
+	cairn_link *links;
+	size_t n_links;
+	int truncated;
+	int found;			/* shortest path: a path was found */
+	uint64_t entries;		/* adjacency entries read */
+} cairn_graph;
+
+/*
+ * The Records within depth hops of the starts, breadth first: each hop
+ * follows the Links its cairn_hop allows, at most fanout per Record (in
+ * index order: by Relation, then the other Record), until max_nodes.
+ * CAIRN_ENOTFOUND if a start does not exist; CAIRN_EUNKNOWNREL or
+ * CAIRN_EUNKNOWNKIND for a filter naming what the schema lacks.
+ */
+CAIRN_API int cairn_neighborhood(cairn_txn *txn, const cairn_neighborhood_options *o,
+				 cairn_graph *out);
+
+/*
+ * The Records reached from start along a sequence of steps (say supplied_by
+ * out, then ships_to out): nodes are those of the last step, each once;
+ * links are empty. Each step keeps at most max_nodes Records (0: 500), else
+ * truncated. 1 to CAIRN_MAX_PATH steps.
+ */
+CAIRN_API int cairn_follow(cairn_txn *txn, const cairn_ref *start, const cairn_hop *steps,
+			   size_t n_steps, size_t max_nodes, int values, cairn_graph *out);
+
+/*
+ * A shortest path from one Record to another of at most max_depth Links
+ * (1 to CAIRN_MAX_PATH; 0: 4) that the hop allows at every step (NULL: any
+ * Link, both ways): nodes from `from` to `to` and the Links between them,
+ * found = 1; or found = 0 and no nodes when there is none that short.
+ * Searches from both ends; truncated when it gave up after visiting
+ * CAIRN_MAX_NODES * 10 Records.
+ */
+CAIRN_API int cairn_shortest_path(cairn_txn *txn, const cairn_ref *from, const cairn_ref *to,
+				  unsigned max_depth, const cairn_hop *hop, int values,
+				  cairn_graph *out);
+
 /* ------------------------------------------------------ history, lineage -- */
 
 enum cairn_change {

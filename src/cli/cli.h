@@ -54,6 +54,11 @@ typedef struct cli {
 	const char *fields;	/* --fields A,B */
 	const char *group_by;	/* --group-by ATTR */
 	int explain, count;	/* --explain, --count */
+	const char *kind;	/* --kind K,.. (graph reads) */
+	const char *hops[8];	/* --hop DIR[:RELS[:KINDS]], repeated */
+	int n_hops;
+	long depth, fanout;	/* --depth, --fanout; 0 when not given */
+	int with_values;	/* --with-values */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -82,6 +87,9 @@ int cmd_propose(cli *c);
 int cmd_proposal(cli *c);
 int cmd_token(cli *c);
 int cmd_query(cli *c);
+int cmd_neighbors(cli *c);
+int cmd_follow(cli *c);
+int cmd_path(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

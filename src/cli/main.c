@@ -62,6 +62,12 @@ static const char usage_text[] =
 	"  query KIND [--where JSON] [--sort ATTR] [--limit N] [--after C] [--fields A,B] [--explain]\n"
 	"                                  Records matching a filter (docs/query.md)\n"
 	"  query KIND --count [--where JSON] [--group-by ATTR]   how many, per value\n"
+	"  neighbors KIND:KEY... [--depth 1-3] [--hop DIR[:RELS[:KINDS]]]... [--fanout N] [--limit N]\n"
+	"                                  the Records and Links around Records (or --dir/--rel/--kind\n"
+	"                                  for every hop; --with-values for values)\n"
+	"  follow KIND:KEY --hop DIR:RELS[:KINDS]...   the Records reached along a sequence of steps\n"
+	"  path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] [--kind K,..]\n"
+	"                                  a shortest path between two Records (exit 3 when none)\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
 	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
@@ -1317,7 +1323,7 @@ enum {
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT,
+	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1385,6 +1391,11 @@ int main(int argc, char **argv)
 		{"group-by", required_argument, 0, OPT_GROUPBY},
 		{"explain", no_argument, 0, OPT_EXPLAIN},
 		{"count", no_argument, 0, OPT_COUNT},
+		{"kind", required_argument, 0, OPT_KIND},
+		{"hop", required_argument, 0, OPT_HOP},
+		{"depth", required_argument, 0, OPT_DEPTH},
+		{"fanout", required_argument, 0, OPT_FANOUT},
+		{"with-values", no_argument, 0, OPT_WITHVALUES},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1472,6 +1483,16 @@ int main(int argc, char **argv)
 		case OPT_GROUPBY: c.group_by = optarg; break;
 		case OPT_EXPLAIN: c.explain = 1; break;
 		case OPT_COUNT: c.count = 1; break;
+		case OPT_KIND: c.kind = optarg; break;
+		case OPT_HOP:
+			if (c.n_hops == (int)(sizeof(c.hops) / sizeof(c.hops[0])))
+				bad = cli_usage("at most %d --hop", c.n_hops);
+			else
+				c.hops[c.n_hops++] = optarg;
+			break;
+		case OPT_DEPTH: c.depth = parse_long(optarg, "--depth", &bad); break;
+		case OPT_FANOUT: c.fanout = parse_long(optarg, "--fanout", &bad); break;
+		case OPT_WITHVALUES: c.with_values = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1521,6 +1542,12 @@ int main(int argc, char **argv)
 		return cmd_token(&c);
 	if (strcmp(cmd, "query") == 0)
 		return cmd_query(&c);
+	if (strcmp(cmd, "neighbors") == 0)
+		return cmd_neighbors(&c);
+	if (strcmp(cmd, "follow") == 0)
+		return cmd_follow(&c);
+	if (strcmp(cmd, "path") == 0)
+		return cmd_path(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/graphio.h"
 #include "server/internal.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -347,30 +348,14 @@ static void w_record(buf *b, const cairn_record *rec)
 	buf_put_u8(b, '}');
 }
 
-static void w_endpoint(buf *b, const char *kind, const char *key, size_t n)
-{
-	size_t kn = strlen(kind);
-	char *t = malloc(kn + 1 + n);
-
-	if (!t) {
-		b->oom = 1;
-		return;
-	}
-	memcpy(t, kind, kn);
-	t[kn] = ':';
-	memcpy(t + kn + 1, key, n);
-	jw_str(b, t, kn + 1 + n);
-	free(t);
-}
-
 static void w_link(buf *b, const cairn_link *l)
 {
 	PUTS(b, "{\"rel\":");
 	jw_cstr(b, l->rel);
 	PUTS(b, ",\"from\":");
-	w_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+	gio_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
 	PUTS(b, ",\"to\":");
-	w_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+	gio_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
 	PUTS(b, ",\"values\":");
 	buf_put(b, l->values, l->values_len);
 	buf_printf(b, ",\"revision\":%llu}", (unsigned long long)l->revision);
@@ -827,9 +812,9 @@ static int w_item(void *ctx, const cairn_change_item *it)
 		PUTS(b, "{\"type\":\"link\",\"rel\":");
 		jw_cstr(b, it->rel);
 		PUTS(b, ",\"from\":");
-		w_endpoint(b, it->from_kind, it->from_key, it->from_len);
+		gio_endpoint(b, it->from_kind, it->from_key, it->from_len);
 		PUTS(b, ",\"to\":");
-		w_endpoint(b, it->to_kind, it->to_key, it->to_len);
+		gio_endpoint(b, it->to_kind, it->to_key, it->to_len);
 	} else {
 		PUTS(b, "{\"type\":\"record\",\"kind\":");
 		jw_cstr(b, it->kind);
@@ -1838,6 +1823,184 @@ static void h_query_count(req *r)
 	cairn_txn_end(t);
 }
 
+/* ---------------------------------------------------------------- graph -- */
+
+/* An optional integer member in lo..hi (0 when absent); -1 with the reply sent when bad. */
+static int int_member(req *r, const jv *o, const char *name, long lo, long hi, long *out)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_INT || v->u.i < lo || v->u.i > hi) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s is an integer from %ld to %ld",
+			    name, lo, hi);
+		return -1;
+	}
+	*out = (long)v->u.i;
+	return 0;
+}
+
+/* An optional boolean member (0 when absent); -1 with the reply sent when not a boolean. */
+static int bool_member(req *r, const jv *o, const char *name, int *out)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = jv_is(v, JV_TRUE);
+	if (v && v->type != JV_NULL && !jv_is_bool(v)) {
+		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "%s is true or false", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reply with a graph answer, and found for a path. */
+static void reply_graph(req *r, cairn_txn *t, const cairn_graph *g, int values, int path)
+{
+	buf_put_u8(&r->out, '{');
+	gio_graph(&r->out, g, values);
+	if (path)
+		buf_printf(&r->out, ",\"found\":%s", g->found ? "true" : "false");
+	buf_printf(&r->out, ",\"entries\":%llu}", (unsigned long long)g->entries);
+	reply_read(r, t);
+}
+
+/* POST /v1/domains/{d}/neighborhood */
+static void h_neighborhood(req *r)
+{
+	static const char *const names[] = {"start", "depth", "hops", "fanout", "max_nodes", "values",
+					    NULL};
+	const char *d = r->seg[2];
+	cairn_neighborhood_options o = {0};
+	const jv *b, *st, *hv;
+	cairn_ref *refs;
+	cairn_hop *hops = NULL;
+	long depth, fanout, max_nodes;
+	char err[256], what[32];
+	cairn_graph g;
+	cairn_txn *t;
+	int rc;
+
+	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
+	    int_member(r, b, "depth", 1, CAIRN_MAX_DEPTH, &depth) ||
+	    int_member(r, b, "fanout", 1, CAIRN_MAX_NODES, &fanout) ||
+	    int_member(r, b, "max_nodes", 1, CAIRN_MAX_NODES, &max_nodes) ||
+	    bool_member(r, b, "values", &o.values))
+		return;
+	st = jv_get(b, "start");
+	if (!st || st->type != JV_ARRAY || !st->len || st->len > CAIRN_MAX_NODES)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "start is an array of 1 to %d Records as \"Kind:key\"", CAIRN_MAX_NODES);
+	if (!(refs = arena_alloc(&r->mem, st->len * sizeof(*refs))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	for (uint32_t i = 0; i < st->len; i++) {
+		snprintf(what, sizeof(what), "start[%u]", i);
+		if (gio_ref(&r->mem, &st->u.items[i], what, &refs[i], err, sizeof(err)))
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	}
+	if ((hv = jv_get(b, "hops")) && hv->type != JV_NULL) {
+		if (hv->type != JV_ARRAY || !hv->len || hv->len > CAIRN_MAX_DEPTH)
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+					   "hops is an array of 1 to %d hops", CAIRN_MAX_DEPTH);
+		if (!(hops = arena_alloc(&r->mem, hv->len * sizeof(*hops))))
+			return reply_cairn(r, CAIRN_ENOMEM);
+		for (uint32_t i = 0; i < hv->len; i++) {
+			snprintf(what, sizeof(what), "hops[%u]", i);
+			if (gio_hop(&r->mem, &hv->u.items[i], what, &hops[i], err, sizeof(err)))
+				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+		}
+		o.hops = hops;
+		o.n_hops = hv->len;
+	}
+	o.start = refs;
+	o.n_start = st->len;
+	o.depth = (unsigned)(depth ? depth : hops ? (long)o.n_hops : 1);
+	o.fanout = (size_t)fanout;
+	o.max_nodes = (size_t)max_nodes;
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_neighborhood(t, &o, &g))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	reply_graph(r, t, &g, o.values, 0);
+	cairn_txn_end(t);
+}
+
+/* POST /v1/domains/{d}/follow */
+static void h_follow(req *r)
+{
+	static const char *const names[] = {"start", "steps", "max_nodes", "values", NULL};
+	const char *d = r->seg[2];
+	const jv *b, *sv;
+	cairn_ref start;
+	cairn_hop *steps;
+	long max_nodes;
+	char err[256], what[32];
+	cairn_graph g;
+	cairn_txn *t;
+	int rc, values;
+
+	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
+	    int_member(r, b, "max_nodes", 1, CAIRN_MAX_NODES, &max_nodes) ||
+	    bool_member(r, b, "values", &values))
+		return;
+	if (gio_ref(&r->mem, jv_get(b, "start"), "start", &start, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	sv = jv_get(b, "steps");
+	if (!sv || sv->type != JV_ARRAY || !sv->len || sv->len > CAIRN_MAX_PATH)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "steps is an array of 1 to %d hops", CAIRN_MAX_PATH);
+	if (!(steps = arena_alloc(&r->mem, sv->len * sizeof(*steps))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	for (uint32_t i = 0; i < sv->len; i++) {
+		snprintf(what, sizeof(what), "steps[%u]", i);
+		if (gio_hop(&r->mem, &sv->u.items[i], what, &steps[i], err, sizeof(err)))
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	}
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_follow(t, &start, steps, sv->len, (size_t)max_nodes, values, &g))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	reply_graph(r, t, &g, values, 0);
+	cairn_txn_end(t);
+}
+
+/* POST /v1/domains/{d}/path */
+static void h_path(req *r)
+{
+	static const char *const names[] = {"from", "to", "max_depth", "hop", "values", NULL};
+	const char *d = r->seg[2];
+	const jv *b;
+	cairn_ref from, to;
+	cairn_hop hop;
+	long max_depth;
+	char err[256];
+	cairn_graph g;
+	cairn_txn *t;
+	int rc, values;
+
+	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
+	    int_member(r, b, "max_depth", 1, CAIRN_MAX_PATH, &max_depth) ||
+	    bool_member(r, b, "values", &values))
+		return;
+	if (gio_ref(&r->mem, jv_get(b, "from"), "from", &from, err, sizeof(err)) ||
+	    gio_ref(&r->mem, jv_get(b, "to"), "to", &to, err, sizeof(err)) ||
+	    gio_hop(&r->mem, jv_get(b, "hop"), "hop", &hop, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_shortest_path(t, &from, &to, (unsigned)max_depth, &hop, values, &g))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	reply_graph(r, t, &g, values, 1);
+	cairn_txn_end(t);
+}
+
 /* ---------------------------------------------------------------- MCP -- */
 
 static int mcp_branch_ok(void *ctx, const char *branch)
@@ -1946,6 +2109,9 @@ static const route_def routes[] = {
 	R("GET", h_export, "v1", "domains", ":d", "export"),
 	R("POST", h_query, "v1", "domains", ":d", "query"),
 	R("POST", h_query_count, "v1", "domains", ":d", "query", "count"),
+	R("POST", h_neighborhood, "v1", "domains", ":d", "neighborhood"),
+	R("POST", h_follow, "v1", "domains", ":d", "follow"),
+	R("POST", h_path, "v1", "domains", ":d", "path"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/graphio.h"
 #include "server/mcp.h"
 #include "util/alloc.h"
 #include "util/err.h"
@@ -219,17 +220,6 @@ static void w_prov(buf *b, const cairn_revision *r)
 	buf_put_u8(b, '}');
 }
 
-static void w_endpoint(buf *b, const char *kind, const char *key, size_t n)
-{
-	buf t = BUF_INIT;
-
-	buf_put(&t, kind, strlen(kind));
-	buf_put_u8(&t, ':');
-	buf_put(&t, key, n);
-	json_quote(b, (const char *)t.p, t.len);
-	buf_release(&t);
-}
-
 /* The provenance of a write, from the arguments and the caller. */
 static void write_opts(call *k, cairn_commit_options *co)
 {
@@ -431,7 +421,7 @@ static int t_neighborhood(call *k)
 		buf_put(k->out, "{\"rel\":", 7);
 		json_quote(k->out, l[i].rel, strlen(l[i].rel));
 		buf_printf(k->out, ",\"dir\":\"%s\",\"other\":", out ? "out" : "in");
-		w_endpoint(k->out, ok, okey, olen);
+		gio_endpoint(k->out, ok, okey, olen);
 		if (cairn_get(t, ok, okey, olen, &o) == 0) {
 			buf_put(k->out, ",\"title\":", 9);
 			json_quote(k->out, o.title, o.title_len);

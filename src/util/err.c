@@ -49,6 +49,7 @@ long cairn_errchange(void)
 	return last.change;
 }
 
+static void err_vset(int code, long change, const char *fmt, va_list ap) CAIRN_PRINTF(3, 0);
 static void err_vset(int code, long change, const char *fmt, va_list ap)
 {
 	last.code = code;

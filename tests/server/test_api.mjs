@@ -463,6 +463,64 @@ await test('queries: filter, sort, page, fields, explain, counts; errors name th
 	eq(r.body.error.code, 'invalid_query');
 });
 
+await test('graph: neighborhoods with hops and caps, follow, shortest paths; errors', async () => {
+	const changes = [];
+	for (let i = 0; i < 5; i++) {
+		changes.push({ kind: 'Part', key: `G${i}`, values: { sku: `g${i}` } });
+		changes.push({ rel: 'supplied_by', from: `Part:G${i}`, to: 'Supplier:S1', values: i === 0 ? { share: 0.5 } : {} });
+	}
+	await c('POST', `${D}/commits`, { token: writer, body: { changes } });
+	let r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], depth: 2 } });
+	eq(r.status, 200);
+	eq(r.body.nodes[0], { kind: 'Part', key: 'G0', title: '', depth: 0 });
+	eq(r.body.nodes[1].key, 'S1');
+	eq(r.body.nodes[1].depth, 1);
+	check(r.body.nodes.filter((n) => n.depth === 2).length >= 4, 'the other Parts of S1 at depth 2');
+	check(r.body.links.every((l) => l.rel === 'supplied_by' && l.to === 'Supplier:S1'));
+	eq(r.body.truncated, false);
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], depth: 2, fanout: 2, values: true } });
+	eq(r.body.truncated, true, 'S1 has more Links than the fanout');
+	eq(r.body.nodes[0].values, { sku: 'g0' });
+	eq(r.body.links[0].values, { share: 0.5 });
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Supplier:S1'], hops: [{ dir: 'out' }] } });
+	eq(r.body.nodes.length, 1, 'S1 has no Links out');
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Supplier:S1'], hops: [{ dir: 'in', kinds: ['Part'] }], max_nodes: 3 } });
+	eq(r.body.nodes.length, 3);
+	eq(r.body.truncated, true);
+	r = await c('POST', `${D}/follow`, { token: reader, body: { start: 'Part:G1', steps: [{ dir: 'out', rels: ['supplied_by'] }, { dir: 'in' }] } });
+	check(r.body.nodes.some((n) => n.key === 'G1') && r.body.nodes.every((n) => n.kind === 'Part'), 'back to the Parts');
+	r = await c('POST', `${D}/path`, { token: reader, body: { from: 'Part:G1', to: 'Part:G3' } });
+	eq(r.body.found, true);
+	eq(r.body.nodes.map((n) => n.key), ['G1', 'S1', 'G3']);
+	eq(r.body.links.map((l) => l.from), ['Part:G1', 'Part:G3']);
+	r = await c('POST', `${D}/path`, { token: reader, body: { from: 'Part:G1', to: 'Part:G3', hop: { dir: 'out' } } });
+	eq(r.body.found, false, 'not along Links out only');
+	eq(r.body.nodes, []);
+	r = await c('POST', `${D}/neighborhood?at=${rev1}`, { token: reader, body: { start: ['Part:G0'] } });
+	eq(r.status, 404, 'G0 did not exist then');
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['G0'] } });
+	eq(r.status, 400);
+	check(r.body.error.message.includes('start[0]'), r.body.error.message);
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], depth: 4 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], hops: [{ dir: 'up' }] } });
+	eq(r.status, 400);
+	check(r.body.error.message.includes('hops[0].dir'), r.body.error.message);
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], hops: [{ rels: ['nope'] }] } });
+	eq(r.status, 422);
+	eq(r.body.error.code, 'unknown_relation');
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:G0'], values: 1 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/follow`, { token: reader, body: { start: 'Part:G0', steps: [] } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/path`, { token: reader, body: { from: 'Part:G0', to: 'Part:nope' } });
+	eq(r.status, 404);
+	r = await c('POST', `${D}/path`, { token: reader, body: { from: 'Part:G0', to: 'Part:G1', max_depth: 9 } });
+	eq(r.status, 400);
+	r = await c('POST', `/v1/domains/other/neighborhood`, { token: reader, body: { start: ['Part:G0'] } });
+	eq(r.status, 403);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);

@@ -1,0 +1,340 @@
+/*
+ * The cairn command: graph reads (docs/cli.md "neighbors", "follow",
+ * "path"). Records are named KIND:KEY (the key is everything after the
+ * first colon); a hop is DIR[:REL,REL...[:KIND,KIND...]]. Uses only cairn.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define LIST_MAX 64
+
+/* A hop parsed from the command line: its lists point into the copies it owns. */
+typedef struct cli_hop {
+	cairn_hop h;
+	char *spec, *rels_text, *kinds_text;
+	const char *rels[LIST_MAX], *kinds[LIST_MAX];
+} cli_hop;
+
+static int parse_dir(const char *s, int *dir)
+{
+	if (!*s || strcmp(s, "both") == 0)
+		*dir = CAIRN_BOTH;
+	else if (strcmp(s, "out") == 0)
+		*dir = CAIRN_OUT;
+	else if (strcmp(s, "in") == 0)
+		*dir = CAIRN_IN;
+	else
+		return -1;
+	return 0;
+}
+
+/* "a,b,c" into a list, in place; empty items are refused. */
+static int split_list(char *s, const char **out, size_t *n)
+{
+	*n = 0;
+	if (!s || !*s)
+		return 0;
+	for (char *p = s;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*p || *n == LIST_MAX)
+			return -1;
+		out[(*n)++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* DIR[:RELS[:KINDS]], or the --dir, --rel and --kind options when spec is NULL. */
+static int parse_hop(cli *c, const char *spec, cli_hop *o)
+{
+	char *rels = NULL, *kinds = NULL;
+	const char *dir = c->dir ? c->dir : "";
+
+	memset(o, 0, sizeof(*o));
+	if (spec) {
+		char *colon;
+
+		if (!(o->spec = strdup(spec)))
+			return cli_usage("out of memory");
+		dir = o->spec;
+		if ((colon = strchr(o->spec, ':'))) {
+			*colon = '\0';
+			rels = colon + 1;
+			if ((colon = strchr(rels, ':'))) {
+				*colon = '\0';
+				kinds = colon + 1;
+			}
+		}
+	} else {
+		if ((c->rel && !(rels = o->rels_text = strdup(c->rel))) ||
+		    (c->kind && !(kinds = o->kinds_text = strdup(c->kind))))
+			return cli_usage("out of memory");
+	}
+	if (parse_dir(dir, &o->h.dir))
+		return cli_usage(spec ? "a hop is DIR[:REL,...[:KIND,...]], DIR out, in or both"
+				      : "--dir out|in|both");
+	if (split_list(rels, o->rels, &o->h.n_rels) || split_list(kinds, o->kinds, &o->h.n_kinds))
+		return cli_usage("a list of Relations or Kinds has an empty name or more than %d",
+				 LIST_MAX);
+	o->h.rels = o->h.n_rels ? o->rels : NULL;
+	o->h.kinds = o->h.n_kinds ? o->kinds : NULL;
+	return 0;
+}
+
+static void free_hops(cli_hop *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(h[i].spec);
+		free(h[i].rels_text);
+		free(h[i].kinds_text);
+	}
+}
+
+/* KIND:KEY into a reference (pointing into s). */
+static int parse_ref(const char *s, cairn_ref *r)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon || colon == s || !colon[1])
+		return cli_usage("a Record is KIND:KEY, not \"%s\"", s);
+	r->kind = strndup(s, (size_t)(colon - s));
+	r->key = colon + 1;
+	r->key_len = strlen(r->key);
+	return r->kind ? 0 : cli_usage("out of memory");
+}
+
+static void print_graph(cli *c, const cairn_graph *g, int with_values)
+{
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const cairn_record *r = &g->nodes[i].rec;
+
+		if (c->json) {
+			printf("{\"kind\":");
+			out_str(stdout, r->kind, strlen(r->kind));
+			printf(",\"key\":");
+			out_str(stdout, r->key, r->key_len);
+			printf(",\"title\":");
+			out_str(stdout, r->title, r->title_len);
+			printf(",\"depth\":%u", g->nodes[i].depth);
+			if (with_values)
+				printf(",\"values\":%.*s", (int)r->values_len, r->values);
+			printf("}\n");
+		} else {
+			printf("%*s%s:%.*s  %.*s\n", (int)g->nodes[i].depth * 2, "", r->kind,
+			       (int)r->key_len, r->key, (int)r->title_len, r->title);
+			if (with_values)
+				printf("%*s  %.*s\n", (int)g->nodes[i].depth * 2, "", (int)r->values_len,
+				       r->values);
+		}
+	}
+	for (size_t i = 0; i < g->n_links; i++) {
+		const cairn_link *l = &g->links[i];
+
+		if (c->json) {
+			printf("{\"rel\":");
+			out_str(stdout, l->rel, strlen(l->rel));
+			printf(",\"from\":");
+			out_endpoint(stdout, l->from_kind, l->from_key, l->from_key_len);
+			printf(",\"to\":");
+			out_endpoint(stdout, l->to_kind, l->to_key, l->to_key_len);
+			if (with_values)
+				printf(",\"values\":%.*s", (int)l->values_len, l->values);
+			printf("}\n");
+		} else {
+			printf("%s:%.*s -%s-> %s:%.*s", l->from_kind, (int)l->from_key_len, l->from_key,
+			       l->rel, l->to_kind, (int)l->to_key_len, l->to_key);
+			if (with_values && l->values_len > 2)
+				printf("  %.*s", (int)l->values_len, l->values);
+			printf("\n");
+		}
+	}
+}
+
+static void print_summary(cli *c, const cairn_graph *g, int path)
+{
+	if (c->json) {
+		printf("{\"nodes\":%zu,\"links\":%zu,\"truncated\":%s", g->n_nodes, g->n_links,
+		       g->truncated ? "true" : "false");
+		if (path)
+			printf(",\"found\":%s", g->found ? "true" : "false");
+		printf(",\"entries\":%llu}\n", (unsigned long long)g->entries);
+		return;
+	}
+	if (path && !g->found)
+		printf("no path%s\n", g->truncated ? " found before the search gave up" : " that short");
+	else
+		printf("%zu Record%s, %zu Link%s%s\n", g->n_nodes, g->n_nodes == 1 ? "" : "s",
+		       g->n_links, g->n_links == 1 ? "" : "s",
+		       g->truncated ? " (truncated: raise --fanout or --limit)" : "");
+}
+
+/* The common part: hops from --hop (or --dir, --rel, --kind), a read transaction. */
+typedef struct graph_cmd {
+	cli_hop hops[CAIRN_MAX_PATH];
+	size_t n_hops;
+	cairn_store *st;
+	cairn_txn *t;
+} graph_cmd;
+
+static int graph_begin(cli *c, graph_cmd *g, size_t max_hops)
+{
+	cairn_read_options ro;
+	int ex, rc;
+
+	memset(g, 0, sizeof(*g));
+	if ((size_t)c->n_hops > max_hops)
+		return cli_usage("at most %zu --hop", max_hops);
+	if (c->n_hops && (c->dir || c->rel || c->kind))
+		return cli_usage("--hop replaces --dir, --rel and --kind: give one or the other");
+	for (size_t i = 0; i < (c->n_hops ? (size_t)c->n_hops : 1); i++) {
+		if ((ex = parse_hop(c, c->n_hops ? c->hops[i] : NULL, &g->hops[i]))) {
+			free_hops(g->hops, i + 1);
+			return ex;
+		}
+		g->n_hops = i + 1;
+	}
+	if ((ex = cli_read_options(c, &ro)) || (ex = cli_open(c, 0, &g->st))) {
+		free_hops(g->hops, g->n_hops);
+		return ex;
+	}
+	if ((rc = cairn_read_begin(g->st, &ro, &g->t))) {
+		ex = cli_fail(c, rc, "read");
+		cairn_close(g->st);
+		free_hops(g->hops, g->n_hops);
+		return ex;
+	}
+	return 0;
+}
+
+static void graph_end(graph_cmd *g)
+{
+	cairn_txn_end(g->t);
+	cairn_close(g->st);
+	free_hops(g->hops, g->n_hops);
+}
+
+/* neighbors KIND:KEY... [--depth N] [--hop SPEC]... [--fanout N] [--limit N] [--with-values] */
+int cmd_neighbors(cli *c)
+{
+	cairn_neighborhood_options o;
+	cairn_hop hops[CAIRN_MAX_DEPTH];
+	cairn_ref *refs;
+	cairn_graph g;
+	graph_cmd gc;
+	int rc, ex;
+
+	if (c->nargs < 1)
+		return cli_usage("neighbors KIND:KEY... [--depth 1-3] [--hop DIR[:RELS[:KINDS]]]... "
+				 "[--dir D] [--rel R,..] [--kind K,..] [--fanout N] [--limit N] "
+				 "[--with-values]");
+	if (c->depth < 0 || c->depth > CAIRN_MAX_DEPTH)
+		return cli_usage("--depth is 1 to %d", CAIRN_MAX_DEPTH);
+	if (c->limit > CAIRN_MAX_NODES || c->fanout > CAIRN_MAX_NODES)
+		return cli_usage("--limit and --fanout are at most %d", CAIRN_MAX_NODES);
+	if (!(refs = calloc((size_t)c->nargs, sizeof(*refs))))
+		return cli_usage("out of memory");
+	ex = 0;
+	for (int i = 0; i < c->nargs && !ex; i++)
+		ex = parse_ref(c->args[i], &refs[i]);
+	if (!ex && !(ex = graph_begin(c, &gc, CAIRN_MAX_DEPTH))) {
+		memset(&o, 0, sizeof(o));
+		for (size_t i = 0; i < gc.n_hops; i++)
+			hops[i] = gc.hops[i].h;
+		o.start = refs;
+		o.n_start = (size_t)c->nargs;
+		o.depth = c->depth > 0 ? (unsigned)c->depth : c->n_hops ? (unsigned)c->n_hops : 1;
+		o.hops = hops;
+		o.n_hops = gc.n_hops;
+		o.fanout = c->fanout > 0 ? (size_t)c->fanout : 0;
+		o.max_nodes = c->limit > 0 ? (size_t)c->limit : 0;
+		o.values = c->with_values;
+		if ((rc = cairn_neighborhood(gc.t, &o, &g))) {
+			ex = cli_fail(c, rc, "neighbors");
+		} else {
+			print_graph(c, &g, c->with_values);
+			print_summary(c, &g, 0);
+		}
+		graph_end(&gc);
+	}
+	for (int i = 0; i < c->nargs; i++)
+		free((char *)refs[i].kind);
+	free(refs);
+	return ex;
+}
+
+/* follow KIND:KEY --hop SPEC... [--limit N] [--with-values] */
+int cmd_follow(cli *c)
+{
+	cairn_hop steps[CAIRN_MAX_PATH];
+	cairn_ref start = {NULL, NULL, 0};
+	cairn_graph g;
+	graph_cmd gc;
+	int rc, ex;
+
+	if (c->nargs != 1 || !c->n_hops)
+		return cli_usage("follow KIND:KEY --hop DIR[:RELS[:KINDS]]... [--limit N] "
+				 "[--with-values]");
+	if (c->limit > CAIRN_MAX_NODES)
+		return cli_usage("--limit is at most %d", CAIRN_MAX_NODES);
+	if ((ex = parse_ref(c->args[0], &start)))
+		return ex;
+	if (!(ex = graph_begin(c, &gc, CAIRN_MAX_PATH))) {
+		for (size_t i = 0; i < gc.n_hops; i++)
+			steps[i] = gc.hops[i].h;
+		rc = cairn_follow(gc.t, &start, steps, gc.n_hops,
+				  c->limit > 0 ? (size_t)c->limit : 0, c->with_values, &g);
+		if (rc) {
+			ex = cli_fail(c, rc, "follow");
+		} else {
+			print_graph(c, &g, c->with_values);
+			print_summary(c, &g, 0);
+		}
+		graph_end(&gc);
+	}
+	free((char *)start.kind);
+	return ex;
+}
+
+/* path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] [--kind K,..] [--with-values] */
+int cmd_path(cli *c)
+{
+	cairn_ref from = {NULL, NULL, 0}, to = {NULL, NULL, 0};
+	cairn_graph g;
+	graph_cmd gc;
+	int rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] "
+				 "[--kind K,..] [--with-values]");
+	if (c->n_hops)
+		return cli_usage("path takes --dir, --rel and --kind (one rule for every step), "
+				 "not --hop");
+	if (c->depth < 0 || c->depth > CAIRN_MAX_PATH)
+		return cli_usage("--depth is 1 to %d", CAIRN_MAX_PATH);
+	if ((ex = parse_ref(c->args[0], &from)) || (ex = parse_ref(c->args[1], &to))) {
+		free((char *)from.kind);
+		return ex;
+	}
+	if (!(ex = graph_begin(c, &gc, 1))) {
+		rc = cairn_shortest_path(gc.t, &from, &to, (unsigned)(c->depth > 0 ? c->depth : 0),
+					 &gc.hops[0].h, c->with_values, &g);
+		if (rc) {
+			ex = cli_fail(c, rc, "path");
+		} else {
+			print_graph(c, &g, c->with_values);
+			print_summary(c, &g, 1);
+			if (!g.found)
+				ex = EXIT_NOTFOUND;
+		}
+		graph_end(&gc);
+	}
+	free((char *)from.kind);
+	free((char *)to.kind);
+	return ex;
+}

@@ -1,0 +1,144 @@
+/* Graph reads over HTTP and MCP: JSON in, JSON out (graphio.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/graphio.h"
+
+int gio_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
+{
+	const char *colon;
+
+	memset(r, 0, sizeof(*r));
+	if (!v || v->type != JV_STRING || !(colon = memchr(v->u.s, ':', v->len)) || colon == v->u.s ||
+	    (size_t)(colon - v->u.s) + 1 == v->len) {
+		snprintf(err, errlen, "%s is a Record as \"Kind:key\"", what);
+		return -1;
+	}
+	if (!(r->kind = arena_strndup(a, v->u.s, (size_t)(colon - v->u.s)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	r->key = colon + 1;
+	r->key_len = v->len - (size_t)(colon - v->u.s) - 1;
+	return 0;
+}
+
+/* An array of names (NULL or null: none) into a list in a. */
+static int names(arena *a, const jv *v, const char *what, const char *member,
+		 const char *const **out, size_t *n, char *err, size_t errlen)
+{
+	const char **l;
+
+	*out = NULL;
+	*n = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_ARRAY || v->len > 64)
+		goto bad;
+	if (!v->len)
+		return 0;
+	if (!(l = arena_alloc(a, v->len * sizeof(*l)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->len; i++) {
+		if (v->u.items[i].type != JV_STRING || !v->u.items[i].len)
+			goto bad;
+		l[i] = v->u.items[i].u.s;
+	}
+	*out = l;
+	*n = v->len;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s.%s is an array of at most 64 names", what, member);
+	return -1;
+}
+
+int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen)
+{
+	const jv *dir;
+
+	memset(h, 0, sizeof(*h));
+	h->dir = CAIRN_BOTH;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_OBJECT) {
+		snprintf(err, errlen, "%s is an object: dir, rels, kinds", what);
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->len; i++) {
+		const char *k = v->u.items[i].key;
+
+		if (strcmp(k, "dir") && strcmp(k, "rels") && strcmp(k, "kinds")) {
+			snprintf(err, errlen, "%s: unknown member \"%s\" (dir, rels, kinds)", what, k);
+			return -1;
+		}
+	}
+	if ((dir = jv_get(v, "dir")) && dir->type != JV_NULL) {
+		if (jv_is(dir, JV_STRING) && strcmp(dir->u.s, "out") == 0)
+			h->dir = CAIRN_OUT;
+		else if (jv_is(dir, JV_STRING) && strcmp(dir->u.s, "in") == 0)
+			h->dir = CAIRN_IN;
+		else if (!jv_is(dir, JV_STRING) || strcmp(dir->u.s, "both") != 0) {
+			snprintf(err, errlen, "%s.dir is \"out\", \"in\" or \"both\"", what);
+			return -1;
+		}
+	}
+	return names(a, jv_get(v, "rels"), what, "rels", &h->rels, &h->n_rels, err, errlen) ||
+		       names(a, jv_get(v, "kinds"), what, "kinds", &h->kinds, &h->n_kinds, err,
+			     errlen)
+		       ? -1
+		       : 0;
+}
+
+void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
+{
+	buf t = BUF_INIT;
+
+	buf_put(&t, kind, strlen(kind));
+	buf_put_u8(&t, ':');
+	buf_put(&t, key, key_len);
+	if (t.oom)
+		b->oom = 1;
+	else
+		json_quote(b, (const char *)t.p, t.len);
+	buf_release(&t);
+}
+
+void gio_graph(buf *b, const cairn_graph *g, int values)
+{
+	buf_put(b, "\"nodes\":[", 9);
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const cairn_record *r = &g->nodes[i].rec;
+
+		buf_put(b, i ? ",{\"kind\":" : "{\"kind\":", i ? 9 : 8);
+		json_quote(b, r->kind, strlen(r->kind));
+		buf_put(b, ",\"key\":", 7);
+		json_quote(b, r->key, r->key_len);
+		buf_put(b, ",\"title\":", 9);
+		json_quote(b, r->title, r->title_len);
+		buf_printf(b, ",\"depth\":%u", g->nodes[i].depth);
+		if (values) {
+			buf_put(b, ",\"values\":", 10);
+			buf_put(b, r->values, r->values_len);
+		}
+		buf_put_u8(b, '}');
+	}
+	buf_put(b, "],\"links\":[", 11);
+	for (size_t i = 0; i < g->n_links; i++) {
+		const cairn_link *l = &g->links[i];
+
+		buf_put(b, i ? ",{\"rel\":" : "{\"rel\":", i ? 8 : 7);
+		json_quote(b, l->rel, strlen(l->rel));
+		buf_put(b, ",\"from\":", 8);
+		gio_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+		buf_put(b, ",\"to\":", 6);
+		gio_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+		if (values) {
+			buf_put(b, ",\"values\":", 10);
+			buf_put(b, l->values, l->values_len);
+		}
+		buf_put_u8(b, '}');
+	}
+	buf_printf(b, "],\"truncated\":%s", g->truncated ? "true" : "false");
+}

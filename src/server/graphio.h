@@ -1,0 +1,29 @@
+/*
+ * Graph reads over HTTP and MCP (graphio.c): Records and hops read from
+ * JSON, answers written as JSON, the same for both interfaces.
+ */
+#ifndef CAIRN_SERVER_GRAPHIO_H
+#define CAIRN_SERVER_GRAPHIO_H
+
+#include "cairn.h"
+#include "model/json.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* "Kind:key" (a string) into r, allocated in a; 0, or -1 with a reason in err. */
+int gio_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen);
+/*
+ * A hop object {"dir":"out|in|both","rels":[...],"kinds":[...]} (every
+ * member optional; NULL v: both ways, anything) into h, lists allocated in a.
+ */
+int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen);
+/* "Kind:key" as a JSON string. */
+void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
+/*
+ * The members "nodes":[...],"links":[...],"truncated":bool of an answer
+ * (no braces). A node: kind, key, title, depth (and values); a Link: rel,
+ * from, to (and values).
+ */
+void gio_graph(buf *b, const cairn_graph *g, int values);
+
+#endif
