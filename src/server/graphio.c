@@ -56,8 +56,6 @@ bad:
 
 int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen)
 {
-	const jv *dir;
-
 	memset(h, 0, sizeof(*h));
 	h->dir = CAIRN_BOTH;
 	if (!v || v->type == JV_NULL)
@@ -74,6 +72,16 @@ int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, si
 			return -1;
 		}
 	}
+	return gio_hop_members(a, v, what, h, err, errlen);
+}
+
+int gio_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
+		    size_t errlen)
+{
+	const jv *dir;
+
+	memset(h, 0, sizeof(*h));
+	h->dir = CAIRN_BOTH;
 	if ((dir = jv_get(v, "dir")) && dir->type != JV_NULL) {
 		if (jv_is(dir, JV_STRING) && strcmp(dir->u.s, "out") == 0)
 			h->dir = CAIRN_OUT;

@@ -17,6 +17,9 @@ int gio_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, si
  * member optional; NULL v: both ways, anything) into h, lists allocated in a.
  */
 int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen);
+/* The same members read from an object that may have others (a tool's arguments). */
+int gio_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
+		    size_t errlen);
 /* "Kind:key" as a JSON string. */
 void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
 /*

@@ -78,13 +78,17 @@ static const tool tools[] = {
 	 ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"values\":" BOOL "," BRANCH
 	 "," AT "}}",
 	 0, t_list},
-	{"neighborhood", "Links of a Record",
-	 "The Records linked to one Record, out, in or both, with each Link's relation and values "
-	 "and the other Record's title. Pass the returned next as cursor for more.",
+	{"neighborhood", "The Records around a Record",
+	 "The Records linked to one Record, and with depth 2 or 3 the Records linked to those: "
+	 "each with its depth and title, and the Links between them (rel, from, to as Kind:key). "
+	 "Narrow it with dir (out, in, both), rels and kinds (the Kinds reached). Hubs are cut at "
+	 "fanout Links per Record and the answer at limit Records; truncated says when.",
 	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR ",\"dir\":{\"type\":\"string\",\"enum\":[\"out\",\"in\",\"both\"]},\"rel\":" STR
-	 ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"cursor\":" STR "," BRANCH
-	 "," AT "}}",
+	 ",\"key\":" STR ",\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3},\"dir\":"
+	 "{\"type\":\"string\",\"enum\":[\"out\",\"in\",\"both\"]},\"rels\":{\"type\":\"array\","
+	 "\"items\":" STR "},\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"fanout\":{\"type\":"
+	 "\"integer\",\"minimum\":1,\"maximum\":100},\"limit\":{\"type\":\"integer\",\"minimum\":1,"
+	 "\"maximum\":200},\"values\":" BOOL "," BRANCH "," AT "}}",
 	 0, t_neighborhood},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
@@ -363,86 +367,41 @@ static int t_list(call *k)
 
 static int t_neighborhood(call *k)
 {
-	static const char hx[] = "0123456789abcdef";
-	const char *kind, *key, *dir = s_arg(k, "dir"), *rel = s_arg(k, "rel"), *cur = s_arg(k, "cursor");
-	long limit = int_arg(k, "limit", 20, 1, 100);
-	cairn_link_cursor lc;
-	cairn_link *l;
+	const char *kind, *key;
+	cairn_neighborhood_options o = {0};
+	cairn_ref ref;
+	cairn_hop hop;
+	cairn_graph g;
 	cairn_txn *t;
-	size_t n;
-	int rc, dv = !dir || strcmp(dir, "both") == 0 ? CAIRN_BOTH
-		     : strcmp(dir, "out") == 0	       ? CAIRN_OUT
-		     : strcmp(dir, "in") == 0	       ? CAIRN_IN
-							: -1;
+	const jv *v = jv_get(k->args, "values");
+	int rc;
 
-	memset(&lc, 0, sizeof(lc));
-	if (need(k, "kind", &kind) || need(k, "key", &key))
+	if (need(k, "kind", &kind) || need(k, "key", &key) ||
+	    gio_hop_members(k->mem, k->args, "arguments", &hop, k->err, sizeof(k->err)))
 		return -1;
-	if (dv < 0) {
-		snprintf(k->err, sizeof(k->err), "dir is out, in or both");
+	if (v && !jv_is_bool(v)) {
+		snprintf(k->err, sizeof(k->err), "values is true or false");
 		return -1;
 	}
-	if (cur) {
-		if (strlen(cur) != 2 * sizeof(lc.state)) {
-			snprintf(k->err, sizeof(k->err), "cursor is the next of an earlier call");
-			return -1;
-		}
-		for (size_t i = 0; i < sizeof(lc.state); i++) {
-			const char *h = strchr(hx, cur[2 * i]), *lo = strchr(hx, cur[2 * i + 1]);
-
-			if (!h || !lo || !*h || !*lo) {
-				snprintf(k->err, sizeof(k->err), "cursor is the next of an earlier call");
-				return -1;
-			}
-			lc.state[i] = (uint8_t)((h - hx) << 4 | (lo - hx));
-		}
-	}
+	ref.kind = kind;
+	ref.key = key;
+	ref.key_len = strlen(key);
+	o.start = &ref;
+	o.n_start = 1;
+	o.depth = (unsigned)int_arg(k, "depth", 1, 1, CAIRN_MAX_DEPTH);
+	o.hops = &hop;
+	o.n_hops = 1;
+	o.fanout = (size_t)int_arg(k, "fanout", 10, 1, 100);
+	o.max_nodes = (size_t)int_arg(k, "limit", 30, 1, 200);
+	o.values = jv_is(v, JV_TRUE);
 	if (begin(k, &t))
 		return -1;
-	l = arena_alloc(k->mem, (size_t)limit * sizeof(*l));
-	rc = l ? cairn_links(t, kind, key, strlen(key), dv, rel, &lc, l, (size_t)limit, &n)
-	       : CAIRN_ENOMEM;
-	if (rc) {
+	if ((rc = cairn_neighborhood(t, &o, &g))) {
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
-	buf_put(k->out, "{\"links\":[", 10);
-	for (size_t i = 0; i < n; i++) {
-		/* The other end: to for Links out of the Record, from for Links into it. */
-		int out = strcmp(l[i].from_kind, kind) == 0 && l[i].from_key_len == strlen(key) &&
-			  memcmp(l[i].from_key, key, l[i].from_key_len) == 0;
-		const char *ok = out ? l[i].to_kind : l[i].from_kind;
-		const char *okey = out ? l[i].to_key : l[i].from_key;
-		size_t olen = out ? l[i].to_key_len : l[i].from_key_len;
-		cairn_record o;
-
-		if (i)
-			buf_put_u8(k->out, ',');
-		buf_put(k->out, "{\"rel\":", 7);
-		json_quote(k->out, l[i].rel, strlen(l[i].rel));
-		buf_printf(k->out, ",\"dir\":\"%s\",\"other\":", out ? "out" : "in");
-		gio_endpoint(k->out, ok, okey, olen);
-		if (cairn_get(t, ok, okey, olen, &o) == 0) {
-			buf_put(k->out, ",\"title\":", 9);
-			json_quote(k->out, o.title, o.title_len);
-		}
-		if (l[i].values_len > 2) {
-			buf_put(k->out, ",\"values\":", 10);
-			buf_put(k->out, l[i].values, l[i].values_len);
-		}
-		buf_put_u8(k->out, '}');
-	}
-	buf_put(k->out, "],\"next\":", 9);
-	if (n == (size_t)limit) {
-		buf_put_u8(k->out, '"');
-		for (size_t i = 0; i < sizeof(lc.state); i++) {
-			buf_put_u8(k->out, (uint8_t)hx[lc.state[i] >> 4]);
-			buf_put_u8(k->out, (uint8_t)hx[lc.state[i] & 15]);
-		}
-		buf_put_u8(k->out, '"');
-	} else {
-		buf_put(k->out, "null", 4);
-	}
+	buf_put_u8(k->out, '{');
+	gio_graph(k->out, &g, o.values);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;

@@ -56,7 +56,16 @@ async function tour(client, tag) {
 	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P-${tag}`, title: 'Bolt', values: { sku: 'B1' } } }));
 	result(await client.callTool({ name: 'link', arguments: { rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}`, values: { share: 1 } } }));
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
-	eq(r.links, [{ rel: 'supplied_by', dir: 'in', other: `Part:P-${tag}`, title: 'Bolt', values: { share: 1 } }]);
+	eq(r.nodes, [{ kind: 'Supplier', key: `S-${tag}`, title: 'Acme', depth: 0 }, { kind: 'Part', key: `P-${tag}`, title: 'Bolt', depth: 1 }]);
+	eq(r.links, [{ rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}` }]);
+	eq(r.truncated, false);
+	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'in', kinds: ['Part'], depth: 2, values: true } }));
+	eq(r.links[0].values, { share: 1 }, 'Link values when asked for');
+	eq(r.nodes[1].values, { sku: 'B1' });
+	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'out' } }));
+	eq(r.nodes.length, 1, 'nothing out of a Supplier');
+	r = await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, rels: ['nope'] } });
+	check(r.isError && r.content[0].text.includes('unknown_relation'), 'an unknown Relation is a tool error');
 	r = result(await client.callTool({ name: 'list', arguments: { kind: 'Supplier', limit: 1 } }));
 	eq(r.records.length, 1);
 	check(!('values' in r.records[0]), 'headers only by default');
