@@ -68,6 +68,9 @@ typedef struct bench {
 	/* attribute queries, from q_filters.txt: equalities and ranges */
 	struct qfilter *qeq, *qrange;
 	size_t n_qeq, n_qrange;
+	/* neighborhoods: the query keys of Parts, and what the calls returned */
+	size_t *parts, n_parts;
+	uint64_t hood_nodes, hood_links, hood_calls;
 	result res[32];
 	size_t n_res;
 	const char *branch;	/* reads on this branch (NULL: main) */
@@ -189,7 +192,12 @@ static int load_keys(bench *b)
 		b->n_keys++;
 	}
 	fclose(f);
-	return b->n_keys ? 0 : -1;
+	if (b->n_keys && !(b->parts = malloc(b->n_keys * sizeof(*b->parts))))
+		return -1;
+	for (size_t i = 0; i < b->n_keys; i++)
+		if (strcmp(b->kinds[i], "Part") == 0)
+			b->parts[b->n_parts++] = i;
+	return b->n_keys && b->n_parts ? 0 : -1;
 }
 
 static int numeric(const char *s)
@@ -424,6 +432,49 @@ static int run_query(cairn_txn *t, const qfilter *f, uint64_t *bytes)
 	return rc;
 }
 
+/* The 2-hop neighborhood of a Part, both directions, uncapped (as the peers' SQL). */
+static int run_hood(bench *b, cairn_txn *t, size_t k, int values, uint64_t *bytes, cairn_graph *g)
+{
+	cairn_neighborhood_options o = {0};
+	cairn_ref r = {b->kinds[k], b->keys[k], 0};
+	int rc;
+
+	o.start = &r;
+	o.n_start = 1;
+	o.depth = 2;
+	o.fanout = CAIRN_MAX_NODES;
+	o.max_nodes = CAIRN_MAX_NODES;
+	o.values = values;
+	if ((rc = cairn_neighborhood(t, &o, g)))
+		return rc;
+	for (size_t j = 0; j < g->n_nodes; j++)
+		*bytes += g->nodes[j].rec.key_len + g->nodes[j].rec.title_len + g->nodes[j].rec.values_len;
+	for (size_t j = 0; j < g->n_links; j++)
+		*bytes += g->links[j].from_key_len + g->links[j].to_key_len + g->links[j].values_len;
+	return 0;
+}
+
+static int op_hood(bench *b, cairn_txn *t, size_t i, uint64_t *bytes, int values)
+{
+	cairn_graph g;
+	int rc = run_hood(b, t, b->parts[i % b->n_parts], values, bytes, &g);
+
+	b->hood_nodes += g.n_nodes;
+	b->hood_links += g.n_links;
+	b->hood_calls++;
+	return rc;
+}
+
+static int op_hood_headers(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return op_hood(b, t, i, bytes, 0);
+}
+
+static int op_hood_values(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return op_hood(b, t, i, bytes, 1);
+}
+
 static int op_query_eq(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 {
 	return run_query(t, &b->qeq[i % b->n_qeq], bytes);
@@ -478,6 +529,20 @@ static int time_read(bench *b, const char *name, read_fn fn, const char *note)
 	r->seeks = (double)(s1.seeks - s0.seeks) / b->o->calls;
 	r->bytes = (double)bytes / b->o->calls;
 	free(us);
+	return 0;
+}
+
+/* A neighborhood row, with what the calls returned on average in its note. */
+static int time_hood(bench *b, const char *name, read_fn fn)
+{
+	int rc;
+
+	b->hood_nodes = b->hood_links = b->hood_calls = 0;
+	if ((rc = time_read(b, name, fn, NULL)))
+		return rc;
+	snprintf(b->res[b->n_res - 1].note, sizeof(b->res[0].note),
+		 "%.0f Records and %.0f Links on average, no cap", (double)b->hood_nodes / b->hood_calls,
+		 (double)b->hood_links / b->hood_calls);
 	return 0;
 }
 
@@ -807,6 +872,7 @@ static const struct {
 	{"count of a Kind", op_count},
 	{"query, indexed equality, 50", op_query_eq},
 	{"query, indexed range, 50", op_query_range},
+	{"2-hop neighborhood of a Part", op_hood_headers},
 };
 
 /*
@@ -1148,6 +1214,37 @@ static int ce_query(engine *e, const bench_query *bq, uint64_t *bytes)
 	return rc;
 }
 
+static int ce_hood(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
+		   uint64_t *nodes)
+{
+	cairn_neighborhood_options o = {0};
+	cairn_read_options ro = {0};
+	cairn_ref r = {kind, key, 0};
+	cairn_graph g;
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	o.start = &r;
+	o.n_start = 1;
+	o.depth = 2;
+	o.fanout = CAIRN_MAX_NODES;
+	o.max_nodes = CAIRN_MAX_NODES;
+	o.values = values;
+	if (!(rc = cairn_neighborhood(t, &o, &g))) {
+		for (size_t j = 0; j < g.n_nodes; j++)
+			*bytes += g.nodes[j].rec.key_len + g.nodes[j].rec.title_len +
+				  g.nodes[j].rec.values_len;
+		for (size_t j = 0; j < g.n_links; j++)
+			*bytes += g.links[j].from_key_len + g.links[j].to_key_len + g.links[j].values_len;
+		*nodes += g.n_nodes;
+	}
+	cairn_txn_end(t);
+	return rc;
+}
+
 static int ce_update(engine *e, const bench_update *u, size_t n)
 {
 	cairn_commit_options co = {0};
@@ -1181,10 +1278,14 @@ static void cairn_engine(bench *b, engine *e)
 	e->links = ce_links;
 	e->count = ce_count;
 	e->query = ce_query;
+	e->hood = ce_hood;
 	e->update = ce_update;
 }
 
-enum cmp_op { CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_UPDATE1, CMP_UPDATE1000 };
+enum cmp_op {
+	CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_HOOD, CMP_HOODV,
+	CMP_UPDATE1, CMP_UPDATE1000
+};
 
 /* Time one operation on engine e, with the random sequence seeded the same for every engine. */
 static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
@@ -1205,7 +1306,7 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 		return -1;
 	}
 	for (unsigned c = 0; c < calls + warm && !rc; c++) {
-		uint64_t bytes = 0, n, t0;
+		uint64_t bytes = 0, n = 0, t0;
 		size_t i;
 
 		seq += 0x9e3779b97f4a7c15ull;
@@ -1238,6 +1339,13 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 			case CMP_COUNT:
 				rc = e->count(e, b->kinds[i], &n);
 				break;
+			case CMP_HOOD:
+			case CMP_HOODV: {
+				size_t k = b->parts[i % b->n_parts];
+
+				rc = e->hood(e, b->kinds[k], b->keys[k], op == CMP_HOODV, &bytes, &n);
+				break;
+			}
 			default: {
 				const qfilter *f = op == CMP_QEQ ? &b->qeq[i % b->n_qeq]
 								 : &b->qrange[i % b->n_qrange];
@@ -1270,6 +1378,8 @@ static int compare(bench *b)
 					    "count of a Kind",
 					    "query: indexed equality, first 50",
 					    "query: indexed range, first 50",
+					    "2-hop neighborhood of a Part, headers",
+					    "2-hop neighborhood of a Part, with values",
 					    "commit of one update, durable",
 					    "commit of 1,000 updates, durable"};
 	engine cairn;
@@ -1632,7 +1742,9 @@ int bench_run(const bench_options *o)
 	    time_read(&b, "Links of a Record (both directions)", op_links, NULL) ||
 	    time_read(&b, "count of a Kind", op_count, NULL) ||
 	    time_read(&b, "query: indexed equality, first 50 by key", op_query_eq, NULL) ||
-	    time_read(&b, "query: indexed range, first 50 by the Attribute", op_query_range, NULL))
+	    time_read(&b, "query: indexed range, first 50 by the Attribute", op_query_range, NULL) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, headers", op_hood_headers) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, with values", op_hood_values))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
 	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
@@ -1669,6 +1781,7 @@ out:
 	free(b.kinds);
 	free(b.keys);
 	free(b.qeq);
+	free(b.parts);
 	free(b.qrange);
 	free(b.upd);
 	cairn_close(b.st);

@@ -40,6 +40,9 @@ struct engine {
 	int (*links)(engine *e, const char *kind, const char *key, uint64_t *bytes);
 	int (*count)(engine *e, const char *kind, uint64_t *n);
 	int (*query)(engine *e, const bench_query *q, uint64_t *bytes);
+	/* The 2-hop neighborhood of a Record, both directions, no cap: its Records and Links. */
+	int (*hood)(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
+		    uint64_t *nodes);
 	/* One durable commit of n updates. */
 	int (*update)(engine *e, const bench_update *u, size_t n);
 	uint64_t (*size)(engine *e);	/* bytes on disk */

@@ -1941,3 +1941,24 @@ const char *gen_relation_name(int i)
 {
 	return i >= 0 && i < R_COUNT ? rels[i].name : NULL;
 }
+
+void gen_hood_sql(char *sql, size_t n, const char *p1, const char *p2, const char *vals, int values)
+{
+	snprintf(sql, n,
+		 "WITH h1(k, key) AS (SELECT to_kind, to_key FROM links WHERE from_kind = %1$s AND "
+		 "from_key = %2$s UNION SELECT from_kind, from_key FROM links WHERE to_kind = %1$s AND "
+		 "to_key = %2$s), "
+		 "n1(k, key) AS (SELECT %1$s, %2$s UNION SELECT k, key FROM h1), "
+		 "h2(k, key) AS (SELECT l.to_kind, l.to_key FROM n1 JOIN links l ON l.from_kind = n1.k "
+		 "AND l.from_key = n1.key UNION SELECT l.from_kind, l.from_key FROM n1 JOIN links l ON "
+		 "l.to_kind = n1.k AND l.to_key = n1.key), "
+		 "lk(rel, fk, fkey, tk, tkey, vals) AS (SELECT l.rel, l.from_kind, l.from_key, "
+		 "l.to_kind, l.to_key, l.vals FROM n1 JOIN links l ON l.from_kind = n1.k AND "
+		 "l.from_key = n1.key UNION SELECT l.rel, l.from_kind, l.from_key, l.to_kind, l.to_key, "
+		 "l.vals FROM n1 JOIN links l ON l.to_kind = n1.k AND l.to_key = n1.key) "
+		 "SELECT 'n', r.kind, r.key, r.title, %4$s%3$s FROM (SELECT k, key FROM n1 UNION "
+		 "SELECT k, key FROM h2) n JOIN records r ON r.kind = n.k AND r.key = n.key "
+		 "UNION ALL SELECT 'l', l.rel, l.fk || ':' || l.fkey, l.tk || ':' || l.tkey, %5$s%3$s "
+		 "FROM lk l",
+		 p1, p2, values ? vals : "", values ? "r." : "NULL", values ? "l." : "NULL");
+}

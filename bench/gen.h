@@ -79,6 +79,15 @@ const char *gen_kind_name(int i);
  */
 size_t gen_indexed_attrs(const char *out[][3], size_t cap);
 
+/*
+ * For the peers: one SQL statement for the 2-hop neighborhood of the Record
+ * (p1, p2) = (Kind, key) placeholders, both directions, no cap: rows
+ * ('n', kind, key, title, values) for the Records and ('l', rel, from, to,
+ * values) for the Links followed from the Record and its neighbors. vals is
+ * the values column as the peer returns it as text; values NULL unless asked.
+ */
+void gen_hood_sql(char *out, size_t n, const char *p1, const char *p2, const char *vals, int values);
+
 /* Relation names (0 .. n-1), or NULL past the last. */
 const char *gen_relation_name(int i);
 

@@ -368,6 +368,21 @@ static int pg_query(engine *e, const bench_query *q, uint64_t *bytes)
 	return 0;
 }
 
+static int pg_hood(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
+		   uint64_t *nodes)
+{
+	const char *args[] = {kind, key};
+	PGresult *r;
+
+	if (query(e, values ? "hood_v" : "hood", 2, args, &r))
+		return -1;
+	*bytes += result_bytes(r, 1, 5);
+	for (int i = 0; i < PQntuples(r); i++)
+		*nodes += *PQgetvalue(r, i, 0) == 'n';
+	PQclear(r);
+	return 0;
+}
+
 static uint64_t pg_size(engine *e)
 {
 	pg *p = e->h;
@@ -438,7 +453,7 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	pg *p = calloc(1, sizeof(*p));
 	const char *attrs[64][3];
 	size_t n_attrs = gen_indexed_attrs(attrs, 64);
-	char cmd[8192], conninfo[256], sql[512];
+	char cmd[8192], conninfo[256], sql[4096];
 
 	if (!e || !p) {
 		free(e);
@@ -457,6 +472,7 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	e->links = pg_links;
 	e->count = pg_count;
 	e->query = pg_query;
+	e->hood = pg_hood;
 	e->update = pg_update;
 	e->size = pg_size;
 	e->close = pg_close;
@@ -536,6 +552,11 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 				 "$2::text[], $3::text[], $4::bigint[]) AS u(kind, key, attr, val) "
 				 "WHERE r.kind = u.kind AND r.key = u.key"))
 		goto out_err;
+	for (int v = 0; v < 2; v++) {
+		gen_hood_sql(sql, sizeof(sql), "$1", "$2", "vals::text", v);
+		if (prepare(e, v ? "hood_v" : "hood", sql))
+			goto out_err;
+	}
 	return e;
 out_err:
 	snprintf(why, whylen, "%s", e->err);

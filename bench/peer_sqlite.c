@@ -26,6 +26,7 @@ typedef struct sq {
 	sqlite3 *db;
 	char path[1024];
 	sqlite3_stmt *get, *page, *links, *count, *update, *commit_row, *ins_rec, *ins_link;
+	sqlite3_stmt *hood[2]; /* headers, with values */
 	/* Attribute queries: one statement per Kind, attribute and shape, prepared on first use. */
 	struct {
 		char id[96];
@@ -273,6 +274,23 @@ static int sq_query(engine *e, const bench_query *q, uint64_t *bytes)
 	return rc == SQLITE_DONE ? 0 : fail(e, "query");
 }
 
+static int sq_hood(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
+		   uint64_t *nodes)
+{
+	sq *s = e->h;
+	sqlite3_stmt *st = s->hood[values != 0];
+	int rc;
+
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*bytes += row_bytes(st, 1, 5);
+		*nodes += *(const char *)sqlite3_column_text(st, 0) == 'n';
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(e, "neighborhood");
+}
+
 static uint64_t sq_size(engine *e)
 {
 	sq *s = e->h;
@@ -304,6 +322,8 @@ static void sq_close(engine *e)
 			sqlite3_finalize(all[i]);
 		for (size_t i = 0; i < s->n_q; i++)
 			sqlite3_finalize(s->q[i].st);
+		sqlite3_finalize(s->hood[0]);
+		sqlite3_finalize(s->hood[1]);
 		sqlite3_close(s->db);
 		free(s);
 	}
@@ -316,7 +336,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	sq *s = calloc(1, sizeof(*s));
 	const char *attrs[64][3];
 	size_t n_attrs = gen_indexed_attrs(attrs, 64);
-	char sql[512];
+	char sql[4096];
 
 	if (!e || !s) {
 		free(e);
@@ -334,6 +354,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	e->links = sq_links;
 	e->count = sq_count;
 	e->query = sq_query;
+	e->hood = sq_hood;
 	e->update = sq_update;
 	e->size = sq_size;
 	e->close = sq_close;
@@ -387,6 +408,11 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 		       "json_extract(?1, '$.values') v)",
 		    &s->ins_link))
 		goto out_fail;
+	for (int v = 0; v < 2; v++) {
+		gen_hood_sql(sql, sizeof(sql), "?1", "?2", "vals", v);
+		if (prepare(e, sql, &s->hood[v]))
+			goto out_fail;
+	}
 	return e;
 out_fail:
 	snprintf(why, whylen, "%s", e->err[0] ? e->err : "cannot open SQLite");

@@ -11,6 +11,7 @@
  * rule: the newest entry the view sees); a live Link's ends exist, since a
  * delete takes its Links with it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "query/read.h"
@@ -303,44 +304,114 @@ static int start_node(gwalk *w, const cairn_ref *r, size_t *at)
 	return 0;
 }
 
+static int by_kind_key(const void *x, const void *y, void *arg)
+{
+	const gnode *a = &((const gnode *)arg)[*(const size_t *)x];
+	const gnode *b = &((const gnode *)arg)[*(const size_t *)y];
+	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+	int r;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if ((r = memcmp(a->key, b->key, n)))
+		return r;
+	return (a->key_len > b->key_len) - (a->key_len < b->key_len);
+}
+
+static int by_vid(const void *x, const void *y, void *arg)
+{
+	const gnode *a = &((const gnode *)arg)[*(const size_t *)x];
+	const gnode *b = &((const gnode *)arg)[*(const size_t *)y];
+
+	return (a->vid > b->vid) - (a->vid < b->vid);
+}
+
+/*
+ * The Versions of nodes sel[0..n-1]: their keys looked up in key order and
+ * their Versions read in vid order, so that neighbors in the indexes share
+ * B-tree pages (a positioned LMDB cursor finds a key on its current page
+ * without descending again).
+ */
+static int lookup(gwalk *w, const size_t *sel, size_t n, vrec *v /* by node index */)
+{
+	cairn_txn *t = w->t;
+	size_t *ord = cr_malloc((n ? n : 1) * sizeof(*ord));
+	MDB_cursor *vc = NULL;
+	int rc = 0, mrc;
+
+	if (!ord)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		ord[i] = sel ? sel[i] : i;
+	qsort_r(ord, n, sizeof(*ord), by_kind_key, w->n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		gnode *g = &w->n[ord[i]];
+		ident id;
+
+		if (g->vid)
+			continue;
+		if ((rc = rec_lookup(&t->d, g->kind, g->key, g->key_len, &id)))
+			break;
+		if (!id.visible)
+			rc = err_set(CAIRN_ECORRUPT, "a live Link names a Record that does not exist");
+		g->vid = id.vid;
+	}
+	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_VERSIONS], &vc)))
+		rc = store_err(mrc, "versions");
+	if (!rc)
+		qsort_r(ord, n, sizeof(*ord), by_vid, w->n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t at = ord[i];
+		MDB_val k, val;
+		kbuf kb;
+
+		key_u64(&kb, t->d.dom, w->n[at].vid);
+		k.mv_data = kb.b;
+		k.mv_size = kb.n;
+		t->d.stats.versions++;
+		t->d.stats.seeks++;
+		if ((mrc = mdb_cursor_get(vc, &k, &val, MDB_SET)))
+			rc = mrc == MDB_NOTFOUND ? err_set(CAIRN_ECORRUPT, "a Version is missing")
+						 : store_err(mrc, "versions");
+		else
+			rc = vrec_decode(val.mv_data, val.mv_size, &v[at]);
+	}
+	if (vc)
+		mdb_cursor_close(vc);
+	cr_free(ord);
+	return rc;
+}
+
 /* The answer: nodes sel[0..n-1] (all when sel is NULL) looked up, and the kept Links. */
 static int answer(gwalk *w, const size_t *sel, size_t n, int values, cairn_graph *out)
 {
 	cairn_txn *t = w->t;
 	size_t *pos = NULL;
+	vrec *vr;
 	int rc = 0;
 
 	out->nodes = n ? arena_alloc(&t->mem, n * sizeof(cairn_node)) : NULL;
 	out->links = w->ne ? arena_alloc(&t->mem, w->ne * sizeof(cairn_link)) : NULL;
 	if ((n && !out->nodes) || (w->ne && !out->links))
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	if (w->ne && !(pos = cr_calloc(w->nn, sizeof(*pos))))
+	if (!(vr = cr_malloc((w->nn ? w->nn : 1) * sizeof(*vr))))
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (w->ne && !(pos = cr_calloc(w->nn, sizeof(*pos)))) {
+		cr_free(vr);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	rc = lookup(w, sel, n, vr);
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t at = sel ? sel[i] : i;
 		gnode *g = &w->n[at];
 		const kind_def *k = schema_kind_id(t->d.s, g->kind);
 		cairn_node *o = &out->nodes[i];
-		vrec v;
+		const vrec v = vr[at];
 
-		if (!k) {
-			rc = err_set(CAIRN_ECORRUPT, "a Link names an unknown Kind");
+		if (!k || v.type != V_REC || v.kr != g->kind) {
+			rc = err_set(CAIRN_ECORRUPT, "a Link names a Record of an unknown Kind");
 			break;
 		}
-		if (!g->vid) {
-			ident id;
-
-			if ((rc = rec_lookup(&t->d, g->kind, g->key, g->key_len, &id)))
-				break;
-			if (!id.visible) {
-				rc = err_set(CAIRN_ECORRUPT, "a live Link names %s:%.*s, which does not exist",
-					     k->name, (int)g->key_len, g->key);
-				break;
-			}
-			g->vid = id.vid;
-		}
-		if ((rc = version_get(&t->d, g->vid, &v)))
-			break;
 		memset(o, 0, sizeof(*o));
 		o->rec.kind = k->name;
 		o->rec.key = v.key;
@@ -398,6 +469,7 @@ static int answer(gwalk *w, const size_t *sel, size_t n, int values, cairn_graph
 		out->n_links++;
 	}
 	cr_free(pos);
+	cr_free(vr);
 	out->entries = w->entries;
 	out->truncated = w->truncated;
 	return rc;
