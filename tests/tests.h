@@ -78,6 +78,17 @@
 	X(tokens)                                                                                  \
 	X(query_reference)                                                                         \
 	X(timetravel_reference)                                                                    \
+	X(graph_neighborhood_reference)                                                            \
+	X(graph_neighborhood_caps)                                                                 \
+	X(graph_values)                                                                            \
+	X(graph_follow_reference)                                                                  \
+	X(graph_follow_cap_random)                                                                 \
+	X(graph_follow_cap)                                                                        \
+	X(graph_shortest_path_reference)                                                           \
+	X(graph_small_neighborhood)                                                                \
+	X(graph_small_follow)                                                                      \
+	X(graph_small_path)                                                                        \
+	X(graph_errors)                                                                            \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

@@ -647,7 +647,7 @@ int cairn_follow(cairn_txn *t, const cairn_ref *start, const cairn_hop *steps, s
 		size_t swapcap;
 
 		nnext = 0;
-		for (size_t j = 0; j < ncur && !rc && nnext < max_nodes; j++)
+		for (size_t j = 0; j < ncur && !rc && !w.truncated; j++)
 			rc = each_link(&w, w.n[cur[j]].rid, &h[i], fl_link, &s);
 		hmap_release(&seen);
 		if (rc)
