@@ -71,6 +71,11 @@ typedef struct bench {
 	/* neighborhoods: the query keys of Parts, and what the calls returned */
 	size_t *parts, n_parts;
 	uint64_t hood_nodes, hood_links, hood_calls;
+	/* resolution: titles of query Records, as they are, folded and misspelt */
+	char (*rtext)[3][256];
+	char (*rtext_key)[64];
+	size_t n_rtext;
+	uint64_t resolve_top1, resolve_calls;
 	result res[32];
 	size_t n_res;
 	const char *branch;	/* reads on this branch (NULL: main) */
@@ -475,6 +480,81 @@ static int op_hood_values(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 	return op_hood(b, t, i, bytes, 1);
 }
 
+/* The titles of the first query Records: as they are, upper-cased, two middle letters swapped. */
+static int load_rtexts(bench *b)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	size_t want = b->n_keys < 1000 ? b->n_keys : 1000;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if (!(b->rtext = calloc(want, sizeof(*b->rtext))) ||
+	    !(b->rtext_key = calloc(want, sizeof(*b->rtext_key))) ||
+	    (rc = cairn_read_begin(b->st, &ro, &t)))
+		return -1;
+	for (size_t i = 0; i < want; i++) {
+		cairn_record r;
+		char *x;
+		size_t n;
+
+		if (cairn_get(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), &r) || r.title_len < 8 ||
+		    r.title_len > 255)
+			continue;
+		x = b->rtext[b->n_rtext][0];
+		memcpy(x, r.title, r.title_len);
+		for (n = 0; n < r.title_len; n++)
+			b->rtext[b->n_rtext][1][n] = (char)(x[n] >= 'a' && x[n] <= 'z' ? x[n] - 32 : x[n]);
+		memcpy(b->rtext[b->n_rtext][2], x, r.title_len);
+		x = b->rtext[b->n_rtext][2];
+		n = r.title_len / 2;
+		if (x[n] == x[n + 1] || x[n] == ' ' || x[n + 1] == ' ')
+			n--; /* a swap that changes the text, inside a word */
+		{
+			char c = x[n];
+
+			x[n] = x[n + 1];
+			x[n + 1] = c;
+		}
+		memcpy(b->rtext_key[b->n_rtext], b->keys[i], 64);
+		b->n_rtext++;
+	}
+	cairn_txn_end(t);
+	return b->n_rtext ? 0 : -1;
+}
+
+static int run_resolve(bench *b, cairn_txn *t, size_t i, int form, uint64_t *bytes)
+{
+	cairn_resolve_options o = {0};
+	cairn_match m[10];
+	size_t k = i % b->n_rtext, n;
+	int rc, truncated;
+
+	o.text = b->rtext[k][form];
+	rc = cairn_resolve(t, &o, m, 10, &n, &truncated);
+	for (size_t j = 0; !rc && j < n; j++)
+		*bytes += m[j].rec.key_len + m[j].rec.title_len + strlen(m[j].reason) + 8;
+	b->resolve_calls++;
+	b->resolve_top1 += !rc && n && strlen(b->rtext_key[k]) == m[0].rec.key_len &&
+			   memcmp(m[0].rec.key, b->rtext_key[k], m[0].rec.key_len) == 0;
+	return rc;
+}
+
+static int op_resolve_title(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_resolve(b, t, i, 0, bytes);
+}
+
+static int op_resolve_upper(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_resolve(b, t, i, 1, bytes);
+}
+
+static int op_resolve_typo(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_resolve(b, t, i, 2, bytes);
+}
+
 static int op_query_eq(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 {
 	return run_query(t, &b->qeq[i % b->n_qeq], bytes);
@@ -543,6 +623,20 @@ static int time_hood(bench *b, const char *name, read_fn fn)
 	snprintf(b->res[b->n_res - 1].note, sizeof(b->res[0].note),
 		 "%.0f Records and %.0f Links on average, no cap", (double)b->hood_nodes / b->hood_calls,
 		 (double)b->hood_links / b->hood_calls);
+	return 0;
+}
+
+/* A resolution row, with how often the Record the title came from was first. */
+static int time_resolve(bench *b, const char *name, read_fn fn)
+{
+	int rc;
+
+	b->resolve_top1 = b->resolve_calls = 0;
+	if ((rc = time_read(b, name, fn, NULL)))
+		return rc;
+	snprintf(b->res[b->n_res - 1].note, sizeof(b->res[0].note),
+		 "the Record named first in %.0f%% of the calls",
+		 100.0 * (double)b->resolve_top1 / (double)b->resolve_calls);
 	return 0;
 }
 
@@ -1245,6 +1339,26 @@ static int ce_hood(engine *e, const char *kind, const char *key, int values, uin
 	return rc;
 }
 
+static int ce_resolve(engine *e, const char *text, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	cairn_resolve_options o = {0};
+	cairn_match m[10];
+	cairn_txn *t;
+	size_t n;
+	int rc, truncated;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	o.text = text;
+	rc = cairn_resolve(t, &o, m, 10, &n, &truncated);
+	for (size_t j = 0; !rc && j < n; j++)
+		*bytes += m[j].rec.key_len + m[j].rec.title_len + strlen(m[j].reason) + 8;
+	cairn_txn_end(t);
+	return rc;
+}
+
 static int ce_update(engine *e, const bench_update *u, size_t n)
 {
 	cairn_commit_options co = {0};
@@ -1279,11 +1393,12 @@ static void cairn_engine(bench *b, engine *e)
 	e->count = ce_count;
 	e->query = ce_query;
 	e->hood = ce_hood;
+	e->resolve = ce_resolve;
 	e->update = ce_update;
 }
 
 enum cmp_op {
-	CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_HOOD, CMP_HOODV,
+	CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_HOOD, CMP_HOODV, CMP_RESOLVE,
 	CMP_UPDATE1, CMP_UPDATE1000
 };
 
@@ -1339,6 +1454,9 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 			case CMP_COUNT:
 				rc = e->count(e, b->kinds[i], &n);
 				break;
+			case CMP_RESOLVE:
+				rc = e->resolve(e, b->rtext[i % b->n_rtext][1], &bytes);
+				break;
 			case CMP_HOOD:
 			case CMP_HOODV: {
 				size_t k = b->parts[i % b->n_parts];
@@ -1380,6 +1498,7 @@ static int compare(bench *b)
 					    "query: indexed range, first 50",
 					    "2-hop neighborhood of a Part, headers",
 					    "2-hop neighborhood of a Part, with values",
+					    "resolution of a title in capitals",
 					    "commit of one update, durable",
 					    "commit of 1,000 updates, durable"};
 	engine cairn;
@@ -1744,7 +1863,11 @@ int bench_run(const bench_options *o)
 	    time_read(&b, "query: indexed equality, first 50 by key", op_query_eq, NULL) ||
 	    time_read(&b, "query: indexed range, first 50 by the Attribute", op_query_range, NULL) ||
 	    time_hood(&b, "2-hop neighborhood of a Part, headers", op_hood_headers) ||
-	    time_hood(&b, "2-hop neighborhood of a Part, with values", op_hood_values))
+	    time_hood(&b, "2-hop neighborhood of a Part, with values", op_hood_values) ||
+	    load_rtexts(&b) ||
+	    time_resolve(&b, "resolution of a title", op_resolve_title) ||
+	    time_resolve(&b, "resolution of a title in capitals", op_resolve_upper) ||
+	    time_resolve(&b, "resolution of a title with two letters swapped", op_resolve_typo))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
 	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
@@ -1782,6 +1905,8 @@ out:
 	free(b.keys);
 	free(b.qeq);
 	free(b.parts);
+	free(b.rtext);
+	free(b.rtext_key);
 	free(b.qrange);
 	free(b.upd);
 	cairn_close(b.st);

@@ -40,6 +40,11 @@ struct engine {
 	int (*links)(engine *e, const char *kind, const char *key, uint64_t *bytes);
 	int (*count)(engine *e, const char *kind, uint64_t *n);
 	int (*query)(engine *e, const bench_query *q, uint64_t *bytes);
+	/*
+	 * The Records a text names: its key in any Kind, or a title equal to it
+	 * ignoring case (the peers' share of resolution: no accents, no spellings).
+	 */
+	int (*resolve)(engine *e, const char *text, uint64_t *bytes);
 	/* The 2-hop neighborhood of a Record, both directions, no cap: its Records and Links. */
 	int (*hood)(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
 		    uint64_t *nodes);

@@ -383,6 +383,18 @@ static int pg_hood(engine *e, const char *kind, const char *key, int values, uin
 	return 0;
 }
 
+static int pg_resolve(engine *e, const char *text, uint64_t *bytes)
+{
+	const char *args[] = {text};
+	PGresult *r;
+
+	if (query(e, "resolve", 1, args, &r))
+		return -1;
+	*bytes += result_bytes(r, 0, 3);
+	PQclear(r);
+	return 0;
+}
+
 static uint64_t pg_size(engine *e)
 {
 	pg *p = e->h;
@@ -473,6 +485,7 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	e->count = pg_count;
 	e->query = pg_query;
 	e->hood = pg_hood;
+	e->resolve = pg_resolve;
 	e->update = pg_update;
 	e->size = pg_size;
 	e->close = pg_close;
@@ -557,6 +570,11 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 		if (prepare(e, v ? "hood_v" : "hood", sql))
 			goto out_err;
 	}
+	if (cmd_ok(e, "CREATE INDEX records_key ON records (key)") ||
+	    cmd_ok(e, "CREATE INDEX records_title ON records (lower(title))") ||
+	    prepare(e, "resolve", "SELECT kind, key, title FROM records WHERE key = $1 UNION "
+				  "SELECT kind, key, title FROM records WHERE lower(title) = lower($1)"))
+		goto out_err;
 	return e;
 out_err:
 	snprintf(why, whylen, "%s", e->err);

@@ -27,6 +27,7 @@ typedef struct sq {
 	char path[1024];
 	sqlite3_stmt *get, *page, *links, *count, *update, *commit_row, *ins_rec, *ins_link;
 	sqlite3_stmt *hood[2]; /* headers, with values */
+	sqlite3_stmt *resolve;
 	/* Attribute queries: one statement per Kind, attribute and shape, prepared on first use. */
 	struct {
 		char id[96];
@@ -291,6 +292,18 @@ static int sq_hood(engine *e, const char *kind, const char *key, int values, uin
 	return rc == SQLITE_DONE ? 0 : fail(e, "neighborhood");
 }
 
+static int sq_resolve(engine *e, const char *text, uint64_t *bytes)
+{
+	sq *s = e->h;
+	int rc;
+
+	sqlite3_bind_text(s->resolve, 1, text, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s->resolve)) == SQLITE_ROW)
+		*bytes += row_bytes(s->resolve, 0, 3);
+	sqlite3_reset(s->resolve);
+	return rc == SQLITE_DONE ? 0 : fail(e, "resolve");
+}
+
 static uint64_t sq_size(engine *e)
 {
 	sq *s = e->h;
@@ -324,6 +337,7 @@ static void sq_close(engine *e)
 			sqlite3_finalize(s->q[i].st);
 		sqlite3_finalize(s->hood[0]);
 		sqlite3_finalize(s->hood[1]);
+		sqlite3_finalize(s->resolve);
 		sqlite3_close(s->db);
 		free(s);
 	}
@@ -355,6 +369,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	e->count = sq_count;
 	e->query = sq_query;
 	e->hood = sq_hood;
+	e->resolve = sq_resolve;
 	e->update = sq_update;
 	e->size = sq_size;
 	e->close = sq_close;
@@ -413,6 +428,12 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 		if (prepare(e, sql, &s->hood[v]))
 			goto out_fail;
 	}
+	if (exec(e, "CREATE INDEX records_key ON records (key)") ||
+	    exec(e, "CREATE INDEX records_title ON records (lower(title))") ||
+	    prepare(e, "SELECT kind, key, title FROM records WHERE key = ?1 UNION "
+		       "SELECT kind, key, title FROM records WHERE lower(title) = lower(?1)",
+		    &s->resolve))
+		goto out_fail;
 	return e;
 out_fail:
 	snprintf(why, whylen, "%s", e->err[0] ? e->err : "cannot open SQLite");

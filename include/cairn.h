@@ -633,11 +633,61 @@ CAIRN_API int cairn_follow(cairn_txn *txn, const cairn_ref *start, const cairn_h
  * Link, both ways): nodes from `from` to `to` and the Links between them,
  * found = 1; or found = 0 and no nodes when there is none that short.
  * Searches from both ends; truncated when it gave up after visiting
- * CAIRN_MAX_NODES * 10 Records.
+ * CAIRN_MAX_NODES * 10 Records (a path found then may not be the shortest).
  */
 CAIRN_API int cairn_shortest_path(cairn_txn *txn, const cairn_ref *from, const cairn_ref *to,
 				  unsigned max_depth, const cairn_hop *hop, int values,
 				  cairn_graph *out);
+
+/* ----------------------------------------------------------- resolution -- */
+
+/* What a name of a Record is. */
+enum cairn_name_source {
+	CAIRN_NAME_KEY = 1,
+	CAIRN_NAME_TITLE = 2,
+	CAIRN_NAME_UNIQUE = 3,	/* the value of a unique string attribute */
+	CAIRN_NAME_ALIAS = 4,	/* a value of an attribute flagged alias in the schema */
+};
+
+/* How the text matched it. */
+enum cairn_name_match {
+	CAIRN_MATCH_EXACT = 1,	/* byte for byte */
+	CAIRN_MATCH_FOLDED = 2,	/* ignoring case, accents, spacing and punctuation */
+	CAIRN_MATCH_SPELLING = 3, /* a close spelling: a few edits away, once folded */
+	CAIRN_MATCH_PREFIX = 4,	/* the name starts with the text's words, once folded */
+};
+
+typedef struct cairn_resolve_options {
+	const char *text;		/* a name, an identifier, a phrase */
+	size_t text_len;		/* 0: strlen(text) */
+	const char *const *kinds;	/* only Records of these Kinds (NULL: every Kind) */
+	size_t n_kinds;
+	size_t limit;			/* matches, 1 to 100 (0: 10) */
+	unsigned max_edits;		/* a close spelling differs by 1 or 2 edits (0: 1) */
+	int exact;			/* only exact and folded matches: no spellings or prefixes */
+} cairn_resolve_options;
+
+typedef struct cairn_match {
+	cairn_record rec;
+	double score;			/* 0 to 1: how surely the text names the Record */
+	int source;			/* cairn_name_source */
+	int match;			/* cairn_name_match */
+	unsigned edits;			/* of a close spelling */
+	const char *attr;		/* the attribute that matched (unique, alias), else NULL */
+	const char *reason;		/* all of that in words, e.g. "alias aka, ignoring case" */
+} cairn_match;
+
+/*
+ * The Records a text most likely names, best first (docs/resolve.md):
+ * exact key, then exact values of unique attributes, titles and aliases,
+ * then the same ignoring case and accents, then close spellings and names
+ * that start with the text. A Record comes once, with its best reason.
+ * Fills out[0..*n-1] (valid until the transaction ends); *truncated (may
+ * be NULL) says a budget stopped a step: the names read for a text or its
+ * prefixes (200 Records, 2,000 entries) or the walk for spellings.
+ */
+CAIRN_API int cairn_resolve(cairn_txn *txn, const cairn_resolve_options *o, cairn_match *out,
+			    size_t cap, size_t *n, int *truncated);
 
 /* ------------------------------------------------------ history, lineage -- */
 

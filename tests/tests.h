@@ -89,6 +89,23 @@
 	X(graph_small_follow)                                                                      \
 	X(graph_small_path)                                                                        \
 	X(graph_errors)                                                                            \
+	X(resolve_norm)                                                                            \
+	X(resolve_norm_cap)                                                                        \
+	X(resolve_distance)                                                                        \
+	X(resolve_nothing)                                                                         \
+	X(resolve_exact)                                                                           \
+	X(resolve_spelling)                                                                        \
+	X(resolve_order)                                                                           \
+	X(resolve_limit_prefix)                                                                    \
+	X(resolve_history)                                                                         \
+	X(resolve_schema)                                                                          \
+	X(resolve_alias_dropped)                                                                   \
+	X(resolve_domains)                                                                         \
+	X(resolve_reference)                                                                       \
+	X(resolve_errors)                                                                          \
+	X(resolve_truncated)                                                                       \
+	X(resolve_check_detects)                                                                   \
+	X(resolve_upgrade)                                                                         \
 	VALIDATION_TESTS(X)
 
 /* Negative tests, one per validation rule (tests/test_validation.c). */

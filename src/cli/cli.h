@@ -59,6 +59,8 @@ typedef struct cli {
 	int n_hops;
 	long depth, fanout;	/* --depth, --fanout; 0 when not given */
 	int with_values;	/* --with-values */
+	long edits;		/* --edits (resolve) */
+	int exact;		/* --exact (resolve) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -76,6 +78,8 @@ void cli_commit_options(cli *c, cairn_commit_options *co);
 /* JSON output helpers (stdout). */
 void out_str(FILE *f, const char *s, size_t n);
 void out_hash(FILE *f, const uint8_t h[32]);
+/* {"kind":..,"key":..,"title":.. of a Record, left open for more members. */
+void out_header(FILE *f, const cairn_record *r);
 /* "Kind:key" as a JSON string. */
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len);
 void out_time(FILE *f, int64_t ms);
@@ -90,6 +94,7 @@ int cmd_query(cli *c);
 int cmd_neighbors(cli *c);
 int cmd_follow(cli *c);
 int cmd_path(cli *c);
+int cmd_resolve(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

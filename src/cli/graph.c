@@ -115,12 +115,7 @@ static void print_graph(cli *c, const cairn_graph *g, int with_values)
 		const cairn_record *r = &g->nodes[i].rec;
 
 		if (c->json) {
-			printf("{\"kind\":");
-			out_str(stdout, r->kind, strlen(r->kind));
-			printf(",\"key\":");
-			out_str(stdout, r->key, r->key_len);
-			printf(",\"title\":");
-			out_str(stdout, r->title, r->title_len);
+			out_header(stdout, r);
 			printf(",\"depth\":%u", g->nodes[i].depth);
 			if (with_values)
 				printf(",\"values\":%.*s", (int)r->values_len, r->values);
@@ -336,5 +331,74 @@ int cmd_path(cli *c)
 	}
 	free((char *)from.kind);
 	free((char *)to.kind);
+	return ex;
+}
+
+static const char *const source_names[] = {"", "key", "title", "unique", "alias"};
+static const char *const match_names[] = {"", "exact", "folded", "spelling", "prefix"};
+
+/* resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact] */
+int cmd_resolve(cli *c)
+{
+	cairn_resolve_options o;
+	cairn_match *m;
+	cli_hop kinds;
+	graph_cmd gc;
+	size_t n;
+	int rc, ex, truncated;
+
+	if (c->nargs != 1)
+		return cli_usage("resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]");
+	if (c->limit > 100 || c->edits > 2)
+		return cli_usage("--limit is at most 100, --edits 1 or 2");
+	if (c->n_hops || c->dir || c->rel)
+		return cli_usage("resolve takes --kind, not --hop, --dir or --rel");
+	if ((ex = graph_begin(c, &gc, 1)))
+		return ex;
+	kinds = gc.hops[0];
+	memset(&o, 0, sizeof(o));
+	o.text = c->args[0];
+	o.kinds = kinds.h.kinds;
+	o.n_kinds = kinds.h.n_kinds;
+	o.limit = c->limit > 0 ? (size_t)c->limit : 10;
+	o.max_edits = (unsigned)(c->edits > 0 ? c->edits : 0);
+	o.exact = c->exact;
+	if (!(m = calloc(o.limit, sizeof(*m))))
+		rc = CAIRN_ENOMEM;
+	else
+		rc = cairn_resolve(gc.t, &o, m, o.limit, &n, &truncated);
+	if (rc) {
+		ex = cli_fail(c, rc, "resolve");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const cairn_record *r = &m[i].rec;
+
+			if (c->json) {
+				out_header(stdout, r);
+				printf(",\"score\":%.2f,\"source\":\"%s\",\"match\":\"%s\"", m[i].score,
+				       source_names[m[i].source], match_names[m[i].match]);
+				if (m[i].match == CAIRN_MATCH_SPELLING)
+					printf(",\"edits\":%u", m[i].edits);
+				if (m[i].attr) {
+					printf(",\"attr\":");
+					out_str(stdout, m[i].attr, strlen(m[i].attr));
+				}
+				printf(",\"reason\":");
+				out_str(stdout, m[i].reason, strlen(m[i].reason));
+				printf("}\n");
+			} else {
+				printf("%.2f  %s:%.*s  %.*s  (%s)\n", m[i].score, r->kind, (int)r->key_len,
+				       r->key, (int)r->title_len, r->title, m[i].reason);
+			}
+		}
+		if (!n && !c->json)
+			printf("no Record is named so\n");
+		if (truncated && !c->json)
+			printf("(truncated: a step of the search stopped at its budget)\n");
+		if (c->json)
+			printf("{\"matches\":%zu,\"truncated\":%s}\n", n, truncated ? "true" : "false");
+	}
+	free(m);
+	graph_end(&gc);
 	return ex;
 }

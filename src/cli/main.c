@@ -68,6 +68,8 @@ static const char usage_text[] =
 	"  follow KIND:KEY --hop DIR:RELS[:KINDS]...   the Records reached along a sequence of steps\n"
 	"  path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] [--kind K,..]\n"
 	"                                  a shortest path between two Records (exit 3 when none)\n"
+	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
+	"                                  the Records a name most likely names, best first\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
 	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
@@ -165,6 +167,16 @@ void out_str(FILE *f, const char *s, size_t n)
 		}
 	}
 	fputc('"', f);
+}
+
+void out_header(FILE *f, const cairn_record *r)
+{
+	fputs("{\"kind\":", f);
+	out_str(f, r->kind, strlen(r->kind));
+	fputs(",\"key\":", f);
+	out_str(f, r->key, r->key_len);
+	fputs(",\"title\":", f);
+	out_str(f, r->title, r->title_len);
 }
 
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len)
@@ -712,12 +724,7 @@ static void print_record(cli *c, cairn_txn *t, const cairn_record *r, int with_p
 	int have = with_prov && cairn_revision_get(t, r->revision, &rev) == 0;
 
 	if (c->json) {
-		printf("{\"kind\":");
-		out_str(stdout, r->kind, strlen(r->kind));
-		printf(",\"key\":");
-		out_str(stdout, r->key, r->key_len);
-		printf(",\"title\":");
-		out_str(stdout, r->title, r->title_len);
+		out_header(stdout, r);
 		printf(",\"values\":%.*s,\"revision\":%llu", (int)r->values_len, r->values,
 		       (unsigned long long)r->revision);
 		if (with_prov)
@@ -1323,7 +1330,7 @@ enum {
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES,
+	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1396,6 +1403,8 @@ int main(int argc, char **argv)
 		{"depth", required_argument, 0, OPT_DEPTH},
 		{"fanout", required_argument, 0, OPT_FANOUT},
 		{"with-values", no_argument, 0, OPT_WITHVALUES},
+		{"edits", required_argument, 0, OPT_EDITS},
+		{"exact", no_argument, 0, OPT_EXACT},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1493,6 +1502,8 @@ int main(int argc, char **argv)
 		case OPT_DEPTH: c.depth = parse_long(optarg, "--depth", &bad); break;
 		case OPT_FANOUT: c.fanout = parse_long(optarg, "--fanout", &bad); break;
 		case OPT_WITHVALUES: c.with_values = 1; break;
+		case OPT_EDITS: c.edits = parse_long(optarg, "--edits", &bad); break;
+		case OPT_EXACT: c.exact = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1548,6 +1559,8 @@ int main(int argc, char **argv)
 		return cmd_follow(&c);
 	if (strcmp(cmd, "path") == 0)
 		return cmd_path(&c);
+	if (strcmp(cmd, "resolve") == 0)
+		return cmd_resolve(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

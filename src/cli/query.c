@@ -93,12 +93,7 @@ int cmd_query(cli *c)
 	} else {
 		for (size_t i = 0; i < res.n; i++) {
 			if (c->json) {
-				printf("{\"kind\":");
-				out_str(stdout, out[i].kind, strlen(out[i].kind));
-				printf(",\"key\":");
-				out_str(stdout, out[i].key, out[i].key_len);
-				printf(",\"title\":");
-				out_str(stdout, out[i].title, out[i].title_len);
+				out_header(stdout, &out[i]);
 				printf(",\"values\":%.*s}\n", (int)out[i].values_len, out[i].values);
 			} else {
 				printf("%s:%.*s  %.*s\n  %.*s\n", out[i].kind, (int)out[i].key_len,

@@ -189,11 +189,11 @@ static int get_name(const jv *o, size_t max, char **out, const char *what)
 
 static int parse_attr(const jv *o, attr_def *a, const char *kind)
 {
-	static const char *const allowed[] = {"name",	"type",	  "required",	 "unique",
-					      "indexed", "values", "ref", "description", NULL};
+	static const char *const allowed[] = {"name",	 "type",   "required", "unique",      "indexed",
+					      "alias", "values", "ref",	    "description", NULL};
 	char what[160];
 	const jv *t, *vals;
-	int req, uniq, idx, rc;
+	int req, uniq, idx, alias, rc;
 
 	memset(a, 0, sizeof(*a));
 	snprintf(what, sizeof(what), "Kind %s: attribute", kind);
@@ -216,10 +216,12 @@ static int parse_attr(const jv *o, attr_def *a, const char *kind)
 			       "enum, ref, strings)",
 			       what, t->u.s);
 	if ((rc = get_bool(o, "required", &req, what)) || (rc = get_bool(o, "unique", &uniq, what)) ||
-	    (rc = get_bool(o, "indexed", &idx, what)))
+	    (rc = get_bool(o, "indexed", &idx, what)) || (rc = get_bool(o, "alias", &alias, what)))
 		return rc;
 	a->flags = (req ? AF_REQUIRED : 0) | (uniq ? AF_UNIQUE | AF_INDEXED : 0) |
-		   (idx ? AF_INDEXED : 0);
+		   (idx ? AF_INDEXED : 0) | (alias ? AF_ALIAS : 0);
+	if (alias && a->type != AT_STRING && a->type != AT_STRINGS)
+		return err_set(CAIRN_ESCHEMA, "%s: only a string or strings can be an alias", what);
 	/* A ref is always indexed: deleting a Record must find the Records that name it. */
 	if (a->type == AT_REF)
 		a->flags |= AF_INDEXED;
@@ -519,6 +521,8 @@ static int attr_merge(attr_def *d, const attr_def *s, uint32_t kind, schema_delt
 		rc = delta_add(delta, DELTA_REQUIRED, kind, d->id, 0);
 	if (!rc && (s->flags & AF_UNIQUE) && !(d->flags & AF_UNIQUE))
 		rc = delta_add(delta, DELTA_UNIQUE, kind, d->id, 0);
+	if (!rc && attr_names(s) && (!attr_names(d) || d->type != s->type))
+		rc = delta_add(delta, DELTA_NAMES, kind, d->id, 0);
 	if (!rc && d->type == AT_ENUM && s->type == AT_ENUM) {
 		for (size_t i = 0; i < d->n_values && !rc; i++) {
 			size_t j;
@@ -603,6 +607,8 @@ static void serialize(schema *s, buf *b)
 				buf_put(b, ",\"unique\":true", 14);
 			if (a->flags & AF_INDEXED)
 				buf_put(b, ",\"indexed\":true", 15);
+			if (a->flags & AF_ALIAS)
+				buf_put(b, ",\"alias\":true", 13);
 			if (a->type == AT_ENUM) {
 				buf_put(b, ",\"values\":[", 11);
 				for (size_t v = 0; v < a->n_values; v++) {

@@ -30,6 +30,7 @@ enum attr_flags {
 	AF_REQUIRED = 1 << 0,
 	AF_UNIQUE = 1 << 1,
 	AF_INDEXED = 1 << 2,
+	AF_ALIAS = 1 << 3, /* a string or strings that names the Record (resolution) */
 };
 
 typedef struct attr_def {
@@ -43,6 +44,12 @@ typedef struct attr_def {
 	uint32_t ref_kind;
 	char *description;
 } attr_def;
+
+/* Do the attribute's values name the Record (resolution): an alias, or a unique string? */
+static inline int attr_names(const attr_def *a)
+{
+	return (a->flags & AF_ALIAS) || ((a->flags & AF_UNIQUE) && a->type == AT_STRING);
+}
 
 typedef struct kind_def {
 	char *name;
@@ -78,6 +85,7 @@ enum delta_what {
 	DELTA_REQUIRED,	    /* attribute became required */
 	DELTA_UNIQUE,	    /* attribute became unique */
 	DELTA_INDEXED,	    /* attribute became indexed: build its index */
+	DELTA_NAMES,	    /* attribute became an alias or unique: add its names */
 	DELTA_ENUM,	    /* enum lost values */
 	DELTA_REF,	    /* ref target changed */
 	DELTA_CARD_ONE,	    /* relation became cardinality one */

@@ -842,7 +842,8 @@ int cairn_shortest_path(cairn_txn *t, const cairn_ref *from, const cairn_ref *to
 			goto out;
 	}
 	a.entries = sd[0].w.entries + sd[1].w.entries;
-	a.truncated = 0;
+	/* Stopped inside a level after the sides met: a path, maybe not the shortest. */
+	a.truncated = sd[0].w.truncated || sd[1].w.truncated;
 	rc = answer(&a, NULL, a.nn, values, out);
 	out->found = !rc;
 out:

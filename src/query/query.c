@@ -1222,14 +1222,21 @@ typedef struct cand {
 } cand;
 
 /* The top-level conjuncts: the root's children if it is an and, else the root. */
+static void conjuncts_add(const qnode *q, const qnode **out, size_t *n)
+{
+	if (q->op != Q_AND) {
+		if (*n < 64)
+			out[(*n)++] = q;
+		return;
+	}
+	for (size_t i = 0; i < q->n; i++) /* an and inside an and, as {"a":{"gte":1,"lt":2}} is */
+		conjuncts_add(&q->kids[i], out, n);
+}
+
 static void conjuncts(const qnode *root, const qnode **out, size_t *n)
 {
 	*n = 0;
-	if (root->op == Q_AND)
-		for (size_t i = 0; i < root->n && *n < 64; i++)
-			out[(*n)++] = &root->kids[i];
-	else
-		out[(*n)++] = root;
+	conjuncts_add(root, out, n);
 }
 
 static void plan_text(qctx *c, const char *way, const cand *x)
@@ -1441,9 +1448,14 @@ static int setup(qctx *c, cairn_txn *t, const char *kind, const char *where, siz
 	if (!where || !where_len)
 		return 0;
 	f = jv_parse(c->mem, where, where_len, "where");
-	if (!f)
-		return err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-						  : err_set(CAIRN_EQUERY, "%s", cairn_errmsg());
+	if (!f) {
+		char why[256];
+
+		if (err_code() == CAIRN_ENOMEM)
+			return CAIRN_ENOMEM;
+		snprintf(why, sizeof(why), "%s", cairn_errmsg()); /* err_set writes over it */
+		return err_set(CAIRN_EQUERY, "%s", why);
+	}
 	if ((rc = parse_node(c, f, "where", c->root)))
 		return rc;
 	need_tree(c, c->root);

@@ -1678,6 +1678,36 @@ static void h_export(req *r)
  * POST /v1/domains/{d}/query {"kind","where","sort","after","limit","fields","explain"}
  * and ?branch= ?at= as for every read.
  */
+/* An optional integer member in lo..hi (0 when absent); -1 with the reply sent when bad. */
+static int int_member(req *r, const jv *o, const char *name, long lo, long hi, long *out)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_INT || v->u.i < lo || v->u.i > hi) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s is an integer from %ld to %ld",
+			    name, lo, hi);
+		return -1;
+	}
+	*out = (long)v->u.i;
+	return 0;
+}
+
+/* An optional boolean member (0 when absent); -1 with the reply sent when not a boolean. */
+static int bool_member(req *r, const jv *o, const char *name, int *out)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = jv_is(v, JV_TRUE);
+	if (v && v->type != JV_NULL && !jv_is_bool(v)) {
+		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "%s is true or false", name);
+		return -1;
+	}
+	return 0;
+}
+
 static void h_query(req *r)
 {
 	static const char *const names[] = {"kind", "where", "sort", "after", "limit", "fields",
@@ -1686,7 +1716,7 @@ static void h_query(req *r)
 	cairn_query_options q;
 	cairn_query_result res;
 	cairn_record *out;
-	const jv *o, *w, *lim, *f, *ex;
+	const jv *o, *w, *lim, *f;
 	const char **fields = NULL;
 	buf where = BUF_INIT;
 	cairn_txn *t;
@@ -1734,7 +1764,10 @@ static void h_query(req *r)
 		q.fields = fields;
 		q.n_fields = f->len;
 	}
-	q.explain = (ex = jv_get(o, "explain")) && ex->type == JV_TRUE;
+	if (bool_member(r, o, "explain", &q.explain)) {
+		buf_release(&where);
+		return;
+	}
 	if (begin(r, d, &t)) {
 		buf_release(&where);
 		return;
@@ -1824,36 +1857,6 @@ static void h_query_count(req *r)
 }
 
 /* ---------------------------------------------------------------- graph -- */
-
-/* An optional integer member in lo..hi (0 when absent); -1 with the reply sent when bad. */
-static int int_member(req *r, const jv *o, const char *name, long lo, long hi, long *out)
-{
-	const jv *v = jv_get(o, name);
-
-	*out = 0;
-	if (!v || v->type == JV_NULL)
-		return 0;
-	if (v->type != JV_INT || v->u.i < lo || v->u.i > hi) {
-		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s is an integer from %ld to %ld",
-			    name, lo, hi);
-		return -1;
-	}
-	*out = (long)v->u.i;
-	return 0;
-}
-
-/* An optional boolean member (0 when absent); -1 with the reply sent when not a boolean. */
-static int bool_member(req *r, const jv *o, const char *name, int *out)
-{
-	const jv *v = jv_get(o, name);
-
-	*out = jv_is(v, JV_TRUE);
-	if (v && v->type != JV_NULL && !jv_is_bool(v)) {
-		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "%s is true or false", name);
-		return -1;
-	}
-	return 0;
-}
 
 /* Reply with a graph answer, and found for a path. */
 static void reply_graph(req *r, cairn_txn *t, const cairn_graph *g, int values, int path)
@@ -2001,6 +2004,42 @@ static void h_path(req *r)
 	cairn_txn_end(t);
 }
 
+/* POST /v1/domains/{d}/resolve */
+static void h_resolve(req *r)
+{
+	static const char *const names[] = {"text", "kinds", "limit", "max_edits", "exact", "values",
+					    NULL};
+	const char *d = r->seg[2];
+	cairn_resolve_options o;
+	cairn_match *m;
+	char err[256];
+	const jv *b;
+	cairn_txn *t;
+	size_t n;
+	long limit;
+	int rc, values, truncated;
+
+	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
+	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit))
+		return;
+	if (gio_resolve_options(&r->mem, b, &o, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	o.limit = limit ? (size_t)limit : 10;
+	if (!(m = arena_alloc(&r->mem, o.limit * sizeof(*m))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_resolve(t, &o, m, o.limit, &n, &truncated))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_put_u8(&r->out, '{');
+	gio_matches(&r->out, m, n, truncated, values);
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
 /* ---------------------------------------------------------------- MCP -- */
 
 static int mcp_branch_ok(void *ctx, const char *branch)
@@ -2112,6 +2151,7 @@ static const route_def routes[] = {
 	R("POST", h_neighborhood, "v1", "domains", ":d", "neighborhood"),
 	R("POST", h_follow, "v1", "domains", ":d", "follow"),
 	R("POST", h_path, "v1", "domains", ":d", "path"),
+	R("POST", h_resolve, "v1", "domains", ":d", "resolve"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

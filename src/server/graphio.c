@@ -113,18 +113,24 @@ void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
 	buf_release(&t);
 }
 
+/* {"kind":..,"key":..,"title":.. (open: the caller adds members and the brace), after a comma unless first. */
+static void w_header(buf *b, const cairn_record *r, int first)
+{
+	buf_put(b, first ? "{\"kind\":" : ",{\"kind\":", first ? 8 : 9);
+	json_quote(b, r->kind, strlen(r->kind));
+	buf_put(b, ",\"key\":", 7);
+	json_quote(b, r->key, r->key_len);
+	buf_put(b, ",\"title\":", 9);
+	json_quote(b, r->title, r->title_len);
+}
+
 void gio_graph(buf *b, const cairn_graph *g, int values)
 {
 	buf_put(b, "\"nodes\":[", 9);
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const cairn_record *r = &g->nodes[i].rec;
 
-		buf_put(b, i ? ",{\"kind\":" : "{\"kind\":", i ? 9 : 8);
-		json_quote(b, r->kind, strlen(r->kind));
-		buf_put(b, ",\"key\":", 7);
-		json_quote(b, r->key, r->key_len);
-		buf_put(b, ",\"title\":", 9);
-		json_quote(b, r->title, r->title_len);
+		w_header(b, r, i == 0);
 		buf_printf(b, ",\"depth\":%u", g->nodes[i].depth);
 		if (values) {
 			buf_put(b, ",\"values\":", 10);
@@ -149,4 +155,60 @@ void gio_graph(buf *b, const cairn_graph *g, int values)
 		buf_put_u8(b, '}');
 	}
 	buf_printf(b, "],\"truncated\":%s", g->truncated ? "true" : "false");
+}
+
+int gio_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen)
+{
+	const jv *t = jv_get(o, "text"), *ed = jv_get(o, "max_edits");
+	const jv *ex = jv_get(o, "exact");
+
+	memset(r, 0, sizeof(*r));
+	if (!jv_is(t, JV_STRING) || !t->len) {
+		snprintf(err, errlen, "text is required, a non-empty string");
+		return -1;
+	}
+	r->text = t->u.s;
+	r->text_len = t->len;
+	if (ed && ed->type != JV_NULL) {
+		if (ed->type != JV_INT || ed->u.i < 1 || ed->u.i > 2) {
+			snprintf(err, errlen, "max_edits is 1 or 2");
+			return -1;
+		}
+		r->max_edits = (unsigned)ed->u.i;
+	}
+	if (ex && ex->type != JV_NULL && !jv_is_bool(ex)) {
+		snprintf(err, errlen, "exact is true or false");
+		return -1;
+	}
+	r->exact = jv_is(ex, JV_TRUE);
+	return names(a, jv_get(o, "kinds"), "resolve", "kinds", &r->kinds, &r->n_kinds, err, errlen);
+}
+
+static const char *const source_names[] = {"", "key", "title", "unique", "alias"};
+static const char *const match_names[] = {"", "exact", "folded", "spelling", "prefix"};
+
+void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values)
+{
+	buf_put(b, "\"matches\":[", 11);
+	for (size_t i = 0; i < n; i++) {
+		const cairn_record *r = &m[i].rec;
+
+		w_header(b, r, i == 0);
+		buf_printf(b, ",\"score\":%.2f,\"source\":\"%s\",\"match\":\"%s\"", m[i].score,
+			   source_names[m[i].source], match_names[m[i].match]);
+		if (m[i].match == CAIRN_MATCH_SPELLING)
+			buf_printf(b, ",\"edits\":%u", m[i].edits);
+		if (m[i].attr) {
+			buf_put(b, ",\"attr\":", 8);
+			json_quote(b, m[i].attr, strlen(m[i].attr));
+		}
+		buf_put(b, ",\"reason\":", 10);
+		json_quote(b, m[i].reason, strlen(m[i].reason));
+		if (values) {
+			buf_put(b, ",\"values\":", 10);
+			buf_put(b, r->values, r->values_len);
+		}
+		buf_put_u8(b, '}');
+	}
+	buf_printf(b, "],\"truncated\":%s", truncated ? "true" : "false");
 }

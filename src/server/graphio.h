@@ -29,4 +29,12 @@ void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
  */
 void gio_graph(buf *b, const cairn_graph *g, int values);
 
+/*
+ * Resolution options from a JSON object (text, kinds, max_edits, exact;
+ * others ignored, limit is the caller's), lists allocated in a.
+ */
+int gio_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen);
+/* "matches":[...],"truncated":bool of a resolution (no braces). */
+void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values);
+
 #endif

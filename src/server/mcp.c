@@ -52,6 +52,7 @@ static int t_describe(call *k);
 static int t_get(call *k);
 static int t_list(call *k);
 static int t_neighborhood(call *k);
+static int t_resolve(call *k);
 static int t_history(call *k);
 static int t_lineage(call *k);
 static int t_remember(call *k);
@@ -90,6 +91,15 @@ static const tool tools[] = {
 	 "\"integer\",\"minimum\":1,\"maximum\":100},\"limit\":{\"type\":\"integer\",\"minimum\":1,"
 	 "\"maximum\":200},\"values\":" BOOL "," BRANCH "," AT "}}",
 	 0, t_neighborhood},
+	{"resolve", "Find the Records a name names",
+	 "Before you remember something, look whether it is known already: the Records a text (a "
+	 "name, an identifier, a phrase) most likely names, best first, each with a score from 0 "
+	 "to 1 and the reason (its key, title, a unique value or an alias; the same ignoring case "
+	 "and accents; a close spelling; a name that starts with the text). Narrow it with kinds.",
+	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
+	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","
+	 "\"minimum\":1,\"maximum\":20},\"exact\":" BOOL "," BRANCH "," AT "}}",
+	 0, t_resolve},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
 	 "after per attribute) and who changed it, when, from which source.",
@@ -402,6 +412,34 @@ static int t_neighborhood(call *k)
 	}
 	buf_put_u8(k->out, '{');
 	gio_graph(k->out, &g, o.values);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_resolve(call *k)
+{
+	cairn_resolve_options o;
+	cairn_match *m;
+	cairn_txn *t;
+	size_t n;
+	int rc, truncated;
+
+	if (gio_resolve_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+		return -1;
+	o.limit = (size_t)int_arg(k, "limit", 5, 1, 20);
+	if (!(m = arena_alloc(k->mem, o.limit * sizeof(*m)))) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		return -1;
+	}
+	if (begin(k, &t))
+		return -1;
+	if ((rc = cairn_resolve(t, &o, m, o.limit, &n, &truncated))) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put_u8(k->out, '{');
+	gio_matches(k->out, m, n, truncated, 0);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;
@@ -803,8 +841,9 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 				 "first. Everything written is kept with who wrote it, from which "
 				 "source and with what confidence; history and lineage show it.%s",
 				 c->domain,
-				 c->writes ? " Write on a branch of your own and propose it when "
-					     "main is not yours."
+				 c->writes ? " Before you remember something, resolve its name: it "
+					     "may be known already. Write on a branch of your own and "
+					     "propose it when main is not yours."
 					   : " This session can read only.");
 			json_quote(out, ins, strlen(ins));
 		}

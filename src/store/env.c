@@ -21,14 +21,13 @@
 #include "util/err.h"
 
 #define STORE_MAGIC "CAIRN-STORE"
-#define STORE_FORMAT 4u
 #define MAP_DEFAULT ((size_t)1 << 30)
 
 const char *const db_names[DB_COUNT] = {
 	[DB_META] = "meta",	  [DB_CATALOG] = "catalog", [DB_VERSIONS] = "versions",
 	[DB_KEYS] = "keys",	  [DB_ADJ] = "adj",
 	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
-	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",
+	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names",
 };
 
 /* Paths open in this process: LMDB forbids opening one environment twice in a process. */
@@ -108,6 +107,18 @@ static void unregister_path(const char *path)
 	pthread_mutex_unlock(&open_lock);
 }
 
+int store_format_put(MDB_txn *txn, cairn_store *st)
+{
+	uint8_t mark[sizeof(STORE_MAGIC) + 4];
+	int rc;
+
+	memcpy(mark, STORE_MAGIC, sizeof(STORE_MAGIC));
+	be32_put(mark + sizeof(STORE_MAGIC), STORE_FORMAT);
+	if (!(rc = db_put(txn, st, DB_META, "format", 6, mark, sizeof(mark), 0)))
+		st->format = STORE_FORMAT;
+	return rc;
+}
+
 /* Check the format marker, or write it into a new store. */
 static int check_format(cairn_store *st, int creating)
 {
@@ -118,6 +129,7 @@ static int check_format(cairn_store *st, int creating)
 
 	memcpy(mark, STORE_MAGIC, sizeof(STORE_MAGIC));
 	be32_put(mark + sizeof(STORE_MAGIC), STORE_FORMAT);
+	st->format = STORE_FORMAT;
 	rc = mdb_txn_begin(st->env, NULL, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
 	if (rc)
 		return store_err(rc, "open");
@@ -145,11 +157,17 @@ static int check_format(cairn_store *st, int creating)
 		mdb_txn_abort(txn);
 		return err_set(CAIRN_EFORMAT, "%s is not a Cairn store", st->path);
 	}
-	if (be32_get((const uint8_t *)v.mv_data + sizeof(STORE_MAGIC)) != STORE_FORMAT) {
+	st->format = be32_get((const uint8_t *)v.mv_data + sizeof(STORE_MAGIC));
+	if (st->format < STORE_FORMAT_OLDEST || st->format > STORE_FORMAT) {
 		mdb_txn_abort(txn);
 		return err_set(CAIRN_EFORMAT, "store format %u is not supported (this is format %u)",
-			       be32_get((const uint8_t *)v.mv_data + sizeof(STORE_MAGIC)),
-			       STORE_FORMAT);
+			       st->format, STORE_FORMAT);
+	}
+	if (st->format < STORE_FORMAT && (st->flags & CAIRN_OPEN_RDONLY)) {
+		mdb_txn_abort(txn);
+		return err_set(CAIRN_EFORMAT, "store format %u must be upgraded to %u: open it once "
+					      "read-write",
+			       st->format, STORE_FORMAT);
 	}
 	mdb_txn_abort(txn);
 	return 0;
@@ -166,6 +184,11 @@ static int open_dbis(cairn_store *st, int create)
 		return store_err(rc, "open");
 	for (int i = 0; i < DB_COUNT; i++) {
 		rc = mdb_dbi_open(txn, db_names[i], flags, &st->dbi[i]);
+		/* A sub-database that came with a later format: the upgrade fills it. */
+		if (rc == MDB_NOTFOUND && i == DB_NAMES && !(st->flags & CAIRN_OPEN_RDONLY))
+			rc = mdb_dbi_open(txn, db_names[i], MDB_CREATE, &st->dbi[i]);
+		else if (rc == MDB_NOTFOUND && i == DB_NAMES)
+			continue; /* read-only: check_format refuses the old format */
 		if (rc == MDB_NOTFOUND) {
 			mdb_txn_abort(txn);
 			return err_set(create ? CAIRN_EIO : CAIRN_ENOTFOUND,

@@ -26,6 +26,7 @@ enum db_id {
 	DB_CELLS,    /* (dom, type, branch, id, ~rev) -> live-set chunk or count as of rev */
 	DB_REVS,     /* (dom, rev) -> Revision */
 	DB_VECTORS,  /* (dom, vid) -> float32 vector */
+	DB_NAMES,    /* (dom, normalized name, 0, vid, source, attribute) -> empty */
 	DB_COUNT
 };
 
@@ -46,7 +47,15 @@ struct cairn_store {
 	void (*cache_free)(struct model_cache *);
 	struct maint *maint;	/* the maintenance thread, owned by the version layer */
 	char *path;
+	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
 };
+
+/* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
+#define STORE_FORMAT 5u
+#define STORE_FORMAT_OLDEST 4u
+
+/* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */
+int store_format_put(MDB_txn *txn, cairn_store *st);
 
 /* Open and close the environment (cairn_open and cairn_close add the layers above). */
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out);

@@ -496,8 +496,8 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 				const jv *val = jv_get(vals, ad->name);
 				size_t n = val && ad->type == AT_STRINGS ? val->len : 1;
 
-				if (!val || !(ad->flags & AF_INDEXED) ||
-				    (ad->type == AT_STRINGS && val->type != JV_ARRAY))
+				/* Indexed or not now: it may have been when the Version was written. */
+				if (!val || (ad->type == AT_STRINGS && val->type != JV_ARRAY))
 					continue;
 				for (size_t j = 0; j < n && !rc; j++) {
 					if (attr_key(&k, dom, kd->id, ad,
@@ -507,6 +507,15 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 					if ((rc = db_del(txn, st, DB_ATTR, k.b, k.n)) == CAIRN_ENOTFOUND)
 						rc = 0;
 				}
+			}
+			if (!rc) {
+				dctx nd;
+
+				memset(&nd, 0, sizeof(nd));
+				nd.st = st;
+				nd.txn = txn;
+				nd.dom = dom;
+				rc = names_entries_put(&nd, kd, &ver, vals, vid, 1);
 			}
 			arena_release(&a);
 			if (rc)
@@ -773,6 +782,10 @@ int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	int rc = store_open(path, opts, out);
 	unsigned flags = opts ? opts->flags : 0;
 
+	if (!rc && (*out)->format < STORE_FORMAT && (rc = store_upgrade(*out))) {
+		store_close(*out);
+		*out = NULL;
+	}
 	if (rc || (flags & (CAIRN_OPEN_RDONLY | CAIRN_OPEN_NO_BACKGROUND)))
 		return rc;
 	m = cr_calloc(1, sizeof(*m));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/json.h"
+#include "model/norm.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/hmap.h"
@@ -324,6 +325,60 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	if (!found)
 		problem(c, "attr entry for Version %llu names a value it does not have",
 			(unsigned long long)vid);
+	return 0;
+}
+
+/* Does text normalize to the name of an entry? */
+static int names_as(const char *text, size_t n, const name_entry *ne)
+{
+	char norm[NAME_CAP];
+	size_t len = name_norm(text, n, norm);
+
+	return len == ne->norm_len && memcmp(norm, ne->norm, len) == 0;
+}
+
+static int check_name_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	name_entry ne;
+	vrec ver;
+	int rc, found = 0;
+
+	(void)v;
+	(void)vn;
+	c->rep.index_entries++;
+	if (name_entry_parse(k, kn, &ne)) {
+		problem(c, "names: malformed entry");
+		return 0;
+	}
+	if ((rc = get_version(c, ne.vid, &ver, "a names entry")))
+		return rc > 0 ? 0 : rc;
+	if (ver.type != V_REC) {
+		problem(c, "names entry for Version %llu, which is not a Record",
+			(unsigned long long)ne.vid);
+		return 0;
+	}
+	if (ne.src == NS_KEY) {
+		found = names_as(ver.key, ver.key_len, &ne);
+	} else if (ne.src == NS_TITLE) {
+		found = names_as(ver.title, ver.title_len, &ne);
+	} else {
+		/* The attribute may have stopped naming since: its value must still match. */
+		const kind_def *kd = schema_kind_id(c->d.s, ver.kr);
+		const attr_def *a = kd ? kind_attr_id(kd, ne.attr) : NULL;
+		arena tmp = ARENA_INIT;
+		const jv *vals = a ? jv_parse(&tmp, ver.values, ver.values_len, "values") : NULL;
+		const jv *val = vals ? jv_get(vals, a->name) : NULL;
+
+		for (size_t i = 0; val && i < (jv_is(val, JV_ARRAY) ? val->len : 1) && !found; i++) {
+			const jv *e = jv_is(val, JV_ARRAY) ? &val->u.items[i] : val;
+
+			found = e->type == JV_STRING && names_as(e->u.s, e->len, &ne);
+		}
+		arena_release(&tmp);
+	}
+	if (!found)
+		problem(c, "names entry for Version %llu names what it does not have",
+			(unsigned long long)ne.vid);
 	return 0;
 }
 
@@ -767,6 +822,8 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 		rc = each_entry(&c, DB_ATTR, check_attr_entry);
 	if (!rc)
 		rc = each_entry(&c, DB_VECTORS, check_vector_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_NAMES, check_name_entry);
 	if (!rc)
 		rc = check_replay(&c);
 	if (!rc)

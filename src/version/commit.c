@@ -1441,6 +1441,32 @@ static int write_attr_entries(cctx *c, uint32_t kind, const char *rkey, size_t r
 	return 0;
 }
 
+struct name_put {
+	cctx *c;
+	uint64_t vid;
+};
+
+static int name_put_one(void *ctx, const char *norm, size_t len, int src, uint32_t attr)
+{
+	struct name_put *p = ctx;
+	kbuf k;
+
+	key_name_entry(&k, p->c->d.dom, norm, len, p->vid, src, attr);
+	return wl_add(&p->c->wl, DB_NAMES, k.b, k.n, "", 0);
+}
+
+/* The names entries of a new Record Version (resolution), from its encoded form. */
+static int write_name_entries(cctx *c, uint32_t kind, const pop *o)
+{
+	struct name_put p = {c, o->vid};
+	vrec v;
+
+	if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
+		return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
+	return record_names(schema_kind_id(c->d.s, kind), v.key, v.key_len, v.title, v.title_len,
+			    o->values, 0, name_put_one, &p);
+}
+
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
 		     uint64_t vid)
 {
@@ -1485,6 +1511,8 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 			return rc;
 		if (o->type == V_REC && o->values &&
 		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values, o->vid)))
+			return rc;
+		if (o->type == V_REC && (rc = write_name_entries(c, r->kind, o)))
 			return rc;
 		if (o->vec || o->vec_from) {
 			kbuf vk;

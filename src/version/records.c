@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/norm.h"
 #include "util/err.h"
 #include "util/text.h"
 #include "version/version.h"
@@ -655,4 +656,97 @@ int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *
 	out->key_len = rest - 1;
 	out->vid = be64_get(k + n - 8);
 	return 0;
+}
+
+/* -------------------------------------------------------------- names -- */
+
+int record_names(const kind_def *k, const char *key, size_t key_len, const char *title,
+		 size_t title_len, const jv *values, int all,
+		 int (*fn)(void *ctx, const char *norm, size_t len, int src, uint32_t attr), void *ctx)
+{
+	char norm[NAME_CAP];
+	size_t n;
+	int rc;
+
+	if ((n = name_norm(key, key_len, norm)) && (rc = fn(ctx, norm, n, NS_KEY, 0)))
+		return rc;
+	if ((n = name_norm(title, title_len, norm)) && (rc = fn(ctx, norm, n, NS_TITLE, 0)))
+		return rc;
+	for (size_t i = 0; values && i < k->n_attrs; i++) {
+		const attr_def *a = &k->attrs[i];
+		const jv *v = all || attr_names(a) ? jv_get(values, a->name) : NULL;
+		size_t m = jv_is(v, JV_ARRAY) ? v->len : 1;
+
+		for (size_t j = 0; v && j < m; j++) {
+			const jv *e = jv_is(v, JV_ARRAY) ? &v->u.items[j] : v;
+
+			if (e->type == JV_STRING && (n = name_norm(e->u.s, e->len, norm)) &&
+			    (rc = fn(ctx, norm, n, NS_ATTR, a->id)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_bytes(k, norm, len);
+	kb_u8(k, 0);
+}
+
+void key_name_entry(kbuf *k, uint32_t dom, const char *norm, size_t len, uint64_t vid, int src,
+		    uint32_t attr)
+{
+	key_name(k, dom, norm, len);
+	kb_be64(k, vid);
+	kb_u8(k, (uint8_t)src);
+	kb_be32(k, attr);
+}
+
+int name_entry_parse(const void *key, size_t kn, name_entry *out)
+{
+	const uint8_t *k = key;
+	const uint8_t *z;
+
+	if (kn < 4 + 1 + 13)
+		return -1;
+	z = memchr(k + 4, 0, kn - 4);
+	if (!z || (size_t)(k + kn - z) != 14)
+		return -1;
+	out->norm = (const char *)k + 4;
+	out->norm_len = (size_t)(z - k) - 4;
+	out->vid = be64_get(z + 1);
+	out->src = z[9];
+	out->attr = be32_get(z + 10);
+	return out->src >= NS_KEY && out->src <= NS_ATTR ? 0 : -1;
+}
+
+struct names_op {
+	dctx *d;
+	uint64_t vid;
+	int del;
+};
+
+static int names_op_one(void *ctx, const char *norm, size_t len, int src, uint32_t attr)
+{
+	struct names_op *o = ctx;
+	kbuf k;
+	int rc;
+
+	key_name_entry(&k, o->d->dom, norm, len, o->vid, src, attr);
+	if (o->del)
+		return (rc = db_del(o->d->txn, o->d->st, DB_NAMES, k.b, k.n)) == CAIRN_ENOTFOUND ? 0 : rc;
+	return db_put(o->d->txn, o->d->st, DB_NAMES, k.b, k.n, "", 0, 0);
+}
+
+int names_entries_put(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
+		      int del)
+{
+	struct names_op o = {d, vid, del};
+
+	/* Deleting, every string value: the entries may come from an earlier schema. */
+	return record_names(k, v->key, v->key_len, v->title, v->title_len, values, del, names_op_one,
+			    &o);
 }

@@ -806,6 +806,102 @@ want_rc 2
 end
 unset CAIRN_DOMAIN
 
+# ---------------------------------------------------- graph, resolution --
+
+begin "neighbors, follow, path: hops, caps, JSON lines, exit codes"
+CAIRN_DOMAIN=gd
+export CAIRN_DOMAIN
+run schema apply "$T/schema.json"
+run put Supplier gs1 --title "Acme Müller GmbH" --values '{"vat":"GV1"}'
+run put Supplier gs2 --title "Bolt Ltd" --values '{"vat":"GV2"}'
+run put Plant gpl --title "Leipzig"
+for i in 1 2 3; do
+	run put Part "gp$i" --title "Hex bolt M$i" --values "{\"sku\":\"g$i\"}"
+	run link supplied_by "Part:gp$i" Supplier:gs1
+done
+run link stocked_at Part:gp1 Plant:gpl
+run link supplied_by Part:gp3 Supplier:gs2
+run neighbors Part:gp1 --depth 2
+want_rc 0
+out_json_lines
+line_has 1 '"key":"gp1","title":"Hex bolt M1","depth":0'
+out_has '"key":"gp2","title":"Hex bolt M2","depth":2'
+out_has '{"rel":"stocked_at","from":"Part:gp1","to":"Plant:gpl"}'
+out_has '"truncated":false'
+run neighbors Supplier:gs1 --hop in:supplied_by:Part --fanout 2
+want_rc 0
+out_has '"nodes":3,'
+out_has '"truncated":true'
+run neighbors Part:gp1 --depth 1 --with-values --text
+want_rc 0
+out_has 'Supplier:gs1  Acme Müller GmbH'
+out_has '{"vat":"GV1"}'
+run follow Part:gp1 --hop out:supplied_by --hop in:supplied_by
+want_rc 0
+out_has '"key":"gp3"'
+out_has '"nodes":3,"links":0'
+run path Part:gp1 Supplier:gs2
+want_rc 0
+out_has '"found":true'
+line_has 1 '"key":"gp1"'
+out_has '{"rel":"supplied_by","from":"Part:gp3","to":"Supplier:gs2"}'
+run path Part:gp1 Supplier:gs2 --depth 2
+want_rc 3
+out_has '"found":false'
+run path Plant:gpl Supplier:gs1 --dir out
+want_rc 3
+run neighbors Part:gp1 --depth 4
+want_rc 2
+run neighbors Part:gp1 --hop sideways
+want_rc 2
+run neighbors gp1
+want_rc 2
+run neighbors Part:nope
+want_rc 3
+err_has '"code":"not_found"'
+run neighbors Part:gp1 --rel nope
+want_rc 4
+err_has '"code":"unknown_relation"'
+run follow Part:gp1
+want_rc 2
+run path Part:gp1 Part:gp2 --hop out
+want_rc 2
+end
+
+begin "resolve: key, folded title, unique value, spelling, prefix, Kind filter, errors"
+run resolve gs1
+want_rc 0
+line_has 1 '"key":"gs1"'
+line_has 1 '"source":"key","match":"exact"'
+run resolve "acme muller gmbh"
+line_has 1 '"key":"gs1"'
+line_has 1 '"match":"folded"'
+run resolve GV2
+line_has 1 '"key":"gs2"'
+line_has 1 '"attr":"vat"'
+run resolve "Hex bolt M4"
+out_has '"match":"spelling","edits":1'
+run resolve "hex bolt" --kind Part --limit 2
+want_rc 0
+out_lines 3
+out_has '"matches":2,"truncated":false'
+run resolve "hex bolt" --exact
+out_has '"matches":0'
+run resolve "Bolt Ltd" --text
+want_rc 0
+out_has 'Supplier:gs2  Bolt Ltd  (title)'
+run resolve ""
+want_rc 2
+run resolve x --kind Nope
+want_rc 4
+err_has '"code":"unknown_kind"'
+run resolve x --edits 3
+want_rc 2
+run resolve x --hop out
+want_rc 2
+end
+unset CAIRN_DOMAIN
+
 # ------------------------------------------------------------------ tokens --
 
 begin "token create prints the secret alone; list; revoke"

@@ -18,7 +18,7 @@ cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
 }), '--domain', 'd');
 
 const WRITE_TOOLS = ['remember', 'link', 'branch', 'propose'];
-const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'history', 'lineage'];
+const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'resolve', 'history', 'lineage'];
 
 async function connect(transport) {
 	const client = new Client({ name: 'cairn-tests', version: '1.0.0' });
@@ -62,6 +62,11 @@ async function tour(client, tag) {
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'in', kinds: ['Part'], depth: 2, values: true } }));
 	eq(r.links[0].values, { share: 1 }, 'Link values when asked for');
 	eq(r.nodes[1].values, { sku: 'B1' });
+	r = result(await client.callTool({ name: 'resolve', arguments: { text: 'acme' } }));
+	check(r.matches.some((m) => m.key === `S-${tag}` && m.reason === 'title, ignoring case and accents'), 'found by its title, folded');
+	r = result(await client.callTool({ name: 'resolve', arguments: { text: `S-${tag}`, kinds: ['Supplier'], limit: 1 } }));
+	eq(r.matches.length, 1);
+	eq([r.matches[0].key, r.matches[0].score, r.matches[0].source], [`S-${tag}`, 1, 'key']);
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'out' } }));
 	eq(r.nodes.length, 1, 'nothing out of a Supplier');
 	r = await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, rels: ['nope'] } });

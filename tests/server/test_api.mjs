@@ -521,6 +521,44 @@ await test('graph: neighborhoods with hops and caps, follow, shortest paths; err
 	eq(r.status, 403);
 });
 
+await test('resolve: keys, titles, unique values, folded, spellings, prefixes; errors', async () => {
+	await c('POST', `${D}/commits`, { token: writer, body: { changes: [
+		{ kind: 'Supplier', key: 'R1', title: 'Müller Präzision GmbH', values: { vat: 'DE55501' } },
+		{ kind: 'Supplier', key: 'R2', title: 'Muller Precision Ltd', values: { vat: 'GB55502' } }] } });
+	let r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'R1' } });
+	eq(r.status, 200);
+	eq(r.body.matches[0].key, 'R1');
+	eq(r.body.matches[0].source, 'key');
+	eq(r.body.matches[0].match, 'exact');
+	eq(r.body.matches[0].score, 1);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'muller prazision gmbh', values: true } });
+	eq(r.body.matches[0].key, 'R1');
+	eq(r.body.matches[0].match, 'folded');
+	eq(r.body.matches[0].values, { vat: 'DE55501' });
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'DE55501' } });
+	eq([r.body.matches[0].key, r.body.matches[0].source, r.body.matches[0].attr], ['R1', 'unique', 'vat']);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'Muller Precisoin Ltd' } });
+	eq(r.body.matches[0].key, 'R2');
+	eq([r.body.matches[0].match, r.body.matches[0].edits], ['spelling', 1]);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'Muller', kinds: ['Supplier'] } });
+	eq(r.body.matches.map((m) => m.key).sort(), ['R1', 'R2'], 'both start with the word');
+	check(r.body.matches.every((m) => m.match === 'prefix'));
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'Muller', exact: true } });
+	eq(r.body.matches, []);
+	r = await c('POST', `${D}/resolve?at=${rev1}`, { token: reader, body: { text: 'R1' } });
+	eq(r.body.matches, [], 'not there yet');
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: '' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'x', limit: 101 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'x', max_edits: 3 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'x', kinds: ['Nope'] } });
+	eq(r.status, 422);
+	r = await c('POST', `${D}/resolve`, { token: reader, body: { text: 'x', nope: 1 } });
+	eq(r.status, 400);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);

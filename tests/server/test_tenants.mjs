@@ -62,6 +62,10 @@ const bodies = {
 	'POST /v1/domains/{domain}/proposals/{id}/withdraw': {},
 	'POST /v1/domains/{domain}/query': { kind: 'Note', where: { text: { prefix: 'SECRET' } } },
 	'POST /v1/domains/{domain}/query/count': { kind: 'Note', group_by: 'text' },
+	'POST /v1/domains/{domain}/neighborhood': { start: ['Note:n1'], depth: 2, values: true },
+	'POST /v1/domains/{domain}/follow': { start: 'Note:n1', steps: [{ dir: 'both' }], values: true },
+	'POST /v1/domains/{domain}/path': { from: 'Note:n1', to: 'Note:n1', values: true },
+	'POST /v1/domains/{domain}/resolve': { text: 'n1', values: true },
 	'POST /v1/mcp': { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get', arguments: { kind: 'Note', key: 'n1' } } },
 };
 const queries = { 'GET /v1/domains/{domain}/diff': '?ours=main&theirs=agent%2Fp7%2Fb' };
@@ -107,7 +111,7 @@ await test('no token and bad tokens: 401 everywhere but health and the descripti
 
 await test('a reader of the Domain cannot write anywhere', async () => {
 	for (const [m, tpl] of ops) {
-		if (m === 'GET' || tpl === '/v1/mcp' || tpl.includes('/query')) continue; /* reads */
+		if (m === 'GET' || tpl === '/v1/mcp' || /\/(query|neighborhood|follow|path|resolve)/.test(tpl)) continue; /* reads */
 		const key = `${m} ${tpl}`;
 		const res = await call(srv, m, concrete(tpl), { token: victimReader, body: bodies[key] || {} });
 		eq(res.status, 403, `${key}: ${res.text.slice(0, 120)}`);

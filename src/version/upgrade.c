@@ -1,0 +1,102 @@
+/*
+ * Upgrades of the store format, run by cairn_open when it finds an older
+ * store opened read-write: each in one write transaction, so that a store
+ * is either upgraded whole or left as it was.
+ *
+ *   4 -> 5: the names index (DB_NAMES) for resolution, built from every
+ *           Record Version of every Domain.
+ */
+#include <string.h>
+
+#include "model/json.h"
+#include "util/err.h"
+#include "version/version.h"
+
+/* The names entries of every Record Version of one Domain. */
+static int names_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	dctx d;
+	uint8_t p[4];
+	int mrc, rc;
+
+	if ((rc = dctx_open(&d, st, txn, domain, NULL)))
+		return rc;
+	be32_put(p, d.dom);
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_VERSIONS], &cur))) {
+		dctx_close(&d);
+		return store_err(mrc, "versions");
+	}
+	k.mv_data = p;
+	k.mv_size = 4;
+	rc = 0;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const kind_def *kd;
+		arena tmp = ARENA_INIT;
+		const jv *vals;
+		vrec ver;
+
+		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
+			break;
+		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
+			rc = err_set(CAIRN_ECORRUPT, "a Version does not decode");
+			break;
+		}
+		if (ver.type != V_REC || !(kd = schema_kind_id(d.s, ver.kr)))
+			continue;
+		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
+		rc = vals ? names_entries_put(&d, kd, &ver, vals, be64_get((uint8_t *)k.mv_data + 4), 0)
+			  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+		arena_release(&tmp);
+	}
+	mdb_cursor_close(cur);
+	dctx_close(&d);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "versions");
+	return rc;
+}
+
+static int upgrade_txn(cairn_store *st, MDB_txn *txn)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t p[5] = {0, 0, 0, 0, 'N'};
+	char name[CAIRN_MAX_NAME + 1];
+	int mrc, rc = 0;
+
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_CATALOG], &cur)))
+		return store_err(mrc, "catalog");
+	k.mv_data = p;
+	k.mv_size = 5;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size <= 5 || k.mv_size > 5 + CAIRN_MAX_NAME || memcmp(k.mv_data, p, 5) != 0)
+			break;
+		memcpy(name, (uint8_t *)k.mv_data + 5, k.mv_size - 5);
+		name[k.mv_size - 5] = '\0';
+		rc = names_of_domain(st, txn, name);
+	}
+	mdb_cursor_close(cur);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "catalog");
+	return rc ? rc : store_format_put(txn, st);
+}
+
+int store_upgrade(cairn_store *st)
+{
+	for (int tries = 0;; tries++) {
+		MDB_txn *txn;
+		int rc;
+
+		if ((rc = store_write_begin(st, &txn)))
+			return rc;
+		rc = upgrade_txn(st, txn);
+		if (!rc)
+			return store_write_commit(st, txn);
+		store_write_abort(st, txn);
+		if (rc != CAIRN_EMAPFULL || tries == 8 || (rc = store_grow(st)))
+			return rc;
+	}
+}
