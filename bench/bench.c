@@ -70,7 +70,10 @@ typedef struct bench {
 	size_t n_qeq, n_qrange;
 	/* neighborhoods: the query keys of Parts, and what the calls returned */
 	size_t *parts, n_parts;
+	uint32_t hood_fanout; /* Links per Record and hop (0: no cap) */
 	uint64_t hood_nodes, hood_links, hood_calls;
+	uint64_t *hood_sizes; /* Records per call, for the median */
+	size_t n_hood_sizes, cap_hood_sizes;
 	/* resolution: titles of query Records, as they are, folded and misspelt */
 	char (*rtext)[3][256];
 	char (*rtext_key)[64];
@@ -437,7 +440,7 @@ static int run_query(cairn_txn *t, const qfilter *f, uint64_t *bytes)
 	return rc;
 }
 
-/* The 2-hop neighborhood of a Part, both directions, uncapped (as the peers' SQL). */
+/* The 2-hop neighborhood of a Part, both directions, uncapped (as the peers' SQL) or not. */
 static int run_hood(bench *b, cairn_txn *t, size_t k, int values, uint64_t *bytes, cairn_graph *g)
 {
 	cairn_neighborhood_options o = {0};
@@ -447,7 +450,7 @@ static int run_hood(bench *b, cairn_txn *t, size_t k, int values, uint64_t *byte
 	o.start = &r;
 	o.n_start = 1;
 	o.depth = 2;
-	o.fanout = CAIRN_MAX_NODES;
+	o.fanout = b->hood_fanout ? b->hood_fanout : CAIRN_MAX_NODES;
 	o.max_nodes = CAIRN_MAX_NODES;
 	o.values = values;
 	if ((rc = cairn_neighborhood(t, &o, g)))
@@ -467,6 +470,17 @@ static int op_hood(bench *b, cairn_txn *t, size_t i, uint64_t *bytes, int values
 	b->hood_nodes += g.n_nodes;
 	b->hood_links += g.n_links;
 	b->hood_calls++;
+	if (!rc && b->n_hood_sizes == b->cap_hood_sizes) {
+		size_t cap = b->cap_hood_sizes ? b->cap_hood_sizes * 2 : 512;
+		uint64_t *n = realloc(b->hood_sizes, cap * sizeof(*n));
+
+		if (!n)
+			return CAIRN_ENOMEM;
+		b->hood_sizes = n;
+		b->cap_hood_sizes = cap;
+	}
+	if (!rc)
+		b->hood_sizes[b->n_hood_sizes++] = g.n_nodes;
 	return rc;
 }
 
@@ -612,17 +626,34 @@ static int time_read(bench *b, const char *name, read_fn fn, const char *note)
 	return 0;
 }
 
-/* A neighborhood row, with what the calls returned on average in its note. */
-static int time_hood(bench *b, const char *name, read_fn fn)
+static int cmp_u64(const void *x, const void *y)
 {
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* A neighborhood row, with what the calls returned in its note. */
+static int time_hood(bench *b, const char *name, uint32_t fanout, read_fn fn)
+{
+	char cap[64] = "no cap";
 	int rc;
 
 	b->hood_nodes = b->hood_links = b->hood_calls = 0;
-	if ((rc = time_read(b, name, fn, NULL)))
+	b->n_hood_sizes = 0;
+	b->hood_fanout = fanout;
+	rc = time_read(b, name, fn, NULL);
+	b->hood_fanout = 0;
+	if (rc)
 		return rc;
+	qsort(b->hood_sizes, b->n_hood_sizes, sizeof(uint64_t), cmp_u64);
+	if (fanout)
+		snprintf(cap, sizeof(cap), "at most %u Links per Record and hop", fanout);
 	snprintf(b->res[b->n_res - 1].note, sizeof(b->res[0].note),
-		 "%.0f Records and %.0f Links on average, no cap", (double)b->hood_nodes / b->hood_calls,
-		 (double)b->hood_links / b->hood_calls);
+		 "%.0f Records (median %llu) and %.0f Links on average, %s",
+		 (double)b->hood_nodes / b->hood_calls,
+		 (unsigned long long)b->hood_sizes[b->n_hood_sizes / 2],
+		 (double)b->hood_links / b->hood_calls, cap);
 	return 0;
 }
 
@@ -1352,6 +1383,7 @@ static int ce_resolve(engine *e, const char *text, uint64_t *bytes)
 	if ((rc = cairn_read_begin(e->h, &ro, &t)))
 		return rc;
 	o.text = text;
+	o.exact = 1; /* what the peers do: no spellings, no prefixes */
 	rc = cairn_resolve(t, &o, m, 10, &n, &truncated);
 	for (size_t j = 0; !rc && j < n; j++)
 		*bytes += m[j].rec.key_len + m[j].rec.title_len + strlen(m[j].reason) + 8;
@@ -1498,7 +1530,7 @@ static int compare(bench *b)
 					    "query: indexed range, first 50",
 					    "2-hop neighborhood of a Part, headers",
 					    "2-hop neighborhood of a Part, with values",
-					    "resolution of a title in capitals",
+					    "resolution of a title in capitals, exact and folded only",
 					    "commit of one update, durable",
 					    "commit of 1,000 updates, durable"};
 	engine cairn;
@@ -1862,8 +1894,12 @@ int bench_run(const bench_options *o)
 	    time_read(&b, "count of a Kind", op_count, NULL) ||
 	    time_read(&b, "query: indexed equality, first 50 by key", op_query_eq, NULL) ||
 	    time_read(&b, "query: indexed range, first 50 by the Attribute", op_query_range, NULL) ||
-	    time_hood(&b, "2-hop neighborhood of a Part, headers", op_hood_headers) ||
-	    time_hood(&b, "2-hop neighborhood of a Part, with values", op_hood_values) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, headers", 0, op_hood_headers) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, with values", 0, op_hood_values) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, fanout 50, headers", 50,
+		      op_hood_headers) ||
+	    time_hood(&b, "2-hop neighborhood of a Part, fanout 50, with values", 50,
+		      op_hood_values) ||
 	    load_rtexts(&b) ||
 	    time_resolve(&b, "resolution of a title", op_resolve_title) ||
 	    time_resolve(&b, "resolution of a title in capitals", op_resolve_upper) ||
@@ -1905,6 +1941,7 @@ out:
 	free(b.keys);
 	free(b.qeq);
 	free(b.parts);
+	free(b.hood_sizes);
 	free(b.rtext);
 	free(b.rtext_key);
 	free(b.qrange);

@@ -1295,6 +1295,105 @@ static int clear_deleted(cairn_store *st)
 	return rc ? rc : pending ? CAIRN_ELIMIT : 0;
 }
 
+/* A Version writes names entries only for the names its predecessor lacked. */
+void test_resolve_names_on_change(void)
+{
+	cairn_store *st = rstore();
+	uint64_t n0, r1, r2, r3, r4, r5;
+
+	CHECK(st);
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"title\":\"Quiet Mill GmbH\","
+		  "\"values\":{\"vat\":\"DE1\",\"aka\":[\"Mill\",\"QM\"],\"rating\":1}}",
+		  &r1));
+	n0 = names_entries(st);
+	CHECK(n0 == 5); /* key, title, vat, two aliases */
+
+	/* Other values change, the names stay: no entry, and every name finds the new Version. */
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"title\":\"Quiet Mill GmbH\","
+		  "\"values\":{\"vat\":\"DE1\",\"aka\":[\"Mill\",\"QM\"],\"rating\":2}}",
+		  &r2));
+	CHECK(names_entries(st) == n0);
+	RESOLVE(st, "Quiet Mill GmbH");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r2);
+	CHECK(is_hit(&R, 0, "Supplier", "k1", CAIRN_NAME_TITLE, CAIRN_MATCH_EXACT, NULL));
+	RESOLVE(st, "de1");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r2);
+	CHECK(is_hit(&R, 0, "Supplier", "k1", CAIRN_NAME_UNIQUE, CAIRN_MATCH_FOLDED, "vat"));
+	RESOLVE(st, "QM");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r2);
+	RESOLVE(st, "k1");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r2);
+	RESOLVE(st, "Quiet Mil GmbH");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r2 && R.h[0].match == CAIRN_MATCH_SPELLING);
+	RESOLVE_IN(st, NULL, r1, "Quiet Mill GmbH");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r1);
+
+	/* One alias more: one entry. A rename: one entry; the old title is gone. */
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"op\":\"patch\",\"values\":{\"aka\":["
+		  "\"Mill\",\"QM\",\"M\xc3\xbchle\"]}}",
+		  &r3));
+	CHECK(names_entries(st) == n0 + 1);
+	RESOLVE(st, "muhle");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r3);
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"title\":\"Loud Mill AG\","
+		  "\"values\":{\"vat\":\"DE1\",\"aka\":[\"QM\"]}}",
+		  &r4));
+	CHECK(names_entries(st) == n0 + 2);
+	RESOLVE(st, "Quiet Mill GmbH");
+	CHECK(count_is(&R, 0));
+	RESOLVE(st, "Mill");
+	CHECK(count_is(&R, 0));
+	RESOLVE(st, "Loud Mill AG");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r4);
+	RESOLVE_IN(st, NULL, r3, "Mill");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r3);
+
+	/* The old title back: an entry again, and one answer for the Record. */
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"title\":\"Quiet Mill GmbH\","
+		  "\"values\":{\"vat\":\"DE1\",\"aka\":[\"QM\"]}}",
+		  &r5));
+	CHECK(names_entries(st) == n0 + 3);
+	RESOLVE(st, "Quiet Mill GmbH");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r5);
+	RESOLVE_IN(st, NULL, r4, "Quiet Mill GmbH");
+	CHECK(count_is(&R, 0));
+
+	/* A branch changes a value: no entry; its names find the branch's Version. */
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	OK(put_on(st, "b",
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"op\":\"patch\",\"values\":{\"rating\":9}}",
+		  NULL));
+	CHECK(names_entries(st) == n0 + 3);
+	RESOLVE_IN(st, "b", 0, "QM");
+	CHECK(count_is(&R, 1) && R.h[0].revision > r5);
+	RESOLVE(st, "QM");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r5);
+	OK(cairn_branch_delete(st, "d", "b"));
+	OK(clear_deleted(st));
+	RESOLVE(st, "QM");
+	CHECK(count_is(&R, 1) && R.h[0].revision == r5);
+
+	/* Deleted and put back: every name again. */
+	OK(put_on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"k1\",\"op\":\"delete\"}", NULL));
+	CHECK(names_entries(st) == n0 + 3);
+	OK(put_on(st, NULL,
+		  "{\"kind\":\"Supplier\",\"key\":\"k1\",\"title\":\"Quiet Mill GmbH\","
+		  "\"values\":{\"aka\":[\"QM\"]}}",
+		  NULL));
+	CHECK(names_entries(st) == n0 + 6);
+	RESOLVE(st, "QM");
+	CHECK(count_is(&R, 1));
+	RESOLVE(st, "DE1");
+	CHECK(count_is(&R, 0));
+	CHECK(check_clean(st));
+	cairn_close(st);
+}
+
 void test_resolve_schema(void)
 {
 	cairn_store *st;

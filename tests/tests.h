@@ -98,6 +98,7 @@
 	X(resolve_order)                                                                           \
 	X(resolve_limit_prefix)                                                                    \
 	X(resolve_history)                                                                         \
+	X(resolve_names_on_change)                                                                 \
 	X(resolve_schema)                                                                          \
 	X(resolve_alias_dropped)                                                                   \
 	X(resolve_domains)                                                                         \

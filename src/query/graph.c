@@ -242,8 +242,12 @@ static int64_t node_find(const gwalk *w, uint64_t rid)
 	return slot ? (int64_t)*slot - 1 : -1;
 }
 
-/* Keep the Link between nodes a and b (a the Record it was met from), once. */
-static int edge_add(gwalk *w, size_t a, size_t b, const glink *l)
+/*
+ * Keep the Link between nodes a and b (a the Record it was met from), once:
+ * with dedupe, unless it was kept before (a Link is met again when its
+ * other end is expanded too).
+ */
+static int edge_add(gwalk *w, size_t a, size_t b, const glink *l, int dedupe)
 {
 	size_t from = l->out ? a : b, to = l->out ? b : a;
 	uint8_t kb[20];
@@ -252,9 +256,9 @@ static int edge_add(gwalk *w, size_t a, size_t b, const glink *l)
 	be64_put(kb, w->n[from].rid);
 	be32_put(kb + 8, l->rel);
 	be64_put(kb + 12, w->n[to].rid);
-	if (!hmap_put(&w->seen_links, kb, 20, &isnew))
+	if (dedupe && !hmap_put(&w->seen_links, kb, 20, &isnew))
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	if (!isnew)
+	if (dedupe && !isnew)
 		return 0;
 	if (w->ne == w->cape) {
 		size_t cap = w->cape ? w->cape * 2 : 64;
@@ -480,6 +484,7 @@ static int answer(gwalk *w, const size_t *sel, size_t n, int values, cairn_graph
 typedef struct nb_step {
 	size_t from;		/* the node expanded */
 	unsigned depth;		/* of the nodes it reaches */
+	int last;		/* the last hop: Records it reaches are not expanded */
 	size_t fanout, followed, max_nodes;
 } nb_step;
 
@@ -488,14 +493,13 @@ static int nb_link(gwalk *w, const glink *l, void *arg)
 	nb_step *s = arg;
 	size_t at;
 	int isnew;
-	int64_t have = node_find(w, l->other);
 	gnode *g;
 
 	if (s->followed == s->fanout) {
 		w->truncated = 1;
 		return 1;
 	}
-	if (have < 0 && w->nn >= s->max_nodes) {
+	if (w->nn >= s->max_nodes && node_find(w, l->other) < 0) {
 		w->truncated = 1;
 		return 1;
 	}
@@ -508,7 +512,8 @@ static int nb_link(gwalk *w, const glink *l, void *arg)
 		g->depth = s->depth;
 	}
 	s->followed++;
-	return edge_add(w, s->from, at, l);
+	/* Met once only when the other end is never expanded: reached by the last hop. */
+	return edge_add(w, s->from, at, l, !(s->last && g->depth == s->depth));
 }
 
 int cairn_neighborhood(cairn_txn *t, const cairn_neighborhood_options *o, cairn_graph *out)
@@ -552,7 +557,7 @@ int cairn_neighborhood(cairn_txn *t, const cairn_neighborhood_options *o, cairn_
 		size_t end = w.nn;
 
 		for (size_t i = level; i < end; i++) {
-			nb_step s = {i, d + 1, fanout, 0, max_nodes};
+			nb_step s = {i, d + 1, d + 1 == depth, fanout, 0, max_nodes};
 
 			if ((rc = each_link(&w, w.n[i].rid, &hops[d], nb_link, &s)))
 				goto out;
@@ -825,7 +830,7 @@ int cairn_shortest_path(cairn_txn *t, const cairn_ref *from, const cairn_ref *to
 		if (j + 1 < nchain[0]) { /* the Link from its parent, as met going out from it */
 			glink l = sd[0].w.n[chain[0][j]].via;
 
-			if ((rc = edge_add(&a, at - 1, at, &l)))
+			if ((rc = edge_add(&a, at - 1, at, &l, 1)))
 				goto out;
 		}
 	}
@@ -838,7 +843,7 @@ int cairn_shortest_path(cairn_txn *t, const cairn_ref *from, const cairn_ref *to
 			goto out;
 		a.n[at].depth = (unsigned)(nchain[0] - 1 + j);
 		l.out = !l.out;
-		if ((rc = edge_add(&a, at - 1, at, &l)))
+		if ((rc = edge_add(&a, at - 1, at, &l, 1)))
 			goto out;
 	}
 	a.entries = sd[0].w.entries + sd[1].w.entries;

@@ -147,23 +147,45 @@ static int offer(rctx *r, uint64_t vid, const vrec *v, const kind_def *k, int so
 	return 0;
 }
 
-/* One names entry: live in the view, of a wanted Kind, still a name? Then offer it (1). */
+/*
+ * One names entry. It names the Version that brought the name to its Record
+ * (storage.md, "Names"): the Record counts if the view sees it, of a wanted
+ * Kind, and the Version the view sees still has the name. Then offer that
+ * Version (1).
+ */
 static int take_entry(rctx *r, const name_entry *ne, int match, unsigned edits)
 {
+	dctx *d = &r->t->d;
 	const kind_def *k;
 	const attr_def *a = NULL;
+	uint64_t vid = ne->vid;
 	int live, rc, source;
 	vrec v;
 
-	if ((rc = live_test(&r->t->d, ne->vid, &live)) || !live)
-		return rc;
-	if ((rc = version_get(&r->t->d, ne->vid, &v)))
-		return rc;
-	if (v.type != V_REC || !(k = schema_kind_id(r->t->d.s, v.kr)))
+	if ((rc = version_get(d, vid, &v)))
+		return rc == CAIRN_ENOTFOUND ? 0 : rc; /* cleared with its branch */
+	if (v.type != V_REC || !(k = schema_kind_id(d->s, v.kr)))
 		return err_set(CAIRN_ECORRUPT, "a names entry names Version %llu, not a Record",
-			       (unsigned long long)ne->vid);
+			       (unsigned long long)vid);
 	if (!kind_ok(r, k->id))
 		return 0;
+	if (ne->src == NS_ATTR && (!(a = kind_attr_id(k, ne->attr)) || !attr_names(a)))
+		return 0; /* the attribute no longer names its Record */
+	if ((rc = live_test(d, vid, &live)))
+		return rc;
+	if (!live) { /* the Record changed since, or the view does not see it */
+		ident id;
+
+		if ((rc = rec_lookup(d, k->id, v.key, v.key_len, &id)))
+			return rc;
+		if (!id.visible || id.vid == vid)
+			return 0;
+		vid = id.vid;
+		if ((rc = version_get(d, vid, &v)))
+			return rc;
+		if (!version_has_name(k, &v, NULL, ne))
+			return 0;
+	}
 	switch (ne->src) {
 	case NS_KEY:
 		source = CAIRN_NAME_KEY;
@@ -178,14 +200,12 @@ static int take_entry(rctx *r, const name_entry *ne, int match, unsigned edits)
 			match = CAIRN_MATCH_EXACT;
 		break;
 	default:
-		if (!(a = kind_attr_id(k, ne->attr)) || !attr_names(a))
-			return 0; /* the attribute no longer names its Record */
 		source = (a->flags & AF_UNIQUE) ? CAIRN_NAME_UNIQUE : CAIRN_NAME_ALIAS;
 		if (match == CAIRN_MATCH_FOLDED && attr_exact(r, &v, a))
 			match = CAIRN_MATCH_EXACT;
 		break;
 	}
-	return (rc = offer(r, ne->vid, &v, k, source, match, edits, a)) ? rc : 1;
+	return (rc = offer(r, vid, &v, k, source, match, edits, a)) ? rc : 1;
 }
 
 /*

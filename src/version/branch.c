@@ -515,7 +515,7 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 				nd.st = st;
 				nd.txn = txn;
 				nd.dom = dom;
-				rc = names_entries_put(&nd, kd, &ver, vals, vid, 1);
+				rc = names_entries_put(&nd, kd, &ver, vals, vid, NULL, NULL, 1);
 			}
 			arena_release(&a);
 			if (rc)

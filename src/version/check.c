@@ -328,15 +328,6 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	return 0;
 }
 
-/* Does text normalize to the name of an entry? */
-static int names_as(const char *text, size_t n, const name_entry *ne)
-{
-	char norm[NAME_CAP];
-	size_t len = name_norm(text, n, norm);
-
-	return len == ne->norm_len && memcmp(norm, ne->norm, len) == 0;
-}
-
 static int check_name_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
 {
 	name_entry ne;
@@ -357,25 +348,7 @@ static int check_name_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 			(unsigned long long)ne.vid);
 		return 0;
 	}
-	if (ne.src == NS_KEY) {
-		found = names_as(ver.key, ver.key_len, &ne);
-	} else if (ne.src == NS_TITLE) {
-		found = names_as(ver.title, ver.title_len, &ne);
-	} else {
-		/* The attribute may have stopped naming since: its value must still match. */
-		const kind_def *kd = schema_kind_id(c->d.s, ver.kr);
-		const attr_def *a = kd ? kind_attr_id(kd, ne.attr) : NULL;
-		arena tmp = ARENA_INIT;
-		const jv *vals = a ? jv_parse(&tmp, ver.values, ver.values_len, "values") : NULL;
-		const jv *val = vals ? jv_get(vals, a->name) : NULL;
-
-		for (size_t i = 0; val && i < (jv_is(val, JV_ARRAY) ? val->len : 1) && !found; i++) {
-			const jv *e = jv_is(val, JV_ARRAY) ? &val->u.items[i] : val;
-
-			found = e->type == JV_STRING && names_as(e->u.s, e->len, &ne);
-		}
-		arena_release(&tmp);
-	}
+	found = version_has_name(schema_kind_id(c->d.s, ver.kr), &ver, NULL, &ne);
 	if (!found)
 		problem(c, "names entry for Version %llu names what it does not have",
 			(unsigned long long)ne.vid);

@@ -76,6 +76,8 @@ typedef struct pop {
 	int count_delta;    /* +1 / -1 on the Kind's count */
 	size_t enc_off, enc_len; /* encoded Version in the arena */
 	const jv *values;   /* Records: values, for attribute index entries */
+	int renamed;	    /* Records: the predecessor existed with another title */
+	const jv *prev_values; /* Records: the existing predecessor's values, else NULL */
 	const float *vec;   /* a new vector, or NULL */
 	uint64_t vec_from;  /* copy the vector of this vid (0: none) */
 	uint32_t dim;
@@ -500,6 +502,14 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	o->prev_live = r->cur_live;
 	o->count_delta = r->exists ? 0 : 1;
 	o->values = values;
+	if (r->exists) {
+		o->renamed = r->title_len != title_len || memcmp(r->title, title, title_len) != 0;
+		o->prev_values = r->values ? r->values : jv_object(&c->mem, 0);
+		if (!o->prev_values) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	if (ch->vec) {
 		o->vec = ch->vec;
 		o->dim = (uint32_t)ch->dim;
@@ -1455,16 +1465,24 @@ static int name_put_one(void *ctx, const char *norm, size_t len, int src, uint32
 	return wl_add(&p->c->wl, DB_NAMES, k.b, k.n, "", 0);
 }
 
-/* The names entries of a new Record Version (resolution), from its encoded form. */
+/*
+ * The names entries of a new Record Version (resolution): only the names its
+ * predecessor did not have, so an entry names the Version that brought the
+ * name to its Record (storage.md, "Names"), and a commit that changes no name
+ * writes none.
+ */
 static int write_name_entries(cctx *c, uint32_t kind, const pop *o)
 {
 	struct name_put p = {c, o->vid};
+	int is_new = !o->prev_values;
 	vrec v;
 
 	if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
 		return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
-	return record_names(schema_kind_id(c->d.s, kind), v.key, v.key_len, v.title, v.title_len,
-			    o->values, 0, name_put_one, &p);
+	return record_names(schema_kind_id(c->d.s, kind), is_new ? v.key : NULL,
+			    is_new ? v.key_len : 0, is_new || o->renamed ? v.title : NULL,
+			    is_new || o->renamed ? v.title_len : 0, o->values, o->prev_values, 0,
+			    name_put_one, &p);
 }
 
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,

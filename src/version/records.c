@@ -660,8 +660,17 @@ int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *
 
 /* -------------------------------------------------------------- names -- */
 
+/* Is e the value v, or one of its items? */
+static int in_value(const jv *v, const jv *e)
+{
+	for (size_t i = 0; jv_is(v, JV_ARRAY) && i < v->len; i++)
+		if (jv_equal(&v->u.items[i], e))
+			return 1;
+	return v && jv_equal(v, e);
+}
+
 int record_names(const kind_def *k, const char *key, size_t key_len, const char *title,
-		 size_t title_len, const jv *values, int all,
+		 size_t title_len, const jv *values, const jv *same, int all,
 		 int (*fn)(void *ctx, const char *norm, size_t len, int src, uint32_t attr), void *ctx)
 {
 	char norm[NAME_CAP];
@@ -677,15 +686,53 @@ int record_names(const kind_def *k, const char *key, size_t key_len, const char 
 		const jv *v = all || attr_names(a) ? jv_get(values, a->name) : NULL;
 		size_t m = jv_is(v, JV_ARRAY) ? v->len : 1;
 
+		const jv *was = same ? jv_get(same, a->name) : NULL;
+
 		for (size_t j = 0; v && j < m; j++) {
 			const jv *e = jv_is(v, JV_ARRAY) ? &v->u.items[j] : v;
 
-			if (e->type == JV_STRING && (n = name_norm(e->u.s, e->len, norm)) &&
+			if (e->type != JV_STRING || in_value(was, e))
+				continue;
+			if ((n = name_norm(e->u.s, e->len, norm)) &&
 			    (rc = fn(ctx, norm, n, NS_ATTR, a->id)))
 				return rc;
 		}
 	}
 	return 0;
+}
+
+/* Does text normalize to the name of an entry? */
+static int names_as(const char *text, size_t n, const name_entry *ne)
+{
+	char norm[NAME_CAP];
+	size_t len = name_norm(text, n, norm);
+
+	return len == ne->norm_len && memcmp(norm, ne->norm, len) == 0;
+}
+
+int version_has_name(const kind_def *k, const vrec *v, const jv *vals, const name_entry *ne)
+{
+	const attr_def *a = k ? kind_attr_id(k, ne->attr) : NULL;
+	arena tmp = ARENA_INIT;
+	const jv *val;
+	int found = 0;
+
+	if (ne->src == NS_KEY)
+		return names_as(v->key, v->key_len, ne);
+	if (ne->src == NS_TITLE)
+		return names_as(v->title, v->title_len, ne);
+	if (!a)
+		return 0;
+	if (!vals)
+		vals = jv_parse(&tmp, v->values, v->values_len, "stored values");
+	val = vals ? jv_get(vals, a->name) : NULL;
+	for (size_t i = 0; val && i < (jv_is(val, JV_ARRAY) ? val->len : 1) && !found; i++) {
+		const jv *e = jv_is(val, JV_ARRAY) ? &val->u.items[i] : val;
+
+		found = e->type == JV_STRING && names_as(e->u.s, e->len, ne);
+	}
+	arena_release(&tmp);
+	return found;
 }
 
 void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len)
@@ -742,11 +789,14 @@ static int names_op_one(void *ctx, const char *norm, size_t len, int src, uint32
 }
 
 int names_entries_put(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
-		      int del)
+		      const vrec *pv, const jv *pvalues, int del)
 {
 	struct names_op o = {d, vid, del};
+	int title = !pv || pv->title_len != v->title_len ||
+		    memcmp(pv->title, v->title, v->title_len) != 0;
 
 	/* Deleting, every string value: the entries may come from an earlier schema. */
-	return record_names(k, v->key, v->key_len, v->title, v->title_len, values, del, names_op_one,
+	return record_names(k, pv ? NULL : v->key, pv ? 0 : v->key_len, title ? v->title : NULL,
+			    title ? v->title_len : 0, values, pv ? pvalues : NULL, del, names_op_one,
 			    &o);
 }

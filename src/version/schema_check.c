@@ -110,7 +110,7 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, voi
 	case DELTA_INDEXED:
 		return val ? attr_entries_put(d, ac->k->id, v->key, v->key_len, values, vid) : 0;
 	case DELTA_NAMES:
-		return val ? names_entries_put(d, ac->k, v, values, vid, 0) : 0;
+		return val ? names_entries_put(d, ac->k, v, values, vid, NULL, NULL, 0) : 0;
 	case DELTA_REQUIRED:
 		if (!val)
 			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name,

@@ -35,8 +35,9 @@ static int names_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		const kind_def *kd;
 		arena tmp = ARENA_INIT;
-		const jv *vals;
-		vrec ver;
+		const jv *vals, *pvals = NULL;
+		vrec ver, pv;
+		int has_prev = 0;
 
 		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
 			break;
@@ -46,9 +47,19 @@ static int names_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
 		}
 		if (ver.type != V_REC || !(kd = schema_kind_id(d.s, ver.kr)))
 			continue;
+		/* As a commit writes them: the names its predecessor lacked. */
+		if (ver.prev && (rc = version_get(&d, ver.prev, &pv)) == 0 && pv.type == V_REC) {
+			has_prev = 1;
+			pvals = jv_parse(&tmp, pv.values, pv.values_len, "stored values");
+		} else if (rc && rc != CAIRN_ENOTFOUND) {
+			break;
+		}
+		rc = 0;
 		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
-		rc = vals ? names_entries_put(&d, kd, &ver, vals, be64_get((uint8_t *)k.mv_data + 4), 0)
-			  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+		rc = vals && (!has_prev || pvals)
+			     ? names_entries_put(&d, kd, &ver, vals, be64_get((uint8_t *)k.mv_data + 4),
+						 has_prev ? &pv : NULL, pvals, 0)
+			     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
 		arena_release(&tmp);
 	}
 	mdb_cursor_close(cur);

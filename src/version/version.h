@@ -362,11 +362,14 @@ typedef struct name_entry {
  * attr_names; with all, the string values of every attribute, which the
  * names written under an earlier schema are among), normalized:
  * fn(ctx, norm, len, src, attr) for each that is not empty after
- * normalization. values may be NULL (no attributes).
+ * normalization. key, title and values may be NULL (none). With same, a
+ * value the attribute also has in same is left out.
  */
 int record_names(const kind_def *k, const char *key, size_t key_len, const char *title,
-		 size_t title_len, const jv *values, int all,
+		 size_t title_len, const jv *values, const jv *same, int all,
 		 int (*fn)(void *ctx, const char *norm, size_t len, int src, uint32_t attr), void *ctx);
+/* Does Version v (of Kind k, values vals or NULL) have the name of entry ne? */
+int version_has_name(const kind_def *k, const vrec *v, const jv *vals, const name_entry *ne);
 /* The prefix dom, norm, 0x00 of the entries of one name. */
 void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len);
 /* A whole entry key. */
@@ -375,9 +378,12 @@ void key_name_entry(kbuf *k, uint32_t dom, const char *norm, size_t len, uint64_
 int name_entry_parse(const void *k, size_t kn, name_entry *out);
 /* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */
 int store_upgrade(cairn_store *st);
-/* Write (del 0) or delete (del 1) the names entries of a Record Version. */
+/*
+ * Write (del 0) or delete (del 1) the names entries of a Record Version;
+ * with its predecessor pv (values pvalues), only the names pv lacks.
+ */
 int names_entries_put(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
-		      int del);
+		      const vrec *pv, const jv *pvalues, int del);
 
 /* Write the attribute index entries of a Record Version (values: its values object). */
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
