@@ -988,7 +988,7 @@ typedef struct cairn_import_stats {
 
 typedef struct cairn_import_options {
 	cairn_commit_options commit;	/* Domain, branch and provenance of every batch */
-	size_t batch;			/* changes per commit; 0 for the default (10,000) */
+	size_t batch;			/* changes per commit; 0 for the default (100,000) */
 	int on_error;			/* cairn_on_error */
 	/* Called for every bad line (file name, 1-based line, error code, message). */
 	void (*on_bad_line)(void *ctx, const char *file, uint64_t line, int rc, const char *msg);
