@@ -18,7 +18,7 @@ endif
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Werror
 CPPFLAGS += -Iinclude -Isrc -I. -D_GNU_SOURCE
 CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP
-LDLIBS := -llmdb -lcrypto -lxxhash -lutf8proc -lpthread -lm
+LDLIBS := -llmdb -lcrypto -lxxhash -lutf8proc -lstemmer -lpthread -lm
 LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
@@ -79,7 +79,7 @@ $(B)/cairn-bench: $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn.a
 
 $(B)/cairn.pc: FORCE
 	@mkdir -p $(B)
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb libcrypto libxxhash libutf8proc\nLibs: -L$${libdir} -lcairn\nLibs.private: -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb libcrypto libxxhash libutf8proc\nLibs: -L$${libdir} -lcairn\nLibs.private: -lstemmer -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 
 # Tests: unit and integration tests in C (one file per module, one list in
 # tests/tests.h), CLI tests in shell, and the fuzz corpora replayed.

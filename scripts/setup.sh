@@ -3,7 +3,7 @@
 # Run as root it installs what is missing; otherwise it prints the apt command.
 set -eu
 
-PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev libutf8proc-dev libmicrohttpd-dev wamerican"
+PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev libutf8proc-dev libstemmer-dev libmicrohttpd-dev wamerican"
 # The benchmark's peers (make bench): SQLite and PostgreSQL.
 [ "${CAIRN_SETUP_BENCH:-0}" = 1 ] && PKGS="$PKGS libsqlite3-dev libpq-dev postgresql"
 

@@ -89,6 +89,10 @@
 	X(graph_small_follow)                                                                      \
 	X(graph_small_path)                                                                        \
 	X(graph_errors)                                                                            \
+	X(analyze_golden)                                                                          \
+	X(analyze_invariants)                                                                      \
+	X(analyze_positions)                                                                       \
+	X(analyze_stem)                                                                            \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

@@ -1,0 +1,49 @@
+/*
+ * libFuzzer target: text analysis. Each input is analyzed as a text would be
+ * for indexing (any bytes: not UTF-8 is a separator) and every word is
+ * stemmed; tokens must stay non-empty, within TOKEN_CAP and in position order.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "model/analyze.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fz {
+	stemmer *en;
+	uint32_t last;
+	int any;
+};
+
+static int one(void *ctx, const token *t)
+{
+	struct fz *f = ctx;
+	const char *s;
+
+	if (!t->len || t->len > TOKEN_CAP)
+		abort();
+	if (t->kind != TK_WHOLE) {
+		if (f->any && t->pos != f->last + 1)
+			abort();
+		f->last = t->pos;
+		f->any = 1;
+	}
+	if (t->kind == TK_WORD && !t->digits && stem(f->en, t->s, t->len, &s) > TOKEN_CAP * 2)
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static stemmer *en;
+	struct fz f = {0, 0, 0};
+	uint32_t pos = 0;
+
+	if (!en && !(en = stemmer_new("english")))
+		abort();
+	f.en = en;
+	if (analyze((const char *)data, size, &pos, one, &f))
+		abort();
+	return 0;
+}
