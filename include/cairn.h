@@ -689,6 +689,43 @@ typedef struct cairn_match {
 CAIRN_API int cairn_resolve(cairn_txn *txn, const cairn_resolve_options *o, cairn_match *out,
 			    size_t cap, size_t *n, int *truncated);
 
+/* --------------------------------------------------------------- search -- */
+
+/*
+ * Full-text search (docs/search.md): the Records whose title and searchable
+ * attributes hold every word of the text, ranked by BM25 over the view read
+ * (branch and revision). A word matches as written (case and accents
+ * folded), and by its stem, which counts for less.
+ */
+typedef struct cairn_search_options {
+	const char *text;	    /* the words, 1 to 1024 bytes of UTF-8 */
+	size_t text_len;	    /* 0: strlen(text) */
+	const char *const *kinds;   /* only Records of these Kinds (NULL: every Kind) */
+	size_t n_kinds;		    /* at most 64 */
+	size_t limit;		    /* 1 to 100; 0: 20 */
+} cairn_search_options;
+
+typedef struct cairn_hit {
+	cairn_record rec;	/* the Version found (valid until the transaction ends) */
+	double score;		/* BM25 */
+} cairn_hit;
+
+/* What a search did, beside its hits. */
+typedef struct cairn_search_info {
+	size_t words;		/* words of the text searched for */
+	uint64_t postings;	/* postings read (their Records, live or not) */
+	uint64_t scored;	/* Records scored */
+	uint64_t matches;	/* Records that hold every word (counted while looking for the best) */
+} cairn_search_info;
+
+/*
+ * Search; out[0..*n-1] get the best hits, best first (ties: the Version
+ * written first). info may be NULL. CAIRN_EINVAL for bad options,
+ * CAIRN_EUTF8 for text that is not UTF-8, CAIRN_EUNKNOWNKIND.
+ */
+CAIRN_API int cairn_search(cairn_txn *txn, const cairn_search_options *o, cairn_hit *out,
+			   size_t cap, size_t *n, cairn_search_info *info);
+
 /* ------------------------------------------------------ history, lineage -- */
 
 enum cairn_change {

@@ -2239,8 +2239,12 @@ static int lmdb_format(unsigned format, int drop, unsigned *was)
 
 		*was = (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3];
 	}
-	if (drop) {
-		if ((rc = mdb_dbi_open(txn, "names", 0, &names)) || (rc = mdb_drop(txn, names, 1)))
+	if (drop) { /* the sub-databases later formats brought */
+		if (format < 5 &&
+		    ((rc = mdb_dbi_open(txn, "names", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
+			goto out_txn;
+		if (format < 6 &&
+		    ((rc = mdb_dbi_open(txn, "postings", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
 			goto out_txn;
 	}
 	if (format) {
@@ -2424,9 +2428,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 5. */
+	/* A new store is of format 6. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 5);
+	CHECK(was == 6);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2484,7 +2488,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 5);
+	CHECK(was == 6);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2506,14 +2510,44 @@ void test_resolve_upgrade(void)
 	st = NULL;
 	CHECK(lmdb_names() == on_disk);
 
-	/* Format 3 (and anything else but 4 and 5) is refused, both ways. */
+	/* A format 5 store: no postings; upgraded, its words are found. */
+	OK(lmdb_format(5, 1, NULL));
+	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
+	OK(open_store(0, &st));
+	CHECK(check_clean(st));
+	{
+		cairn_read_options ro = {0};
+		cairn_search_options so = {0};
+		cairn_hit h[5];
+		cairn_txn *t;
+		size_t n;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		so.text = "upgraded";
+		so.limit = 5;
+		OK(cairn_search(t, &so, h, 5, &n, NULL));
+		/* Upgraded GmbH as written, After Upgrade by its stem */
+		CHECK(n == 2 && h[0].rec.key_len == 2 && memcmp(h[0].rec.key, "u1", 2) == 0);
+		CHECK(h[1].rec.key_len == 2 && memcmp(h[1].rec.key, "u3", 2) == 0);
+		so.text = "after upgrade";
+		OK(cairn_search(t, &so, h, 5, &n, NULL));
+		CHECK(n == 1 && h[0].rec.key_len == 2 && memcmp(h[0].rec.key, "u3", 2) == 0);
+		cairn_txn_end(t);
+	}
+	cairn_close(st);
+	st = NULL;
+	OK(lmdb_format(0, 0, &was));
+	CHECK(was == 6);
+
+	/* Format 3 (and anything else but 4 to 6) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(6, 0, NULL));
+	OK(lmdb_format(7, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

@@ -93,6 +93,7 @@
 	X(analyze_invariants)                                                                      \
 	X(analyze_positions)                                                                       \
 	X(analyze_stem)                                                                            \
+	X(search_reference)                                                                        \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

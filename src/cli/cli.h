@@ -95,6 +95,7 @@ int cmd_neighbors(cli *c);
 int cmd_follow(cli *c);
 int cmd_path(cli *c);
 int cmd_resolve(cli *c);
+int cmd_search(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

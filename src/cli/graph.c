@@ -402,3 +402,56 @@ int cmd_resolve(cli *c)
 	graph_end(&gc);
 	return ex;
 }
+
+/* search TEXT [--kind K,..] [--limit N] */
+int cmd_search(cli *c)
+{
+	cairn_search_options o;
+	cairn_search_info info;
+	cairn_hit *h;
+	cli_hop kinds;
+	graph_cmd gc;
+	size_t n = 0;
+	int rc, ex;
+
+	if (c->nargs != 1)
+		return cli_usage("search TEXT [--kind K,..] [--limit N]");
+	if (c->limit > 100)
+		return cli_usage("--limit is at most 100");
+	if (c->n_hops || c->dir || c->rel)
+		return cli_usage("search takes --kind, not --hop, --dir or --rel");
+	if ((ex = graph_begin(c, &gc, 1)))
+		return ex;
+	kinds = gc.hops[0];
+	memset(&o, 0, sizeof(o));
+	o.text = c->args[0];
+	o.kinds = kinds.h.kinds;
+	o.n_kinds = kinds.h.n_kinds;
+	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
+	if (!(h = calloc(o.limit, sizeof(*h))))
+		rc = CAIRN_ENOMEM;
+	else
+		rc = cairn_search(gc.t, &o, h, o.limit, &n, &info);
+	if (rc) {
+		ex = cli_fail(c, rc, "search");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const cairn_record *r = &h[i].rec;
+
+			if (c->json) {
+				out_header(stdout, r);
+				printf(",\"score\":%.4f}\n", h[i].score);
+			} else {
+				printf("%7.3f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len, r->key,
+				       (int)r->title_len, r->title);
+			}
+		}
+		if (c->json)
+			printf("{\"hits\":%zu,\"matches\":%llu}\n", n, (unsigned long long)info.matches);
+		else if (!n)
+			printf("no Record has every word\n");
+	}
+	free(h);
+	graph_end(&gc);
+	return ex;
+}

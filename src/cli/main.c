@@ -70,6 +70,7 @@ static const char usage_text[] =
 	"                                  a shortest path between two Records (exit 3 when none)\n"
 	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
 	"                                  the Records a name most likely names, best first\n"
+	"  search TEXT [--kind K,..] [--limit N]   Records with every word, best first (BM25)\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
 	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
@@ -1561,6 +1562,8 @@ int main(int argc, char **argv)
 		return cmd_path(&c);
 	if (strcmp(cmd, "resolve") == 0)
 		return cmd_resolve(&c);
+	if (strcmp(cmd, "search") == 0)
+		return cmd_search(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

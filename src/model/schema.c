@@ -10,6 +10,7 @@
 
 #include "cairn.h"
 #include <stdio.h>
+#include "model/analyze.h"
 #include "model/json.h"
 #include "model/schema.h"
 #include "util/alloc.h"
@@ -37,9 +38,22 @@ static int type_from_name(const char *s)
 	return 0;
 }
 
+static void search_defaults(search_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->language, sizeof(c->language), "%s", SEARCH_LANGUAGE);
+	c->title_weight = SEARCH_TITLE_WEIGHT;
+	c->k1 = SEARCH_K1;
+	c->b = SEARCH_B;
+}
+
 schema *schema_new(void)
 {
-	return cr_calloc(1, sizeof(schema));
+	schema *s = cr_calloc(1, sizeof(schema));
+
+	if (s)
+		search_defaults(&s->search);
+	return s;
 }
 
 static void attr_release(attr_def *a)
@@ -171,6 +185,68 @@ static int get_bool(const jv *o, const char *field, int *out, const char *what)
 	return 0;
 }
 
+/* "search": true (1), false (0) or a weight above 0 and at most SEARCH_WEIGHT_MAX. */
+static int get_weight(const jv *o, const char *field, double *out, const char *what)
+{
+	const jv *v = jv_get(o, field);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (v->type == JV_TRUE || v->type == JV_FALSE) {
+		*out = v->type == JV_TRUE;
+		return 0;
+	}
+	if (!jv_is_number(v) || !(jv_number(v) > 0) || jv_number(v) > SEARCH_WEIGHT_MAX)
+		return err_set(CAIRN_ESCHEMA,
+			       "%s: \"%s\" is true, false or a weight above 0 and at most %g", what,
+			       field, SEARCH_WEIGHT_MAX);
+	*out = jv_number(v);
+	return 0;
+}
+
+/* A number of the "search" settings: within [lo, hi] (lo excluded when open). */
+static int get_setting(const jv *o, const char *field, double lo, double hi, int open, double *out)
+{
+	const jv *v = jv_get(o, field);
+
+	if (!v)
+		return 0;
+	if (!jv_is_number(v) || jv_number(v) < lo || (open && jv_number(v) == lo) ||
+	    jv_number(v) > hi)
+		return err_set(CAIRN_ESCHEMA, "search: \"%s\" is a number %s %g and at most %g", field,
+			       open ? "above" : "from", lo, hi);
+	*out = jv_number(v);
+	return 0;
+}
+
+static int parse_search(const jv *o, search_conf *c)
+{
+	static const char *const allowed[] = {"language", "title_weight", "k1", "b", NULL};
+	const jv *lang = jv_get(o, "language");
+	int rc;
+
+	if (!jv_is(o, JV_OBJECT))
+		return err_set(CAIRN_ESCHEMA, "schema: \"search\" must be an object");
+	if ((rc = jv_only(o, allowed, CAIRN_ESCHEMA, "search")))
+		return rc;
+	c->set = 1;
+	if (lang) {
+		if (!jv_is(lang, JV_STRING) || lang->len == 0 || lang->len >= sizeof(c->language) ||
+		    memchr(lang->u.s, 0, lang->len) ||
+		    (strcmp(lang->u.s, "none") != 0 && !stem_language_ok(lang->u.s)))
+			return err_set(CAIRN_ESCHEMA,
+				       "search: \"language\" is \"none\" or a Snowball language "
+				       "(english, german, french, spanish, ...)");
+		memcpy(c->language, lang->u.s, lang->len + 1);
+	}
+	if ((rc = get_setting(o, "title_weight", 0, SEARCH_WEIGHT_MAX, 1, &c->title_weight)) ||
+	    (rc = get_setting(o, "k1", 0, 10, 0, &c->k1)) ||
+	    (rc = get_setting(o, "b", 0, 1, 0, &c->b)))
+		return rc;
+	return 0;
+}
+
 static int get_name(const jv *o, size_t max, char **out, const char *what)
 {
 	const jv *v = jv_get(o, "name");
@@ -189,8 +265,9 @@ static int get_name(const jv *o, size_t max, char **out, const char *what)
 
 static int parse_attr(const jv *o, attr_def *a, const char *kind)
 {
-	static const char *const allowed[] = {"name",	 "type",   "required", "unique",      "indexed",
-					      "alias", "values", "ref",	    "description", NULL};
+	static const char *const allowed[] = {"name",  "type",	 "required", "unique",
+					      "indexed", "alias", "values",   "ref",
+					      "search",	 "description", NULL};
 	char what[160];
 	const jv *t, *vals;
 	int req, uniq, idx, alias, rc;
@@ -222,6 +299,11 @@ static int parse_attr(const jv *o, attr_def *a, const char *kind)
 		   (idx ? AF_INDEXED : 0) | (alias ? AF_ALIAS : 0);
 	if (alias && a->type != AT_STRING && a->type != AT_STRINGS)
 		return err_set(CAIRN_ESCHEMA, "%s: only a string or strings can be an alias", what);
+	if ((rc = get_weight(o, "search", &a->search, what)))
+		return rc;
+	if (a->search > 0 && a->type != AT_STRING && a->type != AT_STRINGS && a->type != AT_ENUM)
+		return err_set(CAIRN_ESCHEMA,
+			       "%s: only a string, strings or enum can be searched (\"search\")", what);
 	/* A ref is always indexed: deleting a Record must find the Records that name it. */
 	if (a->type == AT_REF)
 		a->flags |= AF_INDEXED;
@@ -349,9 +431,9 @@ static int parse_rel(const jv *o, rel_def *r)
 /* Parse a schema document into an unresolved schema. */
 static int schema_parse(const char *json, size_t len, schema **out)
 {
-	static const char *const allowed[] = {"kinds", "relations", NULL};
+	static const char *const allowed[] = {"kinds", "relations", "search", NULL};
 	arena a = ARENA_INIT;
-	const jv *doc, *kinds, *rels;
+	const jv *doc, *kinds, *rels, *search;
 	schema *s;
 	int rc;
 
@@ -371,6 +453,8 @@ static int schema_parse(const char *json, size_t len, schema **out)
 		goto out;
 	}
 	if ((rc = jv_only(doc, allowed, CAIRN_ESCHEMA, "schema")))
+		goto out;
+	if ((search = jv_get(doc, "search")) && (rc = parse_search(search, &s->search)))
 		goto out;
 	kinds = jv_get(doc, "kinds");
 	rels = jv_get(doc, "relations");
@@ -523,6 +607,8 @@ static int attr_merge(attr_def *d, const attr_def *s, uint32_t kind, schema_delt
 		rc = delta_add(delta, DELTA_UNIQUE, kind, d->id, 0);
 	if (!rc && attr_names(s) && (!attr_names(d) || d->type != s->type))
 		rc = delta_add(delta, DELTA_NAMES, kind, d->id, 0);
+	if (!rc && (s->search != d->search || (s->search > 0 && d->type != s->type)))
+		rc = delta_add(delta, DELTA_SEARCH, kind, d->id, 0);
 	if (!rc && d->type == AT_ENUM && s->type == AT_ENUM) {
 		for (size_t i = 0; i < d->n_values && !rc; i++) {
 			size_t j;
@@ -584,7 +670,14 @@ static int resolve(schema *s)
 
 static void serialize(schema *s, buf *b)
 {
-	buf_put(b, "{\"kinds\":[", 10);
+	buf_put_u8(b, '{');
+	if (s->search.set) {
+		buf_printf(b, "\"search\":{\"language\":");
+		json_quote(b, s->search.language, strlen(s->search.language));
+		buf_printf(b, ",\"title_weight\":%.17g,\"k1\":%.17g,\"b\":%.17g},",
+			   s->search.title_weight, s->search.k1, s->search.b);
+	}
+	buf_put(b, "\"kinds\":[", 9);
 	for (size_t i = 0; i < s->n_kinds; i++) {
 		kind_def *k = &s->kinds[i];
 
@@ -609,6 +702,8 @@ static void serialize(schema *s, buf *b)
 				buf_put(b, ",\"indexed\":true", 15);
 			if (a->flags & AF_ALIAS)
 				buf_put(b, ",\"alias\":true", 13);
+			if (a->search > 0)
+				buf_printf(b, ",\"search\":%.17g", a->search);
 			if (a->type == AT_ENUM) {
 				buf_put(b, ",\"values\":[", 11);
 				for (size_t v = 0; v < a->n_values; v++) {
@@ -691,6 +786,13 @@ int schema_apply_json(const schema *base, const char *json, size_t len, schema *
 	    (nr && !(m->rels = cr_calloc(nr, sizeof(rel_def))))) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
+	}
+	m->search = base ? base->search : spec->search;
+	if (spec->search.set) {
+		if (strcmp(m->search.language, spec->search.language) != 0 &&
+		    (rc = delta_add(delta, DELTA_SEARCH, 0, 0, 0)))
+			goto out;
+		m->search = spec->search;
 	}
 	/* Start from a copy of the base, leaving room for the spec's new Attributes. */
 	for (size_t i = 0; base && i < base->n_kinds; i++) {

@@ -43,6 +43,7 @@ typedef struct attr_def {
 	char *ref;	/* referenced Kind name (AT_REF) */
 	uint32_t ref_kind;
 	char *description;
+	double search;	/* full-text weight of its words (0: not searchable) */
 } attr_def;
 
 /* Do the attribute's values name the Record (resolution): an alias, or a unique string? */
@@ -69,7 +70,22 @@ typedef struct rel_def {
 	char *description;
 } rel_def;
 
+/* Full-text search settings of a Domain (docs/search.md). */
+typedef struct search_conf {
+	char language[24]; /* Snowball language of the stems; "none": no stemming */
+	double title_weight;
+	double k1, b;	   /* BM25 */
+	int set;	   /* given in a schema (else the defaults) */
+} search_conf;
+
+#define SEARCH_LANGUAGE "english"
+#define SEARCH_TITLE_WEIGHT 2.0
+#define SEARCH_K1 1.2
+#define SEARCH_B 0.75
+#define SEARCH_WEIGHT_MAX 10.0
+
 typedef struct schema {
+	search_conf search;
 	kind_def *kinds;
 	size_t n_kinds;
 	rel_def *rels;
@@ -90,6 +106,7 @@ enum delta_what {
 	DELTA_REF,	    /* ref target changed */
 	DELTA_CARD_ONE,	    /* relation became cardinality one */
 	DELTA_REL_ENDS,	    /* relation from/to changed */
+	DELTA_SEARCH,	    /* what the full-text index holds changed: rebuild it */
 };
 
 typedef struct schema_delta_item {

@@ -27,7 +27,7 @@ const char *const db_names[DB_COUNT] = {
 	[DB_META] = "meta",	  [DB_CATALOG] = "catalog", [DB_VERSIONS] = "versions",
 	[DB_KEYS] = "keys",	  [DB_ADJ] = "adj",
 	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
-	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names",
+	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names", [DB_POSTINGS] = "postings",
 };
 
 /* Paths open in this process: LMDB forbids opening one environment twice in a process. */
@@ -185,9 +185,9 @@ static int open_dbis(cairn_store *st, int create)
 	for (int i = 0; i < DB_COUNT; i++) {
 		rc = mdb_dbi_open(txn, db_names[i], flags, &st->dbi[i]);
 		/* A sub-database that came with a later format: the upgrade fills it. */
-		if (rc == MDB_NOTFOUND && i == DB_NAMES && !(st->flags & CAIRN_OPEN_RDONLY))
+		if (rc == MDB_NOTFOUND && i >= DB_NAMES && !(st->flags & CAIRN_OPEN_RDONLY))
 			rc = mdb_dbi_open(txn, db_names[i], MDB_CREATE, &st->dbi[i]);
-		else if (rc == MDB_NOTFOUND && i == DB_NAMES)
+		else if (rc == MDB_NOTFOUND && i >= DB_NAMES)
 			continue; /* read-only: check_format refuses the old format */
 		if (rc == MDB_NOTFOUND) {
 			mdb_txn_abort(txn);

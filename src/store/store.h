@@ -27,6 +27,7 @@ enum db_id {
 	DB_REVS,     /* (dom, rev) -> Revision */
 	DB_VECTORS,  /* (dom, vid) -> float32 vector */
 	DB_NAMES,    /* (dom, normalized name, 0, vid, source, attribute) -> empty */
+	DB_POSTINGS, /* (dom, segment, term, 0, vid >> 16) -> container; (dom, 0, segment) -> descriptor */
 	DB_COUNT
 };
 
@@ -51,7 +52,7 @@ struct cairn_store {
 };
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 5u
+#define STORE_FORMAT 6u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

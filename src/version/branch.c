@@ -24,6 +24,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/text.h"
+#include "version/text.h"
 #include "version/version.h"
 
 #define CAT_BNAME 'B'	/* (dom, 'B', name) -> branch id */
@@ -649,6 +650,8 @@ static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned
 			be32_put(pre + 5, p->b.id);
 			rc = db_del_prefix(txn, st, DB_CELLS, pre, sizeof(pre), NULL);
 		}
+		if (!rc)
+			rc = text_drop_branch(txn, st, p->dom, p->b.id);
 		bkey(&k, p->dom, CAT_BRANCH, NULL);
 		kb_be32(&k, p->b.id);
 		if (!rc)

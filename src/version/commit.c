@@ -29,6 +29,7 @@
 #include "util/hmap.h"
 #include "util/text.h"
 #include "store/wlist.h"
+#include "version/text.h"
 #include "version/version.h"
 
 typedef struct rstate {
@@ -104,6 +105,8 @@ typedef struct cctx {
 	const commit_extra *x; /* a merge's second parent, or NULL */
 	arena mem;	    /* stored values parsed, values built by the commit */
 	wlist wl;	    /* the index entries and Versions to write, sorted at the end */
+	textw tw;	    /* the full-text postings of the new Record Versions */
+	int tw_on;
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
 } cctx;
@@ -1471,18 +1474,48 @@ static int name_put_one(void *ctx, const char *norm, size_t len, int src, uint32
  * name to its Record (storage.md, "Names"), and a commit that changes no name
  * writes none.
  */
-static int write_name_entries(cctx *c, uint32_t kind, const pop *o)
+static int write_name_entries(cctx *c, uint32_t kind, const pop *o, const vrec *v)
 {
 	struct name_put p = {c, o->vid};
 	int is_new = !o->prev_values;
-	vrec v;
 
-	if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
-		return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
-	return record_names(schema_kind_id(c->d.s, kind), is_new ? v.key : NULL,
-			    is_new ? v.key_len : 0, is_new || o->renamed ? v.title : NULL,
-			    is_new || o->renamed ? v.title_len : 0, o->values, o->prev_values, 0,
+	return record_names(schema_kind_id(c->d.s, kind), is_new ? v->key : NULL,
+			    is_new ? v->key_len : 0, is_new || o->renamed ? v->title : NULL,
+			    is_new || o->renamed ? v->title_len : 0, o->values, o->prev_values, 0,
 			    name_put_one, &p);
+}
+
+/* The postings of a new Record Version; the commit writes them as one segment. */
+static int write_text(cctx *c, uint32_t kind, const pop *o, const vrec *v)
+{
+	uint32_t dt, dv;
+	int rc;
+
+	if (!c->tw_on) {
+		if ((rc = textw_init(&c->tw, c->d.s)))
+			return rc;
+		c->tw_on = 1;
+	}
+	return textw_doc(&c->tw, schema_kind_id(c->d.s, kind), o->vid, v->title, v->title_len,
+			 o->values, &dt, &dv);
+}
+
+static int wl_put(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
+{
+	return wl_add(&((cctx *)ctx)->wl, db, k, kn, v, vn);
+}
+
+/* The commit's postings segment, if it has Record Versions. */
+static int write_segment(cctx *c)
+{
+	uint32_t seg;
+	int rc;
+
+	if (!c->tw_on || textw_empty(&c->tw))
+		return 0;
+	if ((rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &seg)))
+		return rc;
+	return textw_flush(&c->tw, c->d.dom, seg, c->d.br.id, wl_put, c);
 }
 
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
@@ -1530,8 +1563,15 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		if (o->type == V_REC && o->values &&
 		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values, o->vid)))
 			return rc;
-		if (o->type == V_REC && (rc = write_name_entries(c, r->kind, o)))
-			return rc;
+		if (o->type == V_REC) {
+			vrec v;
+
+			if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
+				return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
+			if ((rc = write_name_entries(c, r->kind, o, &v)) ||
+			    (rc = write_text(c, r->kind, o, &v)))
+				return rc;
+		}
 		if (o->vec || o->vec_from) {
 			kbuf vk;
 			MDB_val src;
@@ -1689,6 +1729,8 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 			deltas[c->rs[o->st].kind] += o->count_delta;
 	}
 	if (!rc)
+		rc = write_segment(c);
+	if (!rc)
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
 	for (size_t i = 0; i < n_chunks && !rc; i++)
 		rc = put_cell(c, CELL_LIVE, chunks[i].id, chunks[i].bits, LIVE_CHUNK_BYTES);
@@ -1741,6 +1783,8 @@ static void cctx_release(cctx *c)
 	buf_release(&c->tmp);
 	arena_release(&c->mem);
 	wl_release(&c->wl);
+	if (c->tw_on)
+		textw_release(&c->tw);
 	dctx_close(&c->d);
 }
 

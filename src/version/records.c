@@ -424,19 +424,15 @@ int version_get(dctx *c, uint64_t vid, vrec *out)
 
 /* ------------------------------------------------------------- cells -- */
 
-int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
+int cell_get_cur(dctx *c, MDB_cursor *cur, int type, uint64_t id, const uint8_t **val,
+		 size_t *len)
 {
-	MDB_cursor *cur;
-	int rc;
-
 	*val = NULL;
 	*len = 0;
-	rc = mdb_cursor_open(c->txn, c->st->dbi[DB_CELLS], &cur);
-	if (rc)
-		return store_err(rc, "cells");
 	for (int i = 0; i < c->v.n; i++) {
 		kbuf p, s;
 		MDB_val k, v;
+		int rc;
 
 		key_cell(&p, c->dom, type, c->v.lv[i].branch, id);
 		s = p;
@@ -448,19 +444,29 @@ int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
 		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 		if (rc == MDB_NOTFOUND)
 			continue;
-		if (rc) {
-			mdb_cursor_close(cur);
+		if (rc)
 			return store_err(rc, "cells");
-		}
 		if (k.mv_size == p.n + 8 && memcmp(k.mv_data, p.b, p.n) == 0) {
 			*val = v.mv_data;
 			*len = v.mv_size;
-			mdb_cursor_close(cur);
 			return 0;
 		}
 	}
-	mdb_cursor_close(cur);
 	return CAIRN_ENOTFOUND;
+}
+
+int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(c->txn, c->st->dbi[DB_CELLS], &cur);
+
+	*val = NULL;
+	*len = 0;
+	if (rc)
+		return store_err(rc, "cells");
+	rc = cell_get_cur(c, cur, type, id, val, len);
+	mdb_cursor_close(cur);
+	return rc;
 }
 
 int live_test(dctx *c, uint64_t vid, int *live)

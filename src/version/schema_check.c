@@ -12,6 +12,7 @@
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/hmap.h"
+#include "version/text.h"
 #include "version/version.h"
 
 #define MAX_NAMED 10
@@ -258,7 +259,7 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 	offenders off = {BUF_INIT, 0};
 	uint32_t *ids = NULL;
 	size_t n_ids = 0;
-	int rc;
+	int rc, search = 0;
 
 	if (delta->n == 0)
 		return 0;
@@ -273,7 +274,9 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 		for (size_t i = 0; i < delta->n && !rc; i++) {
 			const schema_delta_item *it = &delta->items[i];
 
-			if (it->what == DELTA_CARD_ONE || it->what == DELTA_REL_ENDS) {
+			if (it->what == DELTA_SEARCH) {
+				search = 1; /* the whole index, once, below */
+			} else if (it->what == DELTA_CARD_ONE || it->what == DELTA_REL_ENDS) {
 				rc = check_rel(&bd, schema_rel_id(s, it->rel), it->what, &off);
 			} else {
 				hmap seen = HMAP_INIT;
@@ -298,5 +301,5 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 			     off.n > MAX_NAMED ? "; ..." : "");
 	}
 	buf_release(&off.msg);
-	return rc;
+	return rc || !search ? rc : text_rebuild(d, s);
 }

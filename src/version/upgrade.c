@@ -5,11 +5,13 @@
  *
  *   4 -> 5: the names index (DB_NAMES) for resolution, built from every
  *           Record Version of every Domain.
+ *   5 -> 6: the full-text index (DB_POSTINGS), built the same way.
  */
 #include <string.h>
 
 #include "model/json.h"
 #include "util/err.h"
+#include "version/text.h"
 #include "version/version.h"
 
 /* The names entries of every Record Version of one Domain. */
@@ -69,6 +71,19 @@ static int names_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
 	return rc;
 }
 
+/* The full-text index of one Domain. */
+static int text_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
+{
+	dctx d;
+	int rc;
+
+	if ((rc = dctx_open(&d, st, txn, domain, NULL)))
+		return rc;
+	rc = text_rebuild(&d, d.s);
+	dctx_close(&d);
+	return rc;
+}
+
 static int upgrade_txn(cairn_store *st, MDB_txn *txn)
 {
 	MDB_cursor *cur;
@@ -87,7 +102,10 @@ static int upgrade_txn(cairn_store *st, MDB_txn *txn)
 			break;
 		memcpy(name, (uint8_t *)k.mv_data + 5, k.mv_size - 5);
 		name[k.mv_size - 5] = '\0';
-		rc = names_of_domain(st, txn, name);
+		if (st->format < 5)
+			rc = names_of_domain(st, txn, name);
+		if (!rc && st->format < 6)
+			rc = text_of_domain(st, txn, name);
 	}
 	mdb_cursor_close(cur);
 	if (!rc && mrc && mrc != MDB_NOTFOUND)

@@ -261,6 +261,9 @@ void key_u64(kbuf *k, uint32_t dom, uint64_t id);
  * or *len is 0 (and CAIRN_ENOTFOUND returned) when there is none.
  */
 int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len);
+/* The same with a cursor of DB_CELLS the caller keeps open. */
+int cell_get_cur(dctx *c, MDB_cursor *cur, int type, uint64_t id, const uint8_t **val,
+		 size_t *len);
 /* Is vid in the live set of the view? */
 int live_test(dctx *c, uint64_t vid, int *live);
 /* Count of Records of a Kind in the view. */

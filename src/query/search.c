@@ -1,0 +1,712 @@
+/*
+ * Full-text search (cairn_search, docs/search.md). The text's words become
+ * groups of terms (the word as written; its stem, which counts for less);
+ * a Record matches when it has a term of every group. Each term's postings
+ * are read from every segment into containers, its document frequency
+ * counted in the view's live set; then the groups are walked together in
+ * vid order, the rarest leading, and a Record that has them all, is live
+ * and of a wanted Kind is scored with BM25F (title and values) and kept
+ * among the best. Once limit Records are kept, a block of the leading group
+ * whose bound cannot beat the worst of them is skipped whole.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/read.h"
+#include "util/alloc.h"
+#include "util/err.h"
+#include "util/text.h"
+#include "version/text.h"
+
+#define SEARCH_GROUPS_MAX 32 /* words of a text searched for */
+#define SEARCH_TEXT_MAX 1024
+#define STEM_WEIGHT 0.5	     /* a match by stem counts half a match as written */
+#define END UINT64_MAX
+
+/* A term of the query. */
+typedef struct qterm {
+	char term[TEXT_TERM_MAX];
+	size_t len;
+	double weight;		/* in the query */
+	uint64_t df;		/* live postings in the view, every segment */
+	double idf;
+} qterm;
+
+/* One term's postings in one segment, and where a walk is in them. */
+typedef struct tlist {
+	const qterm *q;
+	tcont *c;
+	size_t nc;
+	uint64_t df;		/* its live postings */
+	double max_bound;	/* the highest block bound */
+	/* the walk */
+	size_t ci;		/* container */
+	uint32_t bi, j;		/* block, posting in the block */
+	uint16_t lo[TEXT_BLOCK];
+	int lo_ok;		/* lo holds block bi's vids */
+	tpay pay;
+	int pay_ok;
+	uint64_t cur;		/* vid, END past the last */
+	int positioned;		/* cur is set */
+} tlist;
+
+typedef struct group {
+	size_t first, n;	/* its lists */
+	size_t qfirst, qn;	/* its terms */
+	uint64_t df;
+} group;
+
+typedef struct hit {
+	uint64_t vid;
+	double score;
+} hit;
+
+typedef struct sctx {
+	cairn_txn *t;
+	dctx *d;
+	search_conf conf;
+	qterm *q;
+	size_t nq, capq;
+	tlist *l;
+	size_t nl, capl;
+	group g[SEARCH_GROUPS_MAX];
+	size_t ng;
+	uint32_t kinds[64];
+	size_t n_kinds;
+	double n_docs, avg_title, avg_values;
+	/* live-set chunks of the view, fetched when first needed */
+	const uint8_t **chunk;
+	uint8_t *fetched;
+	size_t n_chunks;
+	MDB_cursor *cells;
+	/* the best so far: a heap, worst on top */
+	hit *h;
+	size_t nh, limit;
+	cairn_search_info info;
+} sctx;
+
+/* ---------------------------------------------------------------- live -- */
+
+static int live_chunk(sctx *s, uint64_t id, const uint8_t **bits)
+{
+	size_t len;
+	int rc;
+
+	if (id >= s->n_chunks) { /* a Version newer than the segments said */
+		*bits = NULL;
+		return 0;
+	}
+	if (!s->fetched[id]) {
+		rc = cell_get_cur(s->d, s->cells, CELL_LIVE, id, &s->chunk[id], &len);
+		if (rc == CAIRN_ENOTFOUND)
+			s->chunk[id] = NULL;
+		else if (rc)
+			return rc;
+		else if (len != LIVE_CHUNK_BYTES)
+			return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
+		s->fetched[id] = 1;
+	}
+	*bits = s->chunk[id];
+	return 0;
+}
+
+static int is_live(sctx *s, uint64_t vid, int *live)
+{
+	const uint8_t *bits;
+	unsigned bit = (unsigned)(vid & ((1u << LIVE_CHUNK_BITS) - 1));
+	int rc = live_chunk(s, vid >> LIVE_CHUNK_BITS, &bits);
+
+	*live = !rc && bits && ((bits[bit >> 3] >> (bit & 7)) & 1);
+	return rc;
+}
+
+/* Live postings of a container. */
+static int count_live(sctx *s, const tcont *c, uint64_t *df)
+{
+	int rc;
+
+	if (c->bits) { /* the bitset against the live chunks it spans */
+		for (uint32_t k = 0; k < (1u << (TEXT_CONTAINER_BITS - LIVE_CHUNK_BITS)); k++) {
+			const uint8_t *bits, *mine = c->bits + k * LIVE_CHUNK_BYTES;
+
+			if ((rc = live_chunk(s, (c->base >> LIVE_CHUNK_BITS) + k, &bits)))
+				return rc;
+			for (uint32_t x = 0; bits && x < LIVE_CHUNK_BYTES; x += 8) {
+				uint64_t a, b;
+
+				memcpy(&a, mine + x, 8);
+				memcpy(&b, bits + x, 8);
+				*df += (uint64_t)__builtin_popcountll(a & b);
+			}
+		}
+		return 0;
+	}
+	for (uint32_t bi = 0; bi < c->nb; bi++) {
+		uint16_t lo[TEXT_BLOCK];
+
+		if ((rc = tblock_vids(c, bi, lo)))
+			return rc;
+		for (uint32_t j = 0; j < c->b[bi].n; j++) {
+			int live;
+
+			if ((rc = is_live(s, c->base + lo[j], &live)))
+				return rc;
+			*df += (uint64_t)live;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- scoring -- */
+
+/* BM25F of one term in one Record. */
+static double term_score(const sctx *s, const tlist *l, uint32_t tf_title, uint32_t tf_values,
+			 uint32_t dl_title, uint32_t dl_values)
+{
+	double b = s->conf.b, tf = 0;
+
+	if (tf_title)
+		tf += s->conf.title_weight * tf_title /
+		      (s->avg_title > 0 ? 1 - b + b * dl_title / s->avg_title : 1);
+	if (tf_values)
+		tf += (tf_values / 10.0) /
+		      (s->avg_values > 0 ? 1 - b + b * dl_values / s->avg_values : 1);
+	return l->q->weight * l->q->idf * tf / (s->conf.k1 + tf);
+}
+
+static double block_bound(const sctx *s, const tlist *l, const struct tblock *b)
+{
+	return term_score(s, l, b->max_tf_title, b->max_tf_values, b->min_dl_title,
+			  b->min_dl_values);
+}
+
+/* ---------------------------------------------------------- the lists -- */
+
+static tlist *new_list(sctx *s)
+{
+	tlist *l;
+
+	if (s->nl == s->capl) {
+		size_t cap = s->capl ? s->capl * 2 : 16;
+		tlist *nl = cr_reallocarray(s->l, cap, sizeof(*nl));
+
+		if (!nl)
+			return NULL;
+		s->l = nl;
+		s->capl = cap;
+	}
+	l = &s->l[s->nl++];
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+/* The lists of term q: one per segment that has it. */
+static int load_term(sctx *s, size_t qi, const tseg *segs, size_t n_segs, MDB_cursor *cur)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n_segs && !rc; i++) {
+		const qterm *q = &s->q[qi];
+		tlist *l = NULL;
+		size_t cap = 0;
+		kbuf p;
+		MDB_val k, v;
+		int mrc;
+
+		key_tterm(&p, s->d->dom, segs[i].id, q->term, q->len);
+		k.mv_data = p.b;
+		k.mv_size = p.n;
+		s->d->stats.seeks++;
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+		     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			tcont *c;
+
+			if (k.mv_size != p.n + 4 || memcmp(k.mv_data, p.b, p.n) != 0)
+				break;
+			s->d->stats.entries++;
+			if (!l && !(l = new_list(s)))
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			l->q = &s->q[qi];
+			if (l->nc == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				tcont *n = arena_alloc(&s->t->scratch, nc * sizeof(*n));
+
+				if (!n)
+					return err_set(CAIRN_ENOMEM, "out of memory");
+				if (l->nc)
+					memcpy(n, l->c, l->nc * sizeof(*n));
+				l->c = n;
+				cap = nc;
+			}
+			c = &l->c[l->nc];
+			if ((rc = tcont_decode(v.mv_data, v.mv_size,
+					       be32_get((const uint8_t *)k.mv_data + p.n),
+					       &s->t->scratch, c)))
+				break;
+			if (l->nc) {
+				const tcont *pc = &l->c[l->nc - 1];
+
+				if (c->base + c->b[0].first <= pc->base + pc->b[pc->nb - 1].last)
+					rc = err_set(CAIRN_ECORRUPT, "postings: containers out of order");
+			}
+			if (!rc)
+				rc = count_live(s, c, &l->df);
+			s->info.postings += c->n;
+			l->nc++;
+		}
+		if (!rc && mrc && mrc != MDB_NOTFOUND)
+			rc = store_err(mrc, "postings");
+		if (l)
+			s->q[qi].df += l->df;
+	}
+	return rc;
+}
+
+/* Position list l on its first posting at or after vid (END when none). */
+static int seek_vid(tlist *l, uint64_t vid)
+{
+	int rc;
+
+	if (l->positioned && l->cur >= vid)
+		return 0;
+	l->positioned = 1;
+	while (l->ci < l->nc) {
+		const tcont *c = &l->c[l->ci];
+
+		if (c->base + c->b[c->nb - 1].last < vid) {
+			l->ci++;
+			l->bi = l->j = 0;
+			l->lo_ok = l->pay_ok = 0;
+			continue;
+		}
+		while (c->base + c->b[l->bi].last < vid) {
+			l->bi++;
+			l->j = 0;
+			l->lo_ok = l->pay_ok = 0;
+		}
+		if (!l->lo_ok) {
+			if ((rc = tblock_vids(c, l->bi, l->lo)))
+				return rc;
+			l->lo_ok = 1;
+		}
+		while (c->base + l->lo[l->j] < vid)
+			l->j++;
+		l->cur = c->base + l->lo[l->j];
+		return 0;
+	}
+	l->cur = END;
+	return 0;
+}
+
+/* The last vid of the block l is in. */
+static uint64_t block_end(const tlist *l)
+{
+	const tcont *c = &l->c[l->ci];
+
+	return c->base + c->b[l->bi].last;
+}
+
+static const struct tblock *cur_block(const tlist *l)
+{
+	return &l->c[l->ci].b[l->bi];
+}
+
+static uint64_t group_cur(const sctx *s, const group *g)
+{
+	uint64_t m = END;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (s->l[g->first + i].cur < m)
+			m = s->l[g->first + i].cur;
+	return m;
+}
+
+static int group_seek(sctx *s, const group *g, uint64_t vid)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < g->n && !rc; i++)
+		rc = seek_vid(&s->l[g->first + i], vid);
+	return rc;
+}
+
+/* ----------------------------------------------------------- the best -- */
+
+/* Is a worse than b: a lower score, or the same from a later Version? */
+static int worse(const hit *a, const hit *b)
+{
+	return a->score < b->score || (a->score == b->score && a->vid > b->vid);
+}
+
+static void sift_down(hit *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		hit x;
+
+		if (l < n && worse(&h[l], &h[m]))
+			m = l;
+		if (r < n && worse(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+static void keep(sctx *s, uint64_t vid, double score)
+{
+	hit x = {vid, score};
+
+	if (s->nh < s->limit) {
+		size_t i = s->nh++;
+
+		s->h[i] = x;
+		while (i && worse(&s->h[i], &s->h[(i - 1) / 2])) {
+			hit y = s->h[i];
+
+			s->h[i] = s->h[(i - 1) / 2];
+			s->h[(i - 1) / 2] = y;
+			i = (i - 1) / 2;
+		}
+	} else if (worse(&s->h[0], &x)) {
+		s->h[0] = x;
+		sift_down(s->h, s->nh, 0);
+	}
+}
+
+/* The score a Record must beat to be kept (-1 while fewer than limit are). */
+static double threshold(const sctx *s)
+{
+	return s->nh < s->limit ? -1 : s->h[0].score;
+}
+
+/* ------------------------------------------------------------ the walk -- */
+
+static int kind_wanted(const sctx *s, uint32_t kind)
+{
+	if (!s->n_kinds)
+		return 1;
+	for (size_t i = 0; i < s->n_kinds; i++)
+		if (s->kinds[i] == kind)
+			return 1;
+	return 0;
+}
+
+/* Score the Record at vid, where every group is. 0 when it does not count. */
+static int score_at(sctx *s, uint64_t vid, double *score, int *counts)
+{
+	uint32_t kind = 0;
+	int rc, live;
+
+	*score = 0;
+	*counts = 0;
+	for (size_t i = 0; i < s->nl; i++) {
+		tlist *l = &s->l[i];
+		uint32_t j = l->j;
+
+		if (l->cur != vid)
+			continue;
+		if (!l->pay_ok) {
+			if ((rc = tblock_payload(&l->c[l->ci], l->bi, &l->pay)))
+				return rc;
+			l->pay_ok = 1;
+		}
+		kind = l->pay.kind[j];
+		*score += term_score(s, l, l->pay.tf_title[j], l->pay.tf_values[j],
+				     l->pay.dl_title[j], l->pay.dl_values[j]);
+	}
+	if (!kind_wanted(s, kind))
+		return 0;
+	if ((rc = is_live(s, vid, &live)))
+		return rc;
+	*counts = live;
+	return 0;
+}
+
+static int walk(sctx *s)
+{
+	size_t lead = 0;
+	uint64_t vid = 0;
+	int rc = 0;
+
+	for (size_t i = 1; i < s->ng; i++)
+		if (s->g[i].df < s->g[lead].df)
+			lead = i;
+	for (;;) {
+		const group *g = &s->g[lead];
+		int all = 1;
+
+		if ((rc = group_seek(s, g, vid)))
+			return rc;
+		if ((vid = group_cur(s, g)) == END)
+			return 0;
+		/* Skip the leading group's blocks that cannot beat the kept Records. */
+		if (s->nh == s->limit) {
+			double bound = 0;
+			uint64_t end = END;
+
+			for (size_t i = 0; i < g->n; i++) {
+				const tlist *l = &s->l[g->first + i];
+
+				if (l->cur == END)
+					continue;
+				bound += block_bound(s, l, cur_block(l));
+				if (block_end(l) < end)
+					end = block_end(l);
+			}
+			for (size_t o = 0; o < s->ng; o++)
+				for (size_t i = 0; o != lead && i < s->g[o].n; i++)
+					bound += s->l[s->g[o].first + i].max_bound;
+			if (bound <= threshold(s)) {
+				vid = end + 1;
+				continue;
+			}
+		}
+		/* Every other group at vid, or the next vid they could all be at. */
+		for (size_t o = 0; o < s->ng && all; o++) {
+			uint64_t at;
+
+			if (o == lead)
+				continue;
+			if ((rc = group_seek(s, &s->g[o], vid)))
+				return rc;
+			if ((at = group_cur(s, &s->g[o])) != vid) {
+				all = 0;
+				vid = at;
+				if (at == END)
+					return 0;
+			}
+		}
+		if (all) {
+			double score;
+			int counts;
+
+			if ((rc = score_at(s, vid, &score, &counts)))
+				return rc;
+			s->info.scored++;
+			if (counts) {
+				s->info.matches++;
+				keep(s, vid, score);
+			}
+			vid++;
+		}
+	}
+}
+
+/* ---------------------------------------------------------- the query -- */
+
+struct qctx {
+	sctx *s;
+	stemmer *stem;
+	int err;
+};
+
+static int add_term(sctx *s, char tag, const char *t, size_t n, double weight)
+{
+	qterm *q;
+
+	if (s->nq == s->capq) {
+		size_t cap = s->capq ? s->capq * 2 : 16;
+		qterm *nq = cr_reallocarray(s->q, cap, sizeof(*nq));
+
+		if (!nq)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		s->q = nq;
+		s->capq = cap;
+	}
+	q = &s->q[s->nq++];
+	memset(q, 0, sizeof(*q));
+	q->term[0] = tag;
+	memcpy(q->term + 1, t, n);
+	q->len = n + 1;
+	q->weight = weight;
+	return 0;
+}
+
+static int on_query_token(void *ctx, const token *t)
+{
+	struct qctx *q = ctx;
+	sctx *s = q->s;
+	group *g;
+	int rc;
+
+	if (t->kind == TK_WHOLE)
+		return 0; /* its parts are the words; the whole is one of them in the index */
+	if (s->ng == SEARCH_GROUPS_MAX)
+		return err_set(CAIRN_ELIMIT, "a search looks for at most %d words",
+			       SEARCH_GROUPS_MAX);
+	g = &s->g[s->ng++];
+	g->qfirst = s->nq;
+	if ((rc = add_term(s, TERM_WORD, t->s, t->len, 1)))
+		return rc;
+	if (t->kind == TK_WORD && !t->digits && q->stem) {
+		const char *st;
+		size_t sn = stem(q->stem, t->s, t->len, &st);
+
+		/* Other words of the same stem: by their stem, and the stem as a word. */
+		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT)))
+			return rc;
+		if (sn && (sn != t->len || memcmp(st, t->s, sn) != 0) &&
+		    (rc = add_term(s, TERM_WORD, st, sn, STEM_WEIGHT)))
+			return rc;
+	}
+	g->qn = s->nq - g->qfirst;
+	return 0;
+}
+
+static int by_score(const void *x, const void *y)
+{
+	const hit *a = x, *b = y;
+
+	return worse(a, b) ? 1 : worse(b, a) ? -1 : 0;
+}
+
+int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, size_t cap,
+		 size_t *n, cairn_search_info *info)
+{
+	sctx s;
+	struct qctx q = {&s, NULL, 0};
+	tseg *segs = NULL;
+	size_t n_segs = 0, text_len;
+	uint64_t max_vid = 0, docs = 0, sum_t = 0, sum_v = 0;
+	MDB_cursor *cur = NULL;
+	arena_mark mark;
+	uint32_t pos = 0;
+	int rc = 0, mrc;
+
+	if (!t || !o || !out || !n || !o->text)
+		return err_set(CAIRN_EINVAL, "cairn_search: NULL argument");
+	*n = 0;
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.d = &t->d;
+	s.conf = t->d.s->search;
+	s.limit = o->limit ? o->limit : 20;
+	if (s.limit > 100 || s.limit > cap)
+		return err_set(CAIRN_EINVAL, "limit is 1 to 100 (and no more than out holds)");
+	text_len = o->text_len ? o->text_len : strlen(o->text);
+	if (!text_len || text_len > SEARCH_TEXT_MAX)
+		return err_set(CAIRN_EINVAL, "the text to search is 1 to %d bytes", SEARCH_TEXT_MAX);
+	if (!utf8_valid(o->text, text_len))
+		return err_set(CAIRN_EUTF8, "the text to search is not UTF-8");
+	if (o->n_kinds > 64 || (o->n_kinds && !o->kinds))
+		return err_set(CAIRN_EINVAL, "kinds: at most 64");
+	for (size_t i = 0; i < o->n_kinds; i++) {
+		const kind_def *k = o->kinds[i] ? schema_kind(t->d.s, o->kinds[i]) : NULL;
+
+		if (!k)
+			return err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"",
+				       o->kinds[i] ? o->kinds[i] : "(null)");
+		s.kinds[s.n_kinds++] = k->id;
+	}
+	mark = arena_mark_get(&t->scratch);
+	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
+		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
+	if (!rc)
+		rc = analyze(o->text, text_len, &pos, on_query_token, &q);
+	if (!rc && s.ng && !(rc = text_segments(t->txn, t->st, t->d.dom, &segs, &n_segs)) && n_segs) {
+		for (size_t i = 0; i < n_segs; i++) {
+			docs += segs[i].docs;
+			sum_t += segs[i].sum_title;
+			sum_v += segs[i].sum_values;
+			if (segs[i].max_vid > max_vid)
+				max_vid = segs[i].max_vid;
+		}
+		s.avg_title = docs ? (double)sum_t / (double)docs : 0;
+		s.avg_values = docs ? (double)sum_v / (double)docs : 0;
+		for (uint32_t k = 1; k <= t->d.s->n_kinds && !rc; k++) {
+			uint64_t c;
+
+			if (!(rc = count_get(&t->d, k, &c)))
+				s.n_docs += (double)c;
+		}
+		s.n_chunks = (size_t)(max_vid >> LIVE_CHUNK_BITS) + 1;
+		s.chunk = cr_calloc(s.n_chunks, sizeof(*s.chunk));
+		s.fetched = cr_calloc(s.n_chunks, 1);
+		s.h = cr_calloc(s.limit, sizeof(*s.h));
+		if (!rc && (!s.chunk || !s.fetched || !s.h))
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+		if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CELLS], &s.cells)))
+			rc = store_err(mrc, "cells");
+		if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_POSTINGS], &cur)))
+			rc = store_err(mrc, "postings");
+		for (size_t gi = 0; gi < s.ng && !rc; gi++) {
+			group *g = &s.g[gi];
+
+			g->first = s.nl;
+			for (size_t qi = g->qfirst; qi < g->qfirst + g->qn && !rc; qi++)
+				rc = load_term(&s, qi, segs, n_segs, cur);
+			g->n = s.nl - g->first;
+		}
+		for (size_t qi = 0; qi < s.nq; qi++)
+			s.q[qi].idf = log(1 + (s.n_docs - (double)s.q[qi].df + 0.5) /
+						  ((double)s.q[qi].df + 0.5));
+		for (size_t i = 0; i < s.nl; i++) {
+			tlist *l = &s.l[i];
+
+			for (size_t c = 0; c < l->nc; c++)
+				for (uint32_t b = 0; b < l->c[c].nb; b++) {
+					double x = block_bound(&s, l, &l->c[c].b[b]);
+
+					if (x > l->max_bound)
+						l->max_bound = x;
+				}
+		}
+		for (size_t i = 0; i < s.ng; i++)
+			for (size_t j = 0; j < s.g[i].n; j++)
+				s.g[i].df += s.l[s.g[i].first + j].df;
+		if (!rc)
+			rc = walk(&s);
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	if (s.cells)
+		mdb_cursor_close(s.cells);
+	if (!rc && s.nh) {
+		qsort(s.h, s.nh, sizeof(*s.h), by_score);
+		for (size_t i = 0; i < s.nh && !rc; i++) {
+			vrec v;
+			const kind_def *k;
+
+			if ((rc = version_get(&t->d, s.h[i].vid, &v)))
+				break;
+			if (v.type != V_REC || !(k = schema_kind_id(t->d.s, v.kr))) {
+				rc = err_set(CAIRN_ECORRUPT, "a posting names Version %llu, not a Record",
+					     (unsigned long long)s.h[i].vid);
+				break;
+			}
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].rec.kind = k->name;
+			out[i].rec.key = v.key;
+			out[i].rec.key_len = v.key_len;
+			out[i].rec.title = v.title;
+			out[i].rec.title_len = v.title_len;
+			out[i].rec.values = v.values;
+			out[i].rec.values_len = v.values_len;
+			out[i].rec.vector_dim = v.dim;
+			out[i].rec.vid = s.h[i].vid;
+			out[i].rec.revision = v.rev;
+			out[i].score = s.h[i].score;
+			*n = i + 1;
+		}
+	}
+	if (rc)
+		*n = 0;
+	s.info.words = s.ng;
+	if (info)
+		*info = s.info;
+	stemmer_free(q.stem);
+	cr_free(segs);
+	cr_free(s.q);
+	cr_free(s.l);
+	cr_free(s.chunk);
+	cr_free(s.fetched);
+	cr_free(s.h);
+	arena_rewind(&t->scratch, mark);
+	return rc;
+}

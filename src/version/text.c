@@ -1,0 +1,671 @@
+/* The full-text index: collecting postings, segments, containers (text.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/err.h"
+#include "util/text.h"
+#include "version/text.h"
+
+int textw_init(textw *w, const schema *s)
+{
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	if (strcmp(s->search.language, "none") != 0 && !(w->stem = stemmer_new(s->search.language)))
+		return err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s->search.language);
+	return 0;
+}
+
+void textw_release(textw *w)
+{
+	stemmer_free(w->stem);
+	hmap_release(&w->terms);
+	cr_free(w->t);
+	buf_release(&w->bytes);
+	cr_free(w->p);
+	cr_free(w->doc_terms);
+	memset(w, 0, sizeof(*w));
+}
+
+/* ------------------------------------------------------------ analysis -- */
+
+struct dctx_text {
+	textw *w;
+	uint64_t vid;
+	uint32_t weight;	/* tenths, for values; 0 while in the title */
+	uint32_t words;		/* word positions seen in the field */
+};
+
+/* Count one occurrence of term (tag, s) in the document being added. */
+static int term_hit(struct dctx_text *x, char tag, const char *s, size_t n)
+{
+	textw *w = x->w;
+	char key[TEXT_TERM_MAX];
+	uint64_t *slot;
+	struct tterm *t;
+	int isnew;
+
+	if (n > TOKEN_CAP)
+		n = TOKEN_CAP;
+	key[0] = tag;
+	memcpy(key + 1, s, n);
+	if (!(slot = hmap_put(&w->terms, key, n + 1, &isnew)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (isnew) {
+		if (w->n_terms == w->cap_terms) {
+			size_t cap = w->cap_terms ? w->cap_terms * 2 : 256;
+			struct tterm *nt = cr_reallocarray(w->t, cap, sizeof(*nt));
+
+			if (!nt)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			w->t = nt;
+			w->cap_terms = cap;
+		}
+		t = &w->t[w->n_terms];
+		memset(t, 0, sizeof(*t));
+		t->off = (uint32_t)w->bytes.len;
+		t->len = (uint32_t)(n + 1);
+		buf_put(&w->bytes, key, n + 1);
+		if (w->bytes.oom)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		*slot = ++w->n_terms;
+	}
+	t = &w->t[*slot - 1];
+	if (t->doc != x->vid + 1) { /* first in this document */
+		if (w->n_doc_terms == w->cap_doc_terms) {
+			size_t cap = w->cap_doc_terms ? w->cap_doc_terms * 2 : 64;
+			uint32_t *nd = cr_reallocarray(w->doc_terms, cap, sizeof(*nd));
+
+			if (!nd)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			w->doc_terms = nd;
+			w->cap_doc_terms = cap;
+		}
+		w->doc_terms[w->n_doc_terms++] = (uint32_t)(*slot - 1);
+		t->doc = x->vid + 1;
+		t->doc_tf_title = t->doc_tf_values = 0;
+	}
+	if (x->weight)
+		t->doc_tf_values += x->weight;
+	else
+		t->doc_tf_title++;
+	return 0;
+}
+
+static int on_token(void *ctx, const token *t)
+{
+	struct dctx_text *x = ctx;
+	int rc;
+
+	if (t->kind != TK_WHOLE)
+		x->words++;
+	if ((rc = term_hit(x, TERM_WORD, t->s, t->len)))
+		return rc;
+	if (t->kind == TK_WORD && !t->digits && x->w->stem) {
+		const char *st;
+		size_t sn = stem(x->w->stem, t->s, t->len, &st);
+
+		if (sn && (sn != t->len || memcmp(st, t->s, sn) != 0))
+			return term_hit(x, TERM_STEM, st, sn);
+	}
+	return 0;
+}
+
+/* Analyze the title and the searchable values of a document. */
+static int analyze_doc(struct dctx_text *x, const kind_def *k, const char *title, size_t title_len,
+		       const jv *values, uint32_t *dl_title, uint32_t *dl_values)
+{
+	uint32_t pos = 0;
+	int rc;
+
+	x->weight = 0;
+	x->words = 0;
+	if ((rc = analyze(title, title_len, &pos, on_token, x)))
+		return rc;
+	*dl_title = x->words;
+	x->words = 0;
+	for (size_t i = 0; values && i < k->n_attrs; i++) {
+		const attr_def *a = &k->attrs[i];
+		const jv *v = a->search > 0 ? jv_get(values, a->name) : NULL;
+		size_t m = jv_is(v, JV_ARRAY) ? v->len : 1;
+
+		x->weight = (uint32_t)(a->search * 10 + 0.5);
+		for (size_t j = 0; v && j < m; j++) {
+			const jv *e = jv_is(v, JV_ARRAY) ? &v->u.items[j] : v;
+
+			if (e->type != JV_STRING)
+				continue;
+			pos += TEXT_FIELD_GAP;
+			if ((rc = analyze(e->u.s, e->len, &pos, on_token, x)))
+				return rc;
+		}
+	}
+	*dl_values = x->words;
+	return 0;
+}
+
+int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size_t title_len,
+	      const jv *values, uint32_t *dl_title, uint32_t *dl_values)
+{
+	struct dctx_text x = {w, vid, 0, 0};
+	int rc;
+
+	w->n_doc_terms = 0;
+	if ((rc = analyze_doc(&x, k, title, title_len, values, dl_title, dl_values)))
+		return rc;
+	w->docs++;
+	w->sum_title += *dl_title;
+	w->sum_values += *dl_values;
+	for (size_t i = 0; i < w->n_doc_terms; i++) {
+		struct tterm *t = &w->t[w->doc_terms[i]];
+		tpost *p;
+
+		if (w->n_p == w->cap_p) {
+			size_t cap = w->cap_p ? w->cap_p * 2 : 1024;
+			tpost *np = cr_reallocarray(w->p, cap, sizeof(*np));
+
+			if (!np)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			w->p = np;
+			w->cap_p = cap;
+		}
+		if (w->n_p >= UINT32_MAX - 1)
+			return err_set(CAIRN_ELIMIT, "too many words in one commit");
+		p = &w->p[w->n_p++];
+		p->vid = vid;
+		p->next = 0;
+		p->kind = k->id;
+		p->tf_title = t->doc_tf_title;
+		p->tf_values = t->doc_tf_values;
+		p->dl_title = *dl_title;
+		p->dl_values = *dl_values;
+		if (t->tail)
+			w->p[t->tail - 1].next = (uint32_t)w->n_p;
+		else
+			t->head = (uint32_t)w->n_p;
+		t->tail = (uint32_t)w->n_p;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- writing -- */
+
+void key_tseg(kbuf *k, uint32_t dom, uint32_t seg)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be32(k, 0);
+	kb_be32(k, seg);
+}
+
+void key_tterm(kbuf *k, uint32_t dom, uint32_t seg, const char *term, size_t len)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_be32(k, seg);
+	kb_bytes(k, term, len);
+	kb_u8(k, 0);
+}
+
+static const textw *sort_w;
+
+static int term_cmp(const void *x, const void *y)
+{
+	const struct tterm *a = &sort_w->t[*(const uint32_t *)x], *b = &sort_w->t[*(const uint32_t *)y];
+	size_t n = a->len < b->len ? a->len : b->len;
+	int r = memcmp(sort_w->bytes.p + a->off, sort_w->bytes.p + b->off, n);
+
+	return r ? r : (a->len > b->len) - (a->len < b->len);
+}
+
+/*
+ * Encode the postings first.. (those of the same vid >> 16) of a term into
+ * out; returns the posting after them (+ 1, 0 at the end).
+ *
+ *   varint n, u8 repr (0: gaps per block, 1: a bitset of the 65,536 vids)
+ *   [repr 1: the bitset, 8 KiB]
+ *   per block of TEXT_BLOCK postings:
+ *     varint first, last (vid & 0xffff), max tf_title, max tf_values,
+ *     min dl_title, min dl_values
+ *     [repr 0: varint bytes, then the gaps after first, varints]
+ *     varint bytes, then per posting varints kind, tf_title, tf_values,
+ *     dl_title, dl_values
+ */
+static uint32_t encode_container(const textw *w, uint32_t first, buf *out, uint32_t *count)
+{
+	uint64_t hi = w->p[first - 1].vid >> TEXT_CONTAINER_BITS;
+	uint32_t n = 0, end = first;
+	buf pay = BUF_INIT, gaps = BUF_INIT;
+	int bitset;
+
+	while (end && (w->p[end - 1].vid >> TEXT_CONTAINER_BITS) == hi) {
+		n++;
+		end = w->p[end - 1].next;
+	}
+	bitset = n >= TEXT_BITSET_MIN;
+	buf_put_varint(out, n);
+	buf_put_u8(out, (uint8_t)bitset);
+	if (bitset) {
+		uint8_t *bits = cr_calloc(1, TEXT_BITSET_BYTES);
+
+		if (!bits) {
+			out->oom = 1;
+			return 0;
+		}
+		for (uint32_t i = first; i != end; i = w->p[i - 1].next) {
+			unsigned lo = (unsigned)(w->p[i - 1].vid & 0xffff);
+
+			bits[lo >> 3] |= (uint8_t)(1u << (lo & 7));
+		}
+		buf_put(out, bits, TEXT_BITSET_BYTES);
+		cr_free(bits);
+	}
+	for (uint32_t i = first; i != end;) {
+		uint32_t mt = 0, mv = 0, lt = UINT32_MAX, lv = UINT32_MAX, j = 0;
+		uint64_t lo0 = w->p[i - 1].vid & 0xffff, last = lo0;
+
+		buf_reset(&pay);
+		buf_reset(&gaps);
+		for (; i != end && j < TEXT_BLOCK; i = w->p[i - 1].next, j++) {
+			const tpost *p = &w->p[i - 1];
+			uint64_t lo = p->vid & 0xffff;
+
+			if (j)
+				buf_put_varint(&gaps, lo - last);
+			last = lo;
+			mt = p->tf_title > mt ? p->tf_title : mt;
+			mv = p->tf_values > mv ? p->tf_values : mv;
+			lt = p->dl_title < lt ? p->dl_title : lt;
+			lv = p->dl_values < lv ? p->dl_values : lv;
+			buf_put_varint(&pay, p->kind);
+			buf_put_varint(&pay, p->tf_title);
+			buf_put_varint(&pay, p->tf_values);
+			buf_put_varint(&pay, p->dl_title);
+			buf_put_varint(&pay, p->dl_values);
+		}
+		buf_put_varint(out, lo0);
+		buf_put_varint(out, last);
+		buf_put_varint(out, mt);
+		buf_put_varint(out, mv);
+		buf_put_varint(out, lt);
+		buf_put_varint(out, lv);
+		if (!bitset) {
+			buf_put_varint(out, gaps.len);
+			buf_put(out, gaps.p, gaps.len);
+		}
+		buf_put_varint(out, pay.len);
+		buf_put(out, pay.p, pay.len);
+	}
+	out->oom |= pay.oom | gaps.oom;
+	buf_release(&pay);
+	buf_release(&gaps);
+	*count = n;
+	return end;
+}
+
+int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
+		int (*put)(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn),
+		void *ctx)
+{
+	uint32_t *order = NULL;
+	uint64_t containers = 0, postings = 0, min_vid = UINT64_MAX, max_vid = 0;
+	buf val = BUF_INIT;
+	uint8_t desc[TSEG_BYTES];
+	kbuf k;
+	int rc = 0;
+
+	if (!w->docs)
+		return 0;
+	if (w->n_terms && !(order = cr_reallocarray(NULL, w->n_terms, sizeof(*order))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < w->n_terms; i++)
+		order[i] = (uint32_t)i;
+	sort_w = w;
+	if (w->n_terms)
+		qsort(order, w->n_terms, sizeof(*order), term_cmp);
+	for (size_t i = 0; i < w->n_terms && !rc; i++) {
+		const struct tterm *t = &w->t[order[i]];
+		uint32_t p = t->head;
+
+		while (p && !rc) {
+			uint64_t hi = w->p[p - 1].vid >> TEXT_CONTAINER_BITS;
+			uint32_t n;
+
+			if (w->p[p - 1].vid < min_vid)
+				min_vid = w->p[p - 1].vid;
+			buf_reset(&val);
+			p = encode_container(w, p, &val, &n);
+			if (val.oom) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			key_tterm(&k, dom, seg, (const char *)w->bytes.p + t->off, t->len);
+			kb_be32(&k, (uint32_t)hi);
+			if (k.over) {
+				rc = err_set(CAIRN_ELIMIT, "postings key too long");
+				break;
+			}
+			rc = put(ctx, DB_POSTINGS, k.b, k.n, val.p, val.len);
+			containers++;
+			postings += n;
+		}
+		if (t->tail && w->p[t->tail - 1].vid > max_vid)
+			max_vid = w->p[t->tail - 1].vid;
+	}
+	if (!rc) {
+		be64_put(desc, containers);
+		be64_put(desc + 8, postings);
+		be64_put(desc + 16, min_vid == UINT64_MAX ? 0 : min_vid);
+		be64_put(desc + 24, max_vid);
+		be64_put(desc + 32, w->docs);
+		be64_put(desc + 40, w->sum_title);
+		be64_put(desc + 48, w->sum_values);
+		be32_put(desc + 56, branch);
+		key_tseg(&k, dom, seg);
+		rc = put(ctx, DB_POSTINGS, k.b, k.n, desc, sizeof(desc));
+	}
+	cr_free(order);
+	buf_release(&val);
+	/* Emptied for the next segment; the stemmer stays. */
+	hmap_clear(&w->terms);
+	w->n_terms = w->n_p = w->n_doc_terms = 0;
+	w->docs = w->sum_title = w->sum_values = 0;
+	buf_reset(&w->bytes);
+	return rc;
+}
+
+/* ------------------------------------------------------------ segments -- */
+
+int text_segment_next(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *id)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc;
+
+	*id = 1;
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_POSTINGS], &cur)))
+		return store_err(mrc, "postings");
+	kb_init(&p);
+	kb_be32(&p, dom);
+	kb_be32(&p, 1);
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mrc = mrc == 0 ? mdb_cursor_get(cur, &k, &v, MDB_PREV)
+	      : mrc == MDB_NOTFOUND ? mdb_cursor_get(cur, &k, &v, MDB_LAST)
+				    : mrc;
+	if (mrc == 0 && k.mv_size == 12 && memcmp(k.mv_data, p.b, 4) == 0 &&
+	    be32_get((const uint8_t *)k.mv_data + 4) == 0)
+		*id = be32_get((const uint8_t *)k.mv_data + 8) + 1;
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "postings") : 0;
+}
+
+int text_segments(MDB_txn *txn, cairn_store *st, uint32_t dom, tseg **out, size_t *n)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	tseg *s = NULL;
+	size_t cap = 0;
+	int mrc, rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_POSTINGS], &cur)))
+		return store_err(mrc, "postings");
+	kb_init(&p);
+	kb_be32(&p, dom);
+	kb_be32(&p, 0);
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *kk = k.mv_data, *vv = v.mv_data;
+
+		if (k.mv_size < 8 || memcmp(kk, p.b, 8) != 0)
+			break;
+		if (k.mv_size != 12 || v.mv_size != TSEG_BYTES) {
+			rc = err_set(CAIRN_ECORRUPT, "postings: malformed segment descriptor");
+			break;
+		}
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			tseg *ns = cr_reallocarray(s, nc, sizeof(*ns));
+
+			if (!ns) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			s = ns;
+			cap = nc;
+		}
+		s[*n].id = be32_get(kk + 8);
+		s[*n].containers = be64_get(vv);
+		s[*n].postings = be64_get(vv + 8);
+		s[*n].min_vid = be64_get(vv + 16);
+		s[*n].max_vid = be64_get(vv + 24);
+		s[*n].docs = be64_get(vv + 32);
+		s[*n].sum_title = be64_get(vv + 40);
+		s[*n].sum_values = be64_get(vv + 48);
+		s[*n].branch = be32_get(vv + 56);
+		++*n;
+	}
+	mdb_cursor_close(cur);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "postings");
+	if (rc) {
+		cr_free(s);
+		*n = 0;
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---------------------------------------------------------- containers -- */
+
+int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
+{
+	rdr r;
+	uint64_t cnt;
+	uint32_t left;
+
+	rd_init(&r, v, n);
+	memset(out, 0, sizeof(*out));
+	out->base = hi << TEXT_CONTAINER_BITS;
+	cnt = rd_varint(&r);
+	if (r.bad || cnt == 0 || cnt > (1u << TEXT_CONTAINER_BITS))
+		return err_set(CAIRN_ECORRUPT, "postings: bad container");
+	out->n = (uint32_t)cnt;
+	out->nb = (uint32_t)((cnt + TEXT_BLOCK - 1) / TEXT_BLOCK);
+	if (rd_u8(&r) == 1 && !(out->bits = rd_bytes(&r, TEXT_BITSET_BYTES)))
+		return err_set(CAIRN_ECORRUPT, "postings: bad container bitset");
+	if (!(out->b = arena_alloc(a, out->nb * sizeof(*out->b))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	left = out->n;
+	for (uint32_t i = 0; i < out->nb; i++) {
+		struct tblock *b = &out->b[i];
+		uint64_t len;
+
+		b->n = left < TEXT_BLOCK ? left : TEXT_BLOCK;
+		left -= b->n;
+		b->first = (uint32_t)rd_varint(&r);
+		b->last = (uint32_t)rd_varint(&r);
+		b->max_tf_title = (uint32_t)rd_varint(&r);
+		b->max_tf_values = (uint32_t)rd_varint(&r);
+		b->min_dl_title = (uint32_t)rd_varint(&r);
+		b->min_dl_values = (uint32_t)rd_varint(&r);
+		if (!out->bits) {
+			len = rd_varint(&r);
+			b->gaps = rd_bytes(&r, len);
+			b->gaps_len = len;
+		}
+		len = rd_varint(&r);
+		b->payload = rd_bytes(&r, len);
+		b->payload_len = len;
+		if (r.bad || !b->payload || b->first > b->last || b->last > 0xffff ||
+		    (i && b->first <= out->b[i - 1].last))
+			return err_set(CAIRN_ECORRUPT, "postings: bad container block");
+	}
+	return r.p == r.end ? 0 : err_set(CAIRN_ECORRUPT, "postings: bytes after a container");
+}
+
+int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo)
+{
+	const struct tblock *b = &c->b[bi];
+	uint32_t j = 0;
+
+	if (c->bits) {
+		for (uint32_t x = b->first; x <= b->last && j < b->n; x++)
+			if (c->bits[x >> 3] & (1u << (x & 7)))
+				lo[j++] = (uint16_t)x;
+	} else {
+		rdr r;
+		uint64_t at = b->first;
+
+		rd_init(&r, b->gaps, b->gaps_len);
+		lo[j++] = (uint16_t)at;
+		while (j < b->n) {
+			uint64_t g = rd_varint(&r);
+
+			at += g;
+			if (r.bad || g == 0 || at > b->last)
+				break;
+			lo[j++] = (uint16_t)at;
+		}
+		if (r.p != r.end)
+			j = 0;
+	}
+	return j == b->n && lo[j - 1] == b->last
+		       ? 0
+		       : err_set(CAIRN_ECORRUPT, "postings: a block's vids do not add up");
+}
+
+int tblock_payload(const tcont *c, uint32_t bi, tpay *p)
+{
+	const struct tblock *b = &c->b[bi];
+	rdr r;
+
+	rd_init(&r, b->payload, b->payload_len);
+	for (uint32_t j = 0; j < b->n; j++) {
+		p->kind[j] = (uint32_t)rd_varint(&r);
+		p->tf_title[j] = (uint32_t)rd_varint(&r);
+		p->tf_values[j] = (uint32_t)rd_varint(&r);
+		p->dl_title[j] = (uint32_t)rd_varint(&r);
+		p->dl_values[j] = (uint32_t)rd_varint(&r);
+	}
+	return r.bad || r.p != r.end ? err_set(CAIRN_ECORRUPT, "postings: bad block payload") : 0;
+}
+
+/* ------------------------------------------------------------- rebuild -- */
+
+static int put_db(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
+{
+	dctx *d = ctx;
+
+	return db_put(d->txn, d->st, db, k, kn, v, vn, 0);
+}
+
+#define REBUILD_DOCS 100000 /* Versions per segment of a rebuild */
+
+/* A rebuild's writer for one branch. */
+struct bw {
+	uint32_t branch;
+	textw w;
+};
+
+int text_rebuild(dctx *d, const schema *s)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	uint8_t p[4];
+	uint32_t seg = 1;
+	struct bw *bw = NULL;
+	size_t nbw = 0;
+	int mrc, rc;
+
+	be32_put(p, d->dom);
+	if ((rc = db_del_prefix(d->txn, d->st, DB_POSTINGS, p, 4, NULL)))
+		return rc;
+	if ((mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_VERSIONS], &cur)))
+		return store_err(mrc, "versions");
+	k.mv_data = p;
+	k.mv_size = 4;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const kind_def *kd;
+		arena tmp = ARENA_INIT;
+		const jv *vals;
+		uint32_t dt, dv;
+		vrec ver;
+		size_t b;
+
+		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
+			break;
+		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
+			rc = err_set(CAIRN_ECORRUPT, "a Version does not decode");
+			break;
+		}
+		if (ver.type != V_REC || !(kd = schema_kind_id(s, ver.kr)))
+			continue;
+		for (b = 0; b < nbw && bw[b].branch != ver.branch; b++)
+			;
+		if (b == nbw) {
+			struct bw *n = cr_reallocarray(bw, nbw + 1, sizeof(*bw));
+
+			if (!n) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			bw = n;
+			bw[b].branch = ver.branch;
+			if ((rc = textw_init(&bw[b].w, s)))
+				break;
+			nbw++;
+		}
+		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
+		rc = vals ? textw_doc(&bw[b].w, kd, be64_get((const uint8_t *)k.mv_data + 4),
+				      ver.title, ver.title_len, vals, &dt, &dv)
+			  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+		arena_release(&tmp);
+		if (!rc && bw[b].w.docs >= REBUILD_DOCS)
+			rc = textw_flush(&bw[b].w, d->dom, seg++, ver.branch, put_db, d);
+	}
+	mdb_cursor_close(cur);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "versions");
+	for (size_t b = 0; b < nbw; b++) {
+		if (!rc)
+			rc = textw_flush(&bw[b].w, d->dom, seg++, bw[b].branch, put_db, d);
+		textw_release(&bw[b].w);
+	}
+	cr_free(bw);
+	return rc;
+}
+
+int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch)
+{
+	tseg *segs;
+	size_t n;
+	int rc = text_segments(txn, st, dom, &segs, &n);
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		kbuf k;
+		uint8_t p[8];
+
+		if (segs[i].branch != branch)
+			continue;
+		be32_put(p, dom);
+		be32_put(p + 4, segs[i].id);
+		if ((rc = db_del_prefix(txn, st, DB_POSTINGS, p, 8, NULL)))
+			break;
+		key_tseg(&k, dom, segs[i].id);
+		if ((rc = db_del(txn, st, DB_POSTINGS, k.b, k.n)) == CAIRN_ENOTFOUND)
+			rc = 0;
+	}
+	cr_free(segs);
+	return rc;
+}

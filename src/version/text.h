@@ -1,0 +1,144 @@
+/*
+ * The full-text index (docs/storage.md, "Postings"): the words of every
+ * Record Version, written by each commit as one segment of its own in
+ * (term, vid) order, so a commit's writes are sequential whatever words it
+ * holds. Within a segment, the postings of a term are split by vid >> 16
+ * into containers; each container holds its vids (gaps, or a bitset when
+ * dense), then per block of TEXT_BLOCK postings the bounds a ranking needs to
+ * skip it, then each posting's Kind, term frequencies and field lengths.
+ * A segment holds the Versions of one branch (a commit's; a rebuild writes
+ * one segment per branch), so clearing a deleted branch drops its segments
+ * whole; a Version's postings are in one segment only.
+ */
+#ifndef CAIRN_VERSION_TEXT_H
+#define CAIRN_VERSION_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/analyze.h"
+#include "model/json.h"
+#include "model/schema.h"
+#include "util/buf.h"
+#include "util/hmap.h"
+#include "version/version.h"
+
+#define TEXT_BLOCK 128		 /* postings per block of bounds */
+#define TEXT_BITSET_MIN 4096	 /* a container of this many postings or more is a bitset */
+#define TEXT_BITSET_BYTES 8192
+#define TEXT_CONTAINER_BITS 16	 /* a container holds the vids of one vid >> 16 */
+#define TEXT_FIELD_GAP 100	 /* positions between fields and values: no phrase spans them */
+#define TEXT_TERM_MAX (1 + TOKEN_CAP)
+#define TEXT_SEGMENTS_MAX 4096	 /* segments read by one search */
+#define TERM_WORD 'w'		 /* a word as written (folded) */
+#define TERM_STEM 's'		 /* the stem of words whose stem differs from them */
+
+/* One posting as collected by a writer. */
+typedef struct tpost {
+	uint64_t vid;
+	uint32_t next;		/* the term's next posting + 1 (0: none) */
+	uint32_t kind;
+	uint32_t tf_title, tf_values; /* tf_values in tenths, weighted by the attributes */
+	uint32_t dl_title, dl_values;
+} tpost;
+
+/* The postings of one commit (or rebuild), written as one segment. */
+typedef struct textw {
+	const schema *s;
+	stemmer *stem;		/* NULL: language "none" */
+	hmap terms;		/* term bytes -> index + 1 in t */
+	struct tterm {
+		uint32_t off, len;	/* in bytes */
+		uint32_t head, tail;	/* postings + 1 */
+		uint32_t doc_tf_title, doc_tf_values; /* within the document being added */
+		uint64_t doc;		/* the vid doc_tf_* count for */
+	} *t;
+	size_t n_terms, cap_terms;
+	buf bytes;
+	tpost *p;
+	size_t n_p, cap_p;
+	uint32_t *doc_terms;	/* the terms of the document being added */
+	size_t n_doc_terms, cap_doc_terms;
+	uint64_t docs, sum_title, sum_values; /* documents added and their lengths */
+} textw;
+
+int textw_init(textw *w, const schema *s);
+void textw_release(textw *w);
+/* Nothing collected yet? */
+static inline int textw_empty(const textw *w)
+{
+	return w->docs == 0;
+}
+/*
+ * Collect the postings of Record Version vid of Kind k (title, values:
+ * its values object or NULL); its field lengths in *dl_title, *dl_values.
+ * Versions must come in increasing vid order.
+ */
+int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size_t title_len,
+	      const jv *values, uint32_t *dl_title, uint32_t *dl_values);
+/*
+ * Write what was collected as segment seg of Domain dom through put
+ * (sub-database, key, value), then its descriptor; the writer is emptied.
+ */
+int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
+		int (*put)(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn),
+		void *ctx);
+
+/* A segment as its descriptor says. */
+typedef struct tseg {
+	uint32_t id;
+	uint64_t containers, postings, min_vid, max_vid;
+	uint64_t docs, sum_title, sum_values; /* Versions indexed and their field lengths */
+	uint32_t branch;	/* the branch its Versions were written on */
+} tseg;
+#define TSEG_BYTES 60
+
+/* Drop the segments of a deleted branch (its clearing's last step). */
+int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
+
+/* The segments of a Domain, in id order (*out freed by the caller with cr_free). */
+int text_segments(MDB_txn *txn, cairn_store *st, uint32_t dom, tseg **out, size_t *n);
+/* The id a new segment of the Domain gets. */
+int text_segment_next(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *id);
+/* Key prefixes: a segment's descriptor, and a term's containers in a segment. */
+void key_tseg(kbuf *k, uint32_t dom, uint32_t seg);
+void key_tterm(kbuf *k, uint32_t dom, uint32_t seg, const char *term, size_t len);
+
+/* A container, its block headers decoded (pointers into the stored bytes). */
+typedef struct tcont {
+	uint64_t base;		/* its first vid: (vid >> 16) << 16 */
+	uint32_t n;		/* postings */
+	uint32_t nb;		/* blocks */
+	const uint8_t *bits;	/* the bitset of a dense container, or NULL */
+	struct tblock {
+		uint32_t n;		/* postings */
+		uint32_t first, last;	/* vid - base of the first and the last */
+		uint32_t max_tf_title, max_tf_values, min_dl_title, min_dl_values;
+		const uint8_t *gaps, *payload;
+		size_t gaps_len, payload_len;
+	} *b;
+} tcont;
+
+/* What the postings of one block say, by position in the block. */
+typedef struct tpay {
+	uint32_t kind[TEXT_BLOCK], tf_title[TEXT_BLOCK], tf_values[TEXT_BLOCK];
+	uint32_t dl_title[TEXT_BLOCK], dl_values[TEXT_BLOCK];
+} tpay;
+
+/*
+ * Decode a container's headers (a value of the postings sub-database, for
+ * vid >> 16 = hi); the blocks are allocated in a. CAIRN_ECORRUPT on bad bytes.
+ */
+int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out);
+/* The vids (- base) of block bi, in order, into lo[0..b->n - 1]. */
+int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo);
+/* The payload of block bi. */
+int tblock_payload(const tcont *c, uint32_t bi, tpay *p);
+
+/*
+ * Rebuild the full-text index of the Domain of d (a write transaction):
+ * every Record Version again, under schema s.
+ */
+int text_rebuild(dctx *d, const schema *s);
+
+#endif

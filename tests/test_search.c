@@ -1,0 +1,531 @@
+/*
+ * Full-text search against a brute-force BM25 reference: random Records and
+ * queries, on main, on a branch and at past revisions; the same hits in the
+ * same order with the same scores. Then the edges: Kinds, limits, errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/analyze.h"
+#include "tests.h"
+
+static const char sschema[] =
+	"{\"search\":{\"language\":\"english\",\"title_weight\":2,\"k1\":1.2,\"b\":0.75},"
+	"\"kinds\":["
+	"{\"name\":\"Doc\",\"attributes\":["
+	"{\"name\":\"body\",\"type\":\"string\",\"search\":true},"
+	"{\"name\":\"tags\",\"type\":\"strings\",\"search\":0.5},"
+	"{\"name\":\"code\",\"type\":\"string\"}]},"
+	"{\"name\":\"Note\",\"attributes\":["
+	"{\"name\":\"text\",\"type\":\"string\",\"search\":2}]}]}";
+
+static const char *const vocab[] = {
+	"run",	    "runs",	"running", "runner",  "supply",	 "supplies", "supplied", "bear",
+	"bears",    "bearing",	"steel",   "Steel",   "STEEL",	 "bolt",     "bolts",	 "valve",
+	"valves",   "pump",	"pumps",   "pumping", "north",	 "south",    "Zürich",	 "zurich",
+	"PO-2024",  "po",	"2024",	   "alpha",   "beta",	 "gamma",    "delta",	 "ever",
+	"every",    "connect",	"connected", "connection", "the", "a", "of", "and"};
+#define NVOCAB (sizeof(vocab) / sizeof(vocab[0]))
+
+/* What the test wrote: every Record Version, by Kind, key and revision. */
+typedef struct mver {
+	int kind; /* 0 Doc, 1 Note */
+	char key[16];
+	uint64_t rev;
+	char title[200], body[200], tags[3][40], code[40];
+	int n_tags;
+} mver;
+
+static mver *M;
+static size_t NM, CAPM;
+
+static void words(char *out, size_t cap, int max)
+{
+	int n = rand() % (max + 1);
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && len + 20 < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? " " : "",
+					vocab[rand() % NVOCAB]);
+}
+
+static void json_str(char *out, size_t cap, size_t *len, const char *s)
+{
+	*len += (size_t)snprintf(out + *len, cap - *len, "\"%s\"", s);
+}
+
+/* One put of a random Version of (kind, key) into cs; the model keeps it (rev set later). */
+static int put_random(cairn_changeset *cs, int kind, const char *key)
+{
+	mver v;
+	char vals[1024];
+	size_t len = 0;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = kind;
+	snprintf(v.key, sizeof(v.key), "%s", key);
+	words(v.title, sizeof(v.title), 6);
+	words(v.body, sizeof(v.body), 8);
+	len += (size_t)snprintf(vals + len, sizeof(vals) - len, "{");
+	if (kind == 0) {
+		v.n_tags = rand() % 4;
+		len += (size_t)snprintf(vals + len, sizeof(vals) - len, "\"body\":");
+		json_str(vals, sizeof(vals), &len, v.body);
+		len += (size_t)snprintf(vals + len, sizeof(vals) - len, ",\"tags\":[");
+		for (int i = 0; i < v.n_tags; i++) {
+			snprintf(v.tags[i], sizeof(v.tags[i]), "%s", vocab[rand() % NVOCAB]);
+			if (i)
+				len += (size_t)snprintf(vals + len, sizeof(vals) - len, ",");
+			json_str(vals, sizeof(vals), &len, v.tags[i]);
+		}
+		snprintf(v.code, sizeof(v.code), "%s", vocab[rand() % NVOCAB]);
+		len += (size_t)snprintf(vals + len, sizeof(vals) - len, "],\"code\":");
+		json_str(vals, sizeof(vals), &len, v.code);
+	} else {
+		len += (size_t)snprintf(vals + len, sizeof(vals) - len, "\"text\":");
+		json_str(vals, sizeof(vals), &len, v.body);
+	}
+	snprintf(vals + len, sizeof(vals) - len, "}");
+	if (NM == CAPM) {
+		CAPM = CAPM ? CAPM * 2 : 256;
+		M = realloc(M, CAPM * sizeof(*M));
+	}
+	M[NM++] = v;
+	return cairn_cs_put(cs, kind ? "Note" : "Doc", key, strlen(key), v.title, strlen(v.title),
+			    vals, strlen(vals));
+}
+
+/* ----------------------------------------------------------- reference -- */
+
+#define MAXT 64
+
+typedef struct rterm {
+	char t[80];
+	double tf_title, tf_values;
+} rterm;
+
+typedef struct rdoc {
+	rterm t[MAXT];
+	int n;
+	double dl_title, dl_values;
+} rdoc;
+
+struct radd {
+	rdoc *d;
+	stemmer *st;
+	double weight; /* 0: the title */
+	int words;
+};
+
+static void rterm_add(rdoc *d, char tag, const char *s, size_t n, double weight)
+{
+	char key[80];
+	int i;
+
+	key[0] = tag;
+	memcpy(key + 1, s, n);
+	key[n + 1] = '\0';
+	for (i = 0; i < d->n; i++)
+		if (strcmp(d->t[i].t, key) == 0)
+			break;
+	if (i == d->n) {
+		if (d->n == MAXT)
+			return;
+		memset(&d->t[i], 0, sizeof(d->t[i]));
+		strcpy(d->t[i].t, key);
+		d->n++;
+	}
+	if (weight > 0)
+		d->t[i].tf_values += weight;
+	else
+		d->t[i].tf_title += 1;
+}
+
+static int radd_token(void *ctx, const token *t)
+{
+	struct radd *a = ctx;
+	const char *st;
+	size_t sn;
+
+	if (t->kind != TK_WHOLE)
+		a->words++;
+	rterm_add(a->d, 'w', t->s, t->len, a->weight);
+	if (t->kind == TK_WORD && !t->digits) {
+		sn = stem(a->st, t->s, t->len, &st);
+		if (sn != t->len || memcmp(st, t->s, sn) != 0)
+			rterm_add(a->d, 's', st, sn, a->weight);
+	}
+	return 0;
+}
+
+static void rdoc_build(const mver *v, stemmer *st, rdoc *d)
+{
+	struct radd a = {d, st, 0, 0};
+	uint32_t pos = 0;
+
+	memset(d, 0, sizeof(*d));
+	analyze(v->title, strlen(v->title), &pos, radd_token, &a);
+	d->dl_title = a.words;
+	a.words = 0;
+	a.weight = v->kind ? 2 : 1;
+	analyze(v->body, strlen(v->body), &pos, radd_token, &a);
+	a.weight = 0.5;
+	for (int i = 0; v->kind == 0 && i < v->n_tags; i++)
+		analyze(v->tags[i], strlen(v->tags[i]), &pos, radd_token, &a);
+	d->dl_values = a.words;
+}
+
+static const rterm *rdoc_term(const rdoc *d, const char *key)
+{
+	for (int i = 0; i < d->n; i++)
+		if (strcmp(d->t[i].t, key) == 0)
+			return &d->t[i];
+	return NULL;
+}
+
+/* A live Record of a view, as the reference sees it. */
+typedef struct rlive {
+	const mver *v;
+	uint64_t vid;
+	rdoc d;
+} rlive;
+
+typedef struct qterm {
+	char t[80];
+	double w;
+	int group;
+} qterm;
+
+struct qb {
+	qterm q[96];
+	int n, groups;
+	stemmer *st;
+};
+
+static void qadd(struct qb *b, char tag, const char *s, size_t n, double w)
+{
+	qterm *q = &b->q[b->n++];
+
+	q->t[0] = tag;
+	memcpy(q->t + 1, s, n);
+	q->t[n + 1] = '\0';
+	q->w = w;
+	q->group = b->groups;
+}
+
+static int q_token(void *ctx, const token *t)
+{
+	struct qb *b = ctx;
+	const char *st;
+	size_t sn;
+
+	if (t->kind == TK_WHOLE)
+		return 0;
+	qadd(b, 'w', t->s, t->len, 1);
+	if (t->kind == TK_WORD && !t->digits) {
+		sn = stem(b->st, t->s, t->len, &st);
+		qadd(b, 's', st, sn, 0.5);
+		if (sn != t->len || memcmp(st, t->s, sn) != 0)
+			qadd(b, 'w', st, sn, 0.5);
+	}
+	b->groups++;
+	return 0;
+}
+
+typedef struct rhit {
+	uint64_t vid;
+	double score;
+	char key[16];
+	int kind;
+} rhit;
+
+static int rhit_cmp(const void *x, const void *y)
+{
+	const rhit *a = x, *b = y;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return (a->vid > b->vid) - (a->vid < b->vid);
+}
+
+/* Every live Record of the view, with the Version the test wrote for it. */
+static size_t view_records(cairn_txn *t, stemmer *st, rlive *out, size_t cap)
+{
+	static const char *const kinds[] = {"Doc", "Note"};
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		cairn_record r[100];
+		size_t got;
+		char after[64] = "";
+		size_t after_len = 0;
+
+		do {
+			if (cairn_page(t, kinds[k], after, after_len, r, 100, &got))
+				return SIZE_MAX;
+			for (size_t i = 0; i < got && n < cap; i++) {
+				const mver *v = NULL;
+
+				for (size_t j = 0; j < NM; j++)
+					if (M[j].kind == k && M[j].rev == r[i].revision &&
+					    strlen(M[j].key) == r[i].key_len &&
+					    memcmp(M[j].key, r[i].key, r[i].key_len) == 0)
+						v = &M[j];
+				if (!v)
+					return SIZE_MAX;
+				out[n].v = v;
+				out[n].vid = r[i].vid;
+				rdoc_build(v, st, &out[n].d);
+				n++;
+			}
+			if (got) {
+				after_len = r[got - 1].key_len;
+				memcpy(after, r[got - 1].key, after_len);
+			}
+		} while (got == 100);
+	}
+	return n;
+}
+
+/* The reference's hits for text in the view. */
+static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text, int kind_only,
+			rhit *out, size_t limit)
+{
+	struct qb b;
+	double avg_t = 0, avg_v = 0, N = (double)nl;
+	rhit *all = calloc(nl + 1, sizeof(*all));
+	size_t na = 0;
+	uint32_t pos = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.st = st;
+	analyze(text, strlen(text), &pos, q_token, &b);
+	/* avgdl over every Version ever written (the index's corpus) */
+	for (size_t i = 0; i < NM; i++) {
+		rdoc d;
+
+		rdoc_build(&M[i], st, &d);
+		avg_t += d.dl_title;
+		avg_v += d.dl_values;
+	}
+	avg_t /= (double)NM;
+	avg_v /= (double)NM;
+	for (size_t i = 0; i < nl && b.groups; i++) {
+		double score = 0;
+		int ok = 1;
+
+		if (kind_only >= 0 && L[i].v->kind != kind_only)
+			continue;
+		for (int g = 0; g < b.groups && ok; g++) {
+			int any = 0;
+
+			for (int q = 0; q < b.n; q++)
+				if (b.q[q].group == g && rdoc_term(&L[i].d, b.q[q].t))
+					any = 1;
+			ok = any;
+		}
+		if (!ok)
+			continue;
+		for (int q = 0; q < b.n; q++) {
+			const rterm *rt = rdoc_term(&L[i].d, b.q[q].t);
+			double df = 0, idf, tf = 0;
+
+			if (!rt)
+				continue;
+			for (size_t j = 0; j < nl; j++)
+				df += rdoc_term(&L[j].d, b.q[q].t) != NULL;
+			idf = log(1 + (N - df + 0.5) / (df + 0.5));
+			if (rt->tf_title)
+				tf += 2 * rt->tf_title /
+				      (avg_t > 0 ? 1 - 0.75 + 0.75 * L[i].d.dl_title / avg_t : 1);
+			if (rt->tf_values)
+				tf += rt->tf_values /
+				      (avg_v > 0 ? 1 - 0.75 + 0.75 * L[i].d.dl_values / avg_v : 1);
+			score += b.q[q].w * idf * tf / (1.2 + tf);
+		}
+		all[na].vid = L[i].vid;
+		all[na].score = score;
+		all[na].kind = L[i].v->kind;
+		snprintf(all[na].key, sizeof(all[na].key), "%s", L[i].v->key);
+		na++;
+	}
+	qsort(all, na, sizeof(*all), rhit_cmp);
+	if (na > limit)
+		na = limit;
+	memcpy(out, all, na * sizeof(*out));
+	free(all);
+	return na;
+}
+
+static int commit_cs(cairn_store *st, const char *branch, cairn_changeset *cs, uint64_t *rev)
+{
+	cairn_commit_options co = {0};
+	cairn_commit_result res;
+	int rc;
+
+	co.domain = "d";
+	co.branch = branch;
+	co.prov.actor = "test";
+	rc = cairn_commit(st, &co, cs, &res);
+	if (!rc && rev)
+		*rev = res.revision;
+	return rc;
+}
+
+/* Compare the search with the reference for random texts in one view. */
+static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemmer *stm, int texts)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	rlive *L = calloc(2000, sizeof(*L));
+	size_t nl;
+	int bad = 0;
+
+	ro.domain = "d";
+	ro.branch = branch;
+	ro.at_revision = at;
+	if (!L || cairn_read_begin(st, &ro, &t)) {
+		free(L);
+		return 0;
+	}
+	nl = view_records(t, stm, L, 2000);
+	if (nl == SIZE_MAX) {
+		fprintf(stderr, "    the view has a Record the test did not write\n");
+		bad = 1;
+	}
+	for (int it = 0; it < texts && !bad; it++) {
+		char text[200];
+		cairn_search_options o = {0};
+		cairn_hit h[40];
+		rhit want[40];
+		size_t n, nw;
+		int kind_only = rand() % 4 == 0 ? rand() % 2 : -1;
+		const char *kname = kind_only == 1 ? "Note" : "Doc";
+		int rc;
+
+		words(text, sizeof(text), 3);
+		if (!text[0])
+			snprintf(text, sizeof(text), "%s", vocab[rand() % NVOCAB]);
+		o.text = text;
+		o.limit = 1 + (size_t)(rand() % 40);
+		if (kind_only >= 0) {
+			o.kinds = &kname;
+			o.n_kinds = 1;
+		}
+		rc = cairn_search(t, &o, h, 40, &n, NULL);
+		nw = reference(L, nl, stm, text, kind_only, want, o.limit);
+		if (rc || n != nw) {
+			fprintf(stderr, "    \"%s\" (limit %zu, kind %d): %zu hits, want %zu (%s)\n",
+				text, o.limit, kind_only, n, nw, rc ? cairn_errmsg() : "ok");
+			bad = 1;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (h[i].rec.vid != want[i].vid ||
+			    fabs(h[i].score - want[i].score) > 1e-6 * (1 + fabs(want[i].score))) {
+				fprintf(stderr,
+					"    \"%s\" hit %zu: %.*s %.9f (vid %llu), want %s %.9f (vid %llu)\n",
+					text, i, (int)h[i].rec.key_len, h[i].rec.key, h[i].score,
+					(unsigned long long)h[i].rec.vid, want[i].key, want[i].score,
+					(unsigned long long)want[i].vid);
+				bad = 1;
+				break;
+			}
+	}
+	cairn_txn_end(t);
+	free(L);
+	return !bad;
+}
+
+static cairn_store *sstore(void)
+{
+	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0,
+				 0};
+	cairn_commit_options co = {0};
+	cairn_store *st;
+
+	if (cairn_open(test_path("store"), &oo, &st))
+		return NULL;
+	co.domain = "d";
+	co.prov.actor = "test";
+	if (cairn_domain_create(st, "d") ||
+	    cairn_schema_apply(st, &co, sschema, strlen(sschema), NULL)) {
+		cairn_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+void test_search_reference(void)
+{
+	cairn_store *st = sstore();
+	stemmer *stm = stemmer_new("english");
+	uint64_t past[4] = {0, 0, 0, 0};
+	int np = 0;
+
+	CHECK(st && stm);
+	if (!st || !stm)
+		goto out;
+	NM = 0;
+	srand(11);
+	for (int round = 0; round < 40; round++) {
+		const char *branch = round >= 25 && round % 2 ? "b" : NULL;
+		cairn_changeset *cs;
+		uint64_t rev;
+		size_t first = NM;
+		int n = 1 + rand() % (round == 0 ? 200 : 20);
+
+		if (round == 25)
+			OK(cairn_branch_create(st, "d", "b", NULL));
+		OK(cairn_changeset_new(&cs));
+		for (int i = 0; i < n; i++) {
+			char key[16];
+			int kind = rand() % 5 == 0;
+
+			snprintf(key, sizeof(key), "k%d", rand() % 300);
+			if (round && rand() % 8 == 0) {
+				/* a delete, if the Record is there (else a put) */
+				cairn_txn *t;
+				cairn_read_options ro = {0};
+				cairn_record r;
+				int there;
+
+				ro.domain = "d";
+				ro.branch = branch;
+				OK(cairn_read_begin(st, &ro, &t));
+				there = cairn_get(t, kind ? "Note" : "Doc", key, strlen(key), &r) == 0;
+				cairn_txn_end(t);
+				if (there) {
+					OK(cairn_cs_delete(cs, kind ? "Note" : "Doc", key, strlen(key), 0));
+					continue;
+				}
+			}
+			OK(put_random(cs, kind, key));
+		}
+		if (commit_cs(st, branch, cs, &rev)) {
+			/* the same Record twice in one change set, or a delete of a put: drop it */
+			NM = first;
+			cairn_changeset_free(cs);
+			continue;
+		}
+		cairn_changeset_free(cs);
+		for (size_t j = first; j < NM; j++)
+			M[j].rev = rev;
+		if (round % 10 == 5 && np < 4)
+			past[np++] = rev;
+	}
+	CHECK(compare_view(st, NULL, 0, stm, 150));
+	CHECK(compare_view(st, "b", 0, stm, 150));
+	for (int i = 0; i < np; i++)
+		CHECK(compare_view(st, NULL, past[i], stm, 60));
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+out:
+	stemmer_free(stm);
+	free(M);
+	M = NULL;
+	NM = CAPM = 0;
+	cairn_close(st);
+}
