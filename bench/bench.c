@@ -79,6 +79,10 @@ typedef struct bench {
 	char (*rtext_key)[64];
 	size_t n_rtext;
 	uint64_t resolve_top1, resolve_calls;
+	/* full-text search: texts of q_title_words, q_common_words, q_two_common */
+	char (*stext[3])[128];
+	size_t n_stext[3];
+	uint64_t search_hits, search_calls, search_matches;
 	result res[32];
 	size_t n_res;
 	const char *branch;	/* reads on this branch (NULL: main) */
@@ -494,6 +498,65 @@ static int op_hood_values(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 	return op_hood(b, t, i, bytes, 1);
 }
 
+/* The texts of a query file, one per line (at most 1,000). */
+static int load_texts(bench *b, const char *file, int which)
+{
+	char path[1300], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", b->dir, file);
+	if (!(f = fopen(path, "r")))
+		return die(file, CAIRN_EIO);
+	if (!(b->stext[which] = calloc(1000, sizeof(*b->stext[which])))) {
+		fclose(f);
+		return die(file, CAIRN_ENOMEM);
+	}
+	while (b->n_stext[which] < 1000 && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\t\r\n");
+
+		if (n && n < sizeof(b->stext[which][0])) {
+			memcpy(b->stext[which][b->n_stext[which]], line, n);
+			b->stext[which][b->n_stext[which]++][n] = '\0';
+		}
+	}
+	fclose(f);
+	return b->n_stext[which] ? 0 : die(file, CAIRN_ENOTFOUND);
+}
+
+static int run_search(bench *b, cairn_txn *t, size_t i, int which, uint64_t *bytes)
+{
+	cairn_search_options o = {0};
+	cairn_search_info info;
+	cairn_hit h[20];
+	size_t n;
+	int rc;
+
+	o.text = b->stext[which][i % b->n_stext[which]];
+	o.limit = 20;
+	rc = cairn_search(t, &o, h, 20, &n, &info);
+	for (size_t j = 0; !rc && j < n; j++)
+		*bytes += h[j].rec.key_len + h[j].rec.title_len + 8;
+	b->search_calls++;
+	b->search_hits += n;
+	b->search_matches += info.scored;
+	return rc;
+}
+
+static int op_search_word(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_search(b, t, i, 0, bytes);
+}
+
+static int op_search_common(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_search(b, t, i, 1, bytes);
+}
+
+static int op_search_two(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_search(b, t, i, 2, bytes);
+}
+
 /* The titles of the first query Records: as they are, upper-cased, two middle letters swapped. */
 static int load_rtexts(bench *b)
 {
@@ -654,6 +717,20 @@ static int time_hood(bench *b, const char *name, uint32_t fanout, read_fn fn)
 		 (double)b->hood_nodes / b->hood_calls,
 		 (unsigned long long)b->hood_sizes[b->n_hood_sizes / 2],
 		 (double)b->hood_links / b->hood_calls, cap);
+	return 0;
+}
+
+/* A search row, with the hits and the Records scored per call in its note. */
+static int time_search(bench *b, const char *name, read_fn fn)
+{
+	int rc;
+
+	b->search_hits = b->search_calls = b->search_matches = 0;
+	if ((rc = time_read(b, name, fn, NULL)))
+		return rc;
+	snprintf(b->res[b->n_res - 1].note, sizeof(b->res[0].note),
+		 "%.1f hits, %.0f Records scored per call", (double)b->search_hits / b->search_calls,
+		 (double)b->search_matches / b->search_calls);
 	return 0;
 }
 
@@ -1903,7 +1980,12 @@ int bench_run(const bench_options *o)
 	    load_rtexts(&b) ||
 	    time_resolve(&b, "resolution of a title", op_resolve_title) ||
 	    time_resolve(&b, "resolution of a title in capitals", op_resolve_upper) ||
-	    time_resolve(&b, "resolution of a title with two letters swapped", op_resolve_typo))
+	    time_resolve(&b, "resolution of a title with two letters swapped", op_resolve_typo) ||
+	    load_texts(&b, "q_title_words.txt", 0) || load_texts(&b, "q_common_words.txt", 1) ||
+	    load_texts(&b, "q_two_common.txt", 2) ||
+	    time_search(&b, "full-text search of a title word, top 20", op_search_word) ||
+	    time_search(&b, "full-text search of a very common word, top 20", op_search_common) ||
+	    time_search(&b, "full-text search of two common words, top 20", op_search_two))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
 	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
@@ -1942,6 +2024,8 @@ out:
 	free(b.qeq);
 	free(b.parts);
 	free(b.hood_sizes);
+	for (int i = 0; i < 3; i++)
+		free(b.stext[i]);
 	free(b.rtext);
 	free(b.rtext_key);
 	free(b.qrange);

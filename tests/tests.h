@@ -94,6 +94,10 @@
 	X(analyze_positions)                                                                       \
 	X(analyze_stem)                                                                            \
 	X(search_reference)                                                                        \
+	X(search_errors)                                                                           \
+	X(search_schema)                                                                           \
+	X(search_branches)                                                                         \
+	X(search_check_detects)                                                                    \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

@@ -31,6 +31,7 @@ typedef struct qterm {
 	double weight;		/* in the query */
 	uint64_t df;		/* live postings in the view, every segment */
 	double idf;
+	double max_bound;	/* the highest block bound of its lists */
 } qterm;
 
 /* One term's postings in one segment, and where a walk is in them. */
@@ -77,7 +78,7 @@ typedef struct sctx {
 	double n_docs, avg_title, avg_values;
 	/* live-set chunks of the view, fetched when first needed */
 	const uint8_t **chunk;
-	uint8_t *fetched;
+	uint8_t *fetched;	/* 0: not yet; 1: fetched; 2: fetched, every vid live */
 	size_t n_chunks;
 	MDB_cursor *cells;
 	/* the best so far: a heap, worst on top */
@@ -106,6 +107,14 @@ static int live_chunk(sctx *s, uint64_t id, const uint8_t **bits)
 		else if (len != LIVE_CHUNK_BYTES)
 			return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
 		s->fetched[id] = 1;
+		if (s->chunk[id]) {
+			size_t x = 0;
+
+			while (x < LIVE_CHUNK_BYTES && s->chunk[id][x] == 0xff)
+				x++;
+			if (x == LIVE_CHUNK_BYTES)
+				s->fetched[id] = 2;
+		}
 	}
 	*bits = s->chunk[id];
 	return 0;
@@ -144,7 +153,20 @@ static int count_live(sctx *s, const tcont *c, uint64_t *df)
 	}
 	for (uint32_t bi = 0; bi < c->nb; bi++) {
 		uint16_t lo[TEXT_BLOCK];
+		uint64_t a = (c->base + c->b[bi].first) >> LIVE_CHUNK_BITS;
+		uint64_t z = (c->base + c->b[bi].last) >> LIVE_CHUNK_BITS;
+		const uint8_t *bits;
 
+		/* A block within chunks where every vid is live: all of it, unread. */
+		while (a <= z && !(rc = live_chunk(s, a, &bits)) && a < s->n_chunks &&
+		       s->fetched[a] == 2)
+			a++;
+		if (rc)
+			return rc;
+		if (a > z) {
+			*df += c->b[bi].n;
+			continue;
+		}
 		if ((rc = tblock_vids(c, bi, lo)))
 			return rc;
 		for (uint32_t j = 0; j < c->b[bi].n; j++) {
@@ -445,23 +467,40 @@ static int walk(sctx *s)
 			return rc;
 		if ((vid = group_cur(s, g)) == END)
 			return 0;
-		/* Skip the leading group's blocks that cannot beat the kept Records. */
+		/*
+		 * Skip the leading group's blocks that cannot beat the kept Records:
+		 * up to the end of the first block it is in, a Record has each term
+		 * in one segment at most, so a term adds the highest bound of its
+		 * lists' blocks there; every other group, its terms' highest bounds.
+		 */
 		if (s->nh == s->limit) {
-			double bound = 0;
+			double bound = 0, term = 0;
 			uint64_t end = END;
 
 			for (size_t i = 0; i < g->n; i++) {
 				const tlist *l = &s->l[g->first + i];
 
-				if (l->cur == END)
-					continue;
-				bound += block_bound(s, l, cur_block(l));
-				if (block_end(l) < end)
+				if (l->cur != END && block_end(l) < end)
 					end = block_end(l);
 			}
+			for (size_t i = 0; i < g->n; i++) {
+				const tlist *l = &s->l[g->first + i];
+				double x;
+
+				if (i && l->q != s->l[g->first + i - 1].q) {
+					bound += term;
+					term = 0;
+				}
+				if (l->cur == END || l->cur > end)
+					continue;
+				if ((x = block_bound(s, l, cur_block(l))) > term)
+					term = x;
+			}
+			bound += term;
 			for (size_t o = 0; o < s->ng; o++)
-				for (size_t i = 0; o != lead && i < s->g[o].n; i++)
-					bound += s->l[s->g[o].first + i].max_bound;
+				for (size_t qi = s->g[o].qfirst; o != lead && qi < s->g[o].qfirst + s->g[o].qn;
+				     qi++)
+					bound += s->q[qi].max_bound;
 			if (bound <= threshold(s)) {
 				vid = end + 1;
 				continue;
@@ -548,11 +587,8 @@ static int on_query_token(void *ctx, const token *t)
 		const char *st;
 		size_t sn = stem(q->stem, t->s, t->len, &st);
 
-		/* Other words of the same stem: by their stem, and the stem as a word. */
+		/* Every word of the same stem, this one too: a match as written scores both. */
 		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT)))
-			return rc;
-		if (sn && (sn != t->len || memcmp(st, t->s, sn) != 0) &&
-		    (rc = add_term(s, TERM_WORD, st, sn, STEM_WEIGHT)))
 			return rc;
 	}
 	g->qn = s->nq - g->qfirst;
@@ -656,6 +692,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 					if (x > l->max_bound)
 						l->max_bound = x;
 				}
+			if (l->max_bound > l->q->max_bound)
+				((qterm *)l->q)->max_bound = l->max_bound;
 		}
 		for (size_t i = 0; i < s.ng; i++)
 			for (size_t j = 0; j < s.g[i].n; j++)

@@ -1500,12 +1500,14 @@ static int write_text(cctx *c, uint32_t kind, const pop *o, const vrec *v)
 			 o->values, &dt, &dv);
 }
 
-static int wl_put(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
+static int put_now(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
 {
-	return wl_add(&((cctx *)ctx)->wl, db, k, kn, v, vn);
+	cctx *c = ctx;
+
+	return db_put(c->d.txn, c->d.st, db, k, kn, v, vn, 0);
 }
 
-/* The commit's postings segment, if it has Record Versions. */
+/* The commit's postings segment, if it has Record Versions: already in key order. */
 static int write_segment(cctx *c)
 {
 	uint32_t seg;
@@ -1515,7 +1517,7 @@ static int write_segment(cctx *c)
 		return 0;
 	if ((rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &seg)))
 		return rc;
-	return textw_flush(&c->tw, c->d.dom, seg, c->d.br.id, wl_put, c);
+	return textw_flush(&c->tw, c->d.dom, seg, c->d.br.id, put_now, c);
 }
 
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
@@ -1729,9 +1731,9 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 			deltas[c->rs[o->st].kind] += o->count_delta;
 	}
 	if (!rc)
-		rc = write_segment(c);
-	if (!rc)
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
+	if (!rc)
+		rc = write_segment(c);
 	for (size_t i = 0; i < n_chunks && !rc; i++)
 		rc = put_cell(c, CELL_LIVE, chunks[i].id, chunks[i].bits, LIVE_CHUNK_BYTES);
 	for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {

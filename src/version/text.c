@@ -37,13 +37,38 @@ struct dctx_text {
 	uint32_t words;		/* word positions seen in the field */
 };
 
-/* Count one occurrence of term (tag, s) in the document being added. */
-static int term_hit(struct dctx_text *x, char tag, const char *s, size_t n)
+/* Count one occurrence of term t in the document being added. */
+static int term_count(struct dctx_text *x, uint32_t ti)
 {
 	textw *w = x->w;
+	struct tterm *t = &w->t[ti];
+
+	if (t->doc != x->vid + 1) { /* first in this document */
+		if (w->n_doc_terms == w->cap_doc_terms) {
+			size_t cap = w->cap_doc_terms ? w->cap_doc_terms * 2 : 64;
+			uint32_t *nd = cr_reallocarray(w->doc_terms, cap, sizeof(*nd));
+
+			if (!nd)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			w->doc_terms = nd;
+			w->cap_doc_terms = cap;
+		}
+		w->doc_terms[w->n_doc_terms++] = ti;
+		t->doc = x->vid + 1;
+		t->doc_tf_title = t->doc_tf_values = 0;
+	}
+	if (x->weight)
+		t->doc_tf_values += x->weight;
+	else
+		t->doc_tf_title++;
+	return 0;
+}
+
+/* The index of term (tag, s), added when new. */
+static int term_find(textw *w, char tag, const char *s, size_t n, uint32_t *ti)
+{
 	char key[TEXT_TERM_MAX];
 	uint64_t *slot;
-	struct tterm *t;
 	int isnew;
 
 	if (n > TOKEN_CAP)
@@ -53,6 +78,8 @@ static int term_hit(struct dctx_text *x, char tag, const char *s, size_t n)
 	if (!(slot = hmap_put(&w->terms, key, n + 1, &isnew)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	if (isnew) {
+		struct tterm *t;
+
 		if (w->n_terms == w->cap_terms) {
 			size_t cap = w->cap_terms ? w->cap_terms * 2 : 256;
 			struct tterm *nt = cr_reallocarray(w->t, cap, sizeof(*nt));
@@ -71,45 +98,36 @@ static int term_hit(struct dctx_text *x, char tag, const char *s, size_t n)
 			return err_set(CAIRN_ENOMEM, "out of memory");
 		*slot = ++w->n_terms;
 	}
-	t = &w->t[*slot - 1];
-	if (t->doc != x->vid + 1) { /* first in this document */
-		if (w->n_doc_terms == w->cap_doc_terms) {
-			size_t cap = w->cap_doc_terms ? w->cap_doc_terms * 2 : 64;
-			uint32_t *nd = cr_reallocarray(w->doc_terms, cap, sizeof(*nd));
-
-			if (!nd)
-				return err_set(CAIRN_ENOMEM, "out of memory");
-			w->doc_terms = nd;
-			w->cap_doc_terms = cap;
-		}
-		w->doc_terms[w->n_doc_terms++] = (uint32_t)(*slot - 1);
-		t->doc = x->vid + 1;
-		t->doc_tf_title = t->doc_tf_values = 0;
-	}
-	if (x->weight)
-		t->doc_tf_values += x->weight;
-	else
-		t->doc_tf_title++;
+	*ti = (uint32_t)(*slot - 1);
 	return 0;
 }
 
 static int on_token(void *ctx, const token *t)
 {
 	struct dctx_text *x = ctx;
+	textw *w = x->w;
+	uint32_t ti;
 	int rc;
 
 	if (t->kind != TK_WHOLE)
 		x->words++;
-	if ((rc = term_hit(x, TERM_WORD, t->s, t->len)))
+	if ((rc = term_find(w, TERM_WORD, t->s, t->len, &ti)) || (rc = term_count(x, ti)))
 		return rc;
-	if (t->kind == TK_WORD && !t->digits && x->w->stem) {
+	if (t->kind != TK_WORD || t->digits || !w->stem)
+		return 0;
+	if (!w->t[ti].stem_done) { /* a word's stem, once per segment */
 		const char *st;
-		size_t sn = stem(x->w->stem, t->s, t->len, &st);
+		size_t sn = stem(w->stem, t->s, t->len, &st);
+		uint32_t si;
 
-		if (sn && (sn != t->len || memcmp(st, t->s, sn) != 0))
-			return term_hit(x, TERM_STEM, st, sn);
+		w->t[ti].stem_done = 1;
+		if (sn) {
+			if ((rc = term_find(w, TERM_STEM, st, sn, &si)))
+				return rc;
+			w->t[ti].stem = si + 1;
+		}
 	}
-	return 0;
+	return w->t[ti].stem ? term_count(x, w->t[ti].stem - 1) : 0;
 }
 
 /* Analyze the title and the searchable values of a document. */
@@ -174,17 +192,13 @@ int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size
 			return err_set(CAIRN_ELIMIT, "too many words in one commit");
 		p = &w->p[w->n_p++];
 		p->vid = vid;
-		p->next = 0;
+		p->term = w->doc_terms[i];
 		p->kind = k->id;
 		p->tf_title = t->doc_tf_title;
 		p->tf_values = t->doc_tf_values;
 		p->dl_title = *dl_title;
 		p->dl_values = *dl_values;
-		if (t->tail)
-			w->p[t->tail - 1].next = (uint32_t)w->n_p;
-		else
-			t->head = (uint32_t)w->n_p;
-		t->tail = (uint32_t)w->n_p;
+		t->count++;
 	}
 	return 0;
 }
@@ -232,17 +246,15 @@ static int term_cmp(const void *x, const void *y)
  *     varint bytes, then per posting varints kind, tf_title, tf_values,
  *     dl_title, dl_values
  */
-static uint32_t encode_container(const textw *w, uint32_t first, buf *out, uint32_t *count)
+static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t *count)
 {
-	uint64_t hi = w->p[first - 1].vid >> TEXT_CONTAINER_BITS;
-	uint32_t n = 0, end = first;
+	uint64_t hi = p[0].vid >> TEXT_CONTAINER_BITS;
+	size_t n = 0;
 	buf pay = BUF_INIT, gaps = BUF_INIT;
 	int bitset;
 
-	while (end && (w->p[end - 1].vid >> TEXT_CONTAINER_BITS) == hi) {
+	while (n < n_run && (p[n].vid >> TEXT_CONTAINER_BITS) == hi)
 		n++;
-		end = w->p[end - 1].next;
-	}
 	bitset = n >= TEXT_BITSET_MIN;
 	buf_put_varint(out, n);
 	buf_put_u8(out, (uint8_t)bitset);
@@ -251,38 +263,38 @@ static uint32_t encode_container(const textw *w, uint32_t first, buf *out, uint3
 
 		if (!bits) {
 			out->oom = 1;
-			return 0;
+			return n;
 		}
-		for (uint32_t i = first; i != end; i = w->p[i - 1].next) {
-			unsigned lo = (unsigned)(w->p[i - 1].vid & 0xffff);
+		for (size_t i = 0; i < n; i++) {
+			unsigned lo = (unsigned)(p[i].vid & 0xffff);
 
 			bits[lo >> 3] |= (uint8_t)(1u << (lo & 7));
 		}
 		buf_put(out, bits, TEXT_BITSET_BYTES);
 		cr_free(bits);
 	}
-	for (uint32_t i = first; i != end;) {
+	for (size_t i = 0; i < n;) {
 		uint32_t mt = 0, mv = 0, lt = UINT32_MAX, lv = UINT32_MAX, j = 0;
-		uint64_t lo0 = w->p[i - 1].vid & 0xffff, last = lo0;
+		uint64_t lo0 = p[i].vid & 0xffff, last = lo0;
 
 		buf_reset(&pay);
 		buf_reset(&gaps);
-		for (; i != end && j < TEXT_BLOCK; i = w->p[i - 1].next, j++) {
-			const tpost *p = &w->p[i - 1];
-			uint64_t lo = p->vid & 0xffff;
+		for (; i < n && j < TEXT_BLOCK; i++, j++) {
+			const tpost *q = &p[i];
+			uint64_t lo = q->vid & 0xffff;
 
 			if (j)
 				buf_put_varint(&gaps, lo - last);
 			last = lo;
-			mt = p->tf_title > mt ? p->tf_title : mt;
-			mv = p->tf_values > mv ? p->tf_values : mv;
-			lt = p->dl_title < lt ? p->dl_title : lt;
-			lv = p->dl_values < lv ? p->dl_values : lv;
-			buf_put_varint(&pay, p->kind);
-			buf_put_varint(&pay, p->tf_title);
-			buf_put_varint(&pay, p->tf_values);
-			buf_put_varint(&pay, p->dl_title);
-			buf_put_varint(&pay, p->dl_values);
+			mt = q->tf_title > mt ? q->tf_title : mt;
+			mv = q->tf_values > mv ? q->tf_values : mv;
+			lt = q->dl_title < lt ? q->dl_title : lt;
+			lv = q->dl_values < lv ? q->dl_values : lv;
+			buf_put_varint(&pay, q->kind);
+			buf_put_varint(&pay, q->tf_title);
+			buf_put_varint(&pay, q->tf_values);
+			buf_put_varint(&pay, q->dl_title);
+			buf_put_varint(&pay, q->dl_values);
 		}
 		buf_put_varint(out, lo0);
 		buf_put_varint(out, last);
@@ -300,8 +312,8 @@ static uint32_t encode_container(const textw *w, uint32_t first, buf *out, uint3
 	out->oom |= pay.oom | gaps.oom;
 	buf_release(&pay);
 	buf_release(&gaps);
-	*count = n;
-	return end;
+	*count = (uint32_t)n;
+	return n;
 }
 
 int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
@@ -309,6 +321,8 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 		void *ctx)
 {
 	uint32_t *order = NULL;
+	size_t *start = NULL;
+	tpost *sorted = NULL;
 	uint64_t containers = 0, postings = 0, min_vid = UINT64_MAX, max_vid = 0;
 	buf val = BUF_INIT;
 	uint8_t desc[TSEG_BYTES];
@@ -324,18 +338,29 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 	sort_w = w;
 	if (w->n_terms)
 		qsort(order, w->n_terms, sizeof(*order), term_cmp);
-	for (size_t i = 0; i < w->n_terms && !rc; i++) {
+	/* The postings grouped by term, in term order (each term's in vid order). */
+	if (w->n_p && !(sorted = cr_reallocarray(NULL, w->n_p, sizeof(*sorted))))
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	if (!rc && w->n_terms && !(start = cr_reallocarray(NULL, w->n_terms, sizeof(*start))))
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0, at = 0; !rc && i < w->n_terms; i++) {
+		start[order[i]] = at;
+		at += w->t[order[i]].count;
+	}
+	for (size_t i = 0; !rc && i < w->n_p; i++)
+		sorted[start[w->p[i].term]++] = w->p[i];
+	for (size_t i = 0, at = 0; i < w->n_terms && !rc; i++) {
 		const struct tterm *t = &w->t[order[i]];
-		uint32_t p = t->head;
+		size_t end = at + t->count;
 
-		while (p && !rc) {
-			uint64_t hi = w->p[p - 1].vid >> TEXT_CONTAINER_BITS;
+		while (at < end && !rc) {
+			uint64_t hi = sorted[at].vid >> TEXT_CONTAINER_BITS;
 			uint32_t n;
 
-			if (w->p[p - 1].vid < min_vid)
-				min_vid = w->p[p - 1].vid;
+			if (sorted[at].vid < min_vid)
+				min_vid = sorted[at].vid;
 			buf_reset(&val);
-			p = encode_container(w, p, &val, &n);
+			at += encode_container(sorted + at, end - at, &val, &n);
 			if (val.oom) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
@@ -350,8 +375,8 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 			containers++;
 			postings += n;
 		}
-		if (t->tail && w->p[t->tail - 1].vid > max_vid)
-			max_vid = w->p[t->tail - 1].vid;
+		if (t->count && sorted[end - 1].vid > max_vid)
+			max_vid = sorted[end - 1].vid;
 	}
 	if (!rc) {
 		be64_put(desc, containers);
@@ -366,6 +391,8 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 		rc = put(ctx, DB_POSTINGS, k.b, k.n, desc, sizeof(desc));
 	}
 	cr_free(order);
+	cr_free(start);
+	cr_free(sorted);
 	buf_release(&val);
 	/* Emptied for the next segment; the stemmer stays. */
 	hmap_clear(&w->terms);

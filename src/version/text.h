@@ -31,12 +31,12 @@
 #define TEXT_TERM_MAX (1 + TOKEN_CAP)
 #define TEXT_SEGMENTS_MAX 4096	 /* segments read by one search */
 #define TERM_WORD 'w'		 /* a word as written (folded) */
-#define TERM_STEM 's'		 /* the stem of words whose stem differs from them */
+#define TERM_STEM 's'		 /* the stem of a word (of letters) */
 
 /* One posting as collected by a writer. */
 typedef struct tpost {
 	uint64_t vid;
-	uint32_t next;		/* the term's next posting + 1 (0: none) */
+	uint32_t term;		/* index in textw.t */
 	uint32_t kind;
 	uint32_t tf_title, tf_values; /* tf_values in tenths, weighted by the attributes */
 	uint32_t dl_title, dl_values;
@@ -49,7 +49,9 @@ typedef struct textw {
 	hmap terms;		/* term bytes -> index + 1 in t */
 	struct tterm {
 		uint32_t off, len;	/* in bytes */
-		uint32_t head, tail;	/* postings + 1 */
+		uint32_t count;		/* postings */
+		uint32_t stem;		/* of a word: its stem's term + 1 (0: none) */
+		int stem_done;		/* stem is known */
 		uint32_t doc_tf_title, doc_tf_values; /* within the document being added */
 		uint64_t doc;		/* the vid doc_tf_* count for */
 	} *t;

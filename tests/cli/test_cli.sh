@@ -900,6 +900,47 @@ want_rc 2
 run resolve x --hop out
 want_rc 2
 end
+
+begin "search: every word, stems, Kinds, limits, branches, past revisions, errors"
+run search "hex bolt"
+want_rc 0
+out_json_lines
+out_lines 4
+out_has '"hits":3,"matches":3'
+out_has '"key":"gp2","title":"Hex bolt M2"'
+run search "bolts" --kind Part --limit 1
+want_rc 0
+out_lines 2
+out_has '"hits":1'
+run search "bolt" --kind Supplier
+line_has 1 '"key":"gs2","title":"Bolt Ltd"'
+run search "MÜLLER" --text
+want_rc 0
+out_has 'Supplier:gs1  Acme Müller GmbH'
+run search "titanium" --text
+want_rc 0
+out_has 'no Record has every word'
+run branch create gsb
+run put Part gp9 --title "Titanium bolt" --values '{"sku":"g9"}' --branch gsb
+run search titanium --branch gsb
+out_has '"key":"gp9"'
+run search titanium
+out_has '"hits":0'
+run search "hex bolt" --at 1
+want_rc 0
+out_has '"hits":0'
+run search ""
+want_rc 2
+run search x --kind Nope
+want_rc 4
+err_has '"code":"unknown_kind"'
+run search x --limit 101
+want_rc 2
+run search x --hop out
+want_rc 2
+run search
+want_rc 2
+end
 unset CAIRN_DOMAIN
 
 # ------------------------------------------------------------------ tokens --
