@@ -56,6 +56,7 @@ typedef struct group {
 	size_t first, n;	/* its lists */
 	size_t qfirst, qn;	/* its terms */
 	uint64_t df;
+	uint64_t cur;		/* the lowest vid of its lists, after group_seek */
 } group;
 
 typedef struct hit {
@@ -307,6 +308,11 @@ static int seek_vid(tlist *l, uint64_t vid)
 			l->j = 0;
 			l->lo_ok = l->pay_ok = 0;
 		}
+		if (l->j == 0 && c->base + c->b[l->bi].first >= vid) {
+			/* At the start of a block: its header says where; read it later, if at all. */
+			l->cur = c->base + c->b[l->bi].first;
+			return 0;
+		}
 		if (!l->lo_ok) {
 			if ((rc = tblock_vids(c, l->bi, l->lo)))
 				return rc;
@@ -336,21 +342,26 @@ static const struct tblock *cur_block(const tlist *l)
 
 static uint64_t group_cur(const sctx *s, const group *g)
 {
-	uint64_t m = END;
-
-	for (size_t i = 0; i < g->n; i++)
-		if (s->l[g->first + i].cur < m)
-			m = s->l[g->first + i].cur;
-	return m;
+	(void)s;
+	return g->cur;
 }
 
-static int group_seek(sctx *s, const group *g, uint64_t vid)
+/* Every list of g at or after vid; g->cur the lowest. */
+static int group_seek(sctx *s, group *g, uint64_t vid)
 {
-	int rc = 0;
+	uint64_t m = END;
+	int rc;
 
-	for (size_t i = 0; i < g->n && !rc; i++)
-		rc = seek_vid(&s->l[g->first + i], vid);
-	return rc;
+	for (size_t i = 0; i < g->n; i++) {
+		tlist *l = &s->l[g->first + i];
+
+		if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
+			return rc;
+		if (l->cur < m)
+			m = l->cur;
+	}
+	g->cur = m;
+	return 0;
 }
 
 /* ----------------------------------------------------------- the best -- */
@@ -434,10 +445,11 @@ static int score_at(sctx *s, uint64_t vid, double *score, int *counts)
 		if (l->cur != vid)
 			continue;
 		if (!l->pay_ok) {
-			if ((rc = tblock_payload(&l->c[l->ci], l->bi, &l->pay)))
-				return rc;
+			tpay_begin(&l->c[l->ci], l->bi, &l->pay);
 			l->pay_ok = 1;
 		}
+		if ((rc = tpay_upto(&l->pay, j)))
+			return rc;
 		kind = l->pay.kind[j];
 		*score += term_score(s, l, l->pay.tf_title[j], l->pay.tf_values[j],
 				     l->pay.dl_title[j], l->pay.dl_values[j]);
@@ -460,7 +472,7 @@ static int walk(sctx *s)
 		if (s->g[i].df < s->g[lead].df)
 			lead = i;
 	for (;;) {
-		const group *g = &s->g[lead];
+		group *g = &s->g[lead];
 		int all = 1;
 
 		if ((rc = group_seek(s, g, vid)))

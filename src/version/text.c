@@ -237,20 +237,21 @@ static int term_cmp(const void *x, const void *y)
  * Encode the postings first.. (those of the same vid >> 16) of a term into
  * out; returns the posting after them (+ 1, 0 at the end).
  *
- *   varint n, u8 repr (0: gaps per block, 1: a bitset of the 65,536 vids)
+ *   varint n, u8 repr (0: vids per block, 1: a bitset of the 65,536 vids)
  *   [repr 1: the bitset, 8 KiB]
  *   per block of TEXT_BLOCK postings:
  *     varint first, last (vid & 0xffff), max tf_title, max tf_values,
  *     min dl_title, min dl_values
- *     [repr 0: varint bytes, then the gaps after first, varints]
- *     varint bytes, then per posting varints kind, tf_title, tf_values,
- *     dl_title, dl_values
+ *     [repr 0: each posting's vid & 0xffff, 2 bytes little-endian]
+ *     varint bytes, the offsets in those bytes of postings 16, 32, ... (2
+ *     bytes little-endian each), then per posting varints kind, tf_title,
+ *     tf_values, dl_title, dl_values
  */
 static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t *count)
 {
 	uint64_t hi = p[0].vid >> TEXT_CONTAINER_BITS;
 	size_t n = 0;
-	buf pay = BUF_INIT, gaps = BUF_INIT;
+	buf pay = BUF_INIT, vids = BUF_INIT, skips = BUF_INIT;
 	int bitset;
 
 	while (n < n_run && (p[n].vid >> TEXT_CONTAINER_BITS) == hi)
@@ -278,13 +279,19 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 		uint64_t lo0 = p[i].vid & 0xffff, last = lo0;
 
 		buf_reset(&pay);
-		buf_reset(&gaps);
+		buf_reset(&vids);
+		buf_reset(&skips);
 		for (; i < n && j < TEXT_BLOCK; i++, j++) {
 			const tpost *q = &p[i];
 			uint64_t lo = q->vid & 0xffff;
+			uint8_t le[2] = {(uint8_t)lo, (uint8_t)(lo >> 8)};
 
-			if (j)
-				buf_put_varint(&gaps, lo - last);
+			buf_put(&vids, le, 2);
+			if (j && j % TEXT_SKIP == 0) {
+				uint8_t off[2] = {(uint8_t)pay.len, (uint8_t)(pay.len >> 8)};
+
+				buf_put(&skips, off, 2);
+			}
 			last = lo;
 			mt = q->tf_title > mt ? q->tf_title : mt;
 			mv = q->tf_values > mv ? q->tf_values : mv;
@@ -302,16 +309,16 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 		buf_put_varint(out, mv);
 		buf_put_varint(out, lt);
 		buf_put_varint(out, lv);
-		if (!bitset) {
-			buf_put_varint(out, gaps.len);
-			buf_put(out, gaps.p, gaps.len);
-		}
+		if (!bitset)
+			buf_put(out, vids.p, vids.len);
 		buf_put_varint(out, pay.len);
+		buf_put(out, skips.p, skips.len);
 		buf_put(out, pay.p, pay.len);
 	}
-	out->oom |= pay.oom | gaps.oom;
+	out->oom |= pay.oom | vids.oom | skips.oom;
+	buf_release(&skips);
 	buf_release(&pay);
-	buf_release(&gaps);
+	buf_release(&vids);
 	*count = (uint32_t)n;
 	return n;
 }
@@ -526,14 +533,15 @@ int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
 		b->min_dl_title = (uint32_t)rd_varint(&r);
 		b->min_dl_values = (uint32_t)rd_varint(&r);
 		if (!out->bits) {
-			len = rd_varint(&r);
-			b->gaps = rd_bytes(&r, len);
-			b->gaps_len = len;
+			b->vids = rd_bytes(&r, 2 * (size_t)b->n);
+			b->vids_len = 2 * (size_t)b->n;
 		}
 		len = rd_varint(&r);
+		b->skips = rd_bytes(&r, 2 * (size_t)((b->n - 1) / TEXT_SKIP));
 		b->payload = rd_bytes(&r, len);
 		b->payload_len = len;
-		if (r.bad || !b->payload || b->first > b->last || b->last > 0xffff ||
+		if (r.bad || !b->payload || (b->n > TEXT_SKIP && !b->skips) || b->first > b->last ||
+		    b->last > 0xffff ||
 		    (i && b->first <= out->b[i - 1].last))
 			return err_set(CAIRN_ECORRUPT, "postings: bad container block");
 	}
@@ -545,46 +553,61 @@ int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo)
 	const struct tblock *b = &c->b[bi];
 	uint32_t j = 0;
 
-	if (c->bits) {
-		for (uint32_t x = b->first; x <= b->last && j < b->n; x++)
-			if (c->bits[x >> 3] & (1u << (x & 7)))
-				lo[j++] = (uint16_t)x;
-	} else {
-		rdr r;
-		uint64_t at = b->first;
+	if (c->bits) { /* the set bits from first on, a byte at a time */
+		for (uint32_t x = b->first >> 3; x <= (b->last >> 3) && j < b->n; x++) {
+			unsigned byte = c->bits[x];
 
-		rd_init(&r, b->gaps, b->gaps_len);
-		lo[j++] = (uint16_t)at;
-		while (j < b->n) {
-			uint64_t g = rd_varint(&r);
-
-			at += g;
-			if (r.bad || g == 0 || at > b->last)
-				break;
-			lo[j++] = (uint16_t)at;
+			if (x == b->first >> 3)
+				byte &= 0xffu << (b->first & 7);
+			while (byte && j < b->n) {
+				lo[j++] = (uint16_t)(x * 8 + (unsigned)__builtin_ctz(byte));
+				byte &= byte - 1;
+			}
 		}
-		if (r.p != r.end)
-			j = 0;
+	} else {
+		for (; j < b->n; j++) {
+			lo[j] = (uint16_t)(b->vids[2 * j] | b->vids[2 * j + 1] << 8);
+			if (j ? lo[j] <= lo[j - 1] : lo[j] != b->first)
+				break;
+		}
 	}
 	return j == b->n && lo[j - 1] == b->last
 		       ? 0
 		       : err_set(CAIRN_ECORRUPT, "postings: a block's vids do not add up");
 }
 
-int tblock_payload(const tcont *c, uint32_t bi, tpay *p)
+void tpay_begin(const tcont *c, uint32_t bi, tpay *p)
 {
-	const struct tblock *b = &c->b[bi];
-	rdr r;
+	rd_init(&p->r, c->b[bi].payload, c->b[bi].payload_len);
+	p->base = c->b[bi].payload;
+	p->skips = c->b[bi].skips;
+	p->n = c->b[bi].n;
+	p->done = 0;
+}
 
-	rd_init(&r, b->payload, b->payload_len);
-	for (uint32_t j = 0; j < b->n; j++) {
-		p->kind[j] = (uint32_t)rd_varint(&r);
-		p->tf_title[j] = (uint32_t)rd_varint(&r);
-		p->tf_values[j] = (uint32_t)rd_varint(&r);
-		p->dl_title[j] = (uint32_t)rd_varint(&r);
-		p->dl_values[j] = (uint32_t)rd_varint(&r);
+int tpay_upto(tpay *p, uint32_t j)
+{
+	if (j >= p->done + TEXT_SKIP && j < p->n) { /* enter at the last skip at or before j */
+		uint32_t k = j / TEXT_SKIP;
+		size_t off = (size_t)p->skips[2 * (k - 1)] | (size_t)p->skips[2 * k - 1] << 8;
+
+		if (off > (size_t)(p->r.end - p->base))
+			return err_set(CAIRN_ECORRUPT, "postings: bad block skip");
+		p->r.p = p->base + off;
+		p->done = k * TEXT_SKIP;
 	}
-	return r.bad || r.p != r.end ? err_set(CAIRN_ECORRUPT, "postings: bad block payload") : 0;
+	for (; p->done <= j && p->done < p->n; p->done++) {
+		uint32_t x = p->done;
+
+		p->kind[x] = (uint32_t)rd_varint(&p->r);
+		p->tf_title[x] = (uint32_t)rd_varint(&p->r);
+		p->tf_values[x] = (uint32_t)rd_varint(&p->r);
+		p->dl_title[x] = (uint32_t)rd_varint(&p->r);
+		p->dl_values[x] = (uint32_t)rd_varint(&p->r);
+	}
+	if (p->r.bad || j >= p->n || (p->done == p->n && p->r.p != p->r.end))
+		return err_set(CAIRN_ECORRUPT, "postings: bad block payload");
+	return 0;
 }
 
 /* ------------------------------------------------------------- rebuild -- */

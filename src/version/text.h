@@ -3,7 +3,7 @@
  * Record Version, written by each commit as one segment of its own in
  * (term, vid) order, so a commit's writes are sequential whatever words it
  * holds. Within a segment, the postings of a term are split by vid >> 16
- * into containers; each container holds its vids (gaps, or a bitset when
+ * into containers; each container holds its vids (2 bytes each, or a bitset when
  * dense), then per block of TEXT_BLOCK postings the bounds a ranking needs to
  * skip it, then each posting's Kind, term frequencies and field lengths.
  * A segment holds the Versions of one branch (a commit's; a rebuild writes
@@ -24,6 +24,7 @@
 #include "version/version.h"
 
 #define TEXT_BLOCK 128		 /* postings per block of bounds */
+#define TEXT_SKIP 16		 /* a block's payload can be entered every this many postings */
 #define TEXT_BITSET_MIN 4096	 /* a container of this many postings or more is a bitset */
 #define TEXT_BITSET_BYTES 8192
 #define TEXT_CONTAINER_BITS 16	 /* a container holds the vids of one vid >> 16 */
@@ -116,15 +117,19 @@ typedef struct tcont {
 		uint32_t n;		/* postings */
 		uint32_t first, last;	/* vid - base of the first and the last */
 		uint32_t max_tf_title, max_tf_values, min_dl_title, min_dl_values;
-		const uint8_t *gaps, *payload;
-		size_t gaps_len, payload_len;
+		const uint8_t *vids, *payload; /* vids: 2 bytes each, when not a bitset */
+		const uint8_t *skips;	/* payload offset of posting 16 k (k >= 1), 2 bytes each */
+		size_t vids_len, payload_len;
 	} *b;
 } tcont;
 
-/* What the postings of one block say, by position in the block. */
+/* What the postings of one block say, by position in the block, read as far as needed. */
 typedef struct tpay {
 	uint32_t kind[TEXT_BLOCK], tf_title[TEXT_BLOCK], tf_values[TEXT_BLOCK];
 	uint32_t dl_title[TEXT_BLOCK], dl_values[TEXT_BLOCK];
+	rdr r;
+	const uint8_t *base, *skips;
+	uint32_t n, done;	/* postings in the block, and read up to */
 } tpay;
 
 /*
@@ -134,8 +139,14 @@ typedef struct tpay {
 int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out);
 /* The vids (- base) of block bi, in order, into lo[0..b->n - 1]. */
 int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo);
-/* The payload of block bi. */
-int tblock_payload(const tcont *c, uint32_t bi, tpay *p);
+/* Start reading the payload of block bi. */
+void tpay_begin(const tcont *c, uint32_t bi, tpay *p);
+/*
+ * Read it up to posting j, entering at the last skip before j when that is
+ * ahead of what was read (read every posting: j = 0, 1, ..., n - 1; reading
+ * the last checks that nothing follows).
+ */
+int tpay_upto(tpay *p, uint32_t j);
 
 /*
  * Rebuild the full-text index of the Domain of d (a write transaction):
