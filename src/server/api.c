@@ -2040,6 +2040,42 @@ static void h_resolve(req *r)
 	cairn_txn_end(t);
 }
 
+/* POST /v1/domains/{d}/search */
+static void h_search(req *r)
+{
+	static const char *const names[] = {"text", "kinds", "limit", "values", NULL};
+	const char *d = r->seg[2];
+	cairn_search_options o;
+	cairn_search_info info;
+	cairn_hit *h;
+	char err[256];
+	const jv *b;
+	cairn_txn *t;
+	size_t n;
+	long limit;
+	int rc, values;
+
+	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
+	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit))
+		return;
+	if (gio_search_options(&r->mem, b, &o, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	o.limit = limit ? (size_t)limit : 20;
+	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	if (begin(r, d, &t))
+		return;
+	if ((rc = cairn_search(t, &o, h, o.limit, &n, &info))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_put_u8(&r->out, '{');
+	gio_hits(&r->out, h, n, &info, values);
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
 /* ---------------------------------------------------------------- MCP -- */
 
 static int mcp_branch_ok(void *ctx, const char *branch)
@@ -2152,6 +2188,7 @@ static const route_def routes[] = {
 	R("POST", h_follow, "v1", "domains", ":d", "follow"),
 	R("POST", h_path, "v1", "domains", ":d", "path"),
 	R("POST", h_resolve, "v1", "domains", ":d", "resolve"),
+	R("POST", h_search, "v1", "domains", ":d", "search"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

@@ -212,3 +212,32 @@ void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int valu
 	}
 	buf_printf(b, "],\"truncated\":%s", truncated ? "true" : "false");
 }
+
+int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen)
+{
+	const jv *t = jv_get(o, "text");
+
+	memset(s, 0, sizeof(*s));
+	if (!jv_is(t, JV_STRING) || !t->len) {
+		snprintf(err, errlen, "text is required, a non-empty string");
+		return -1;
+	}
+	s->text = t->u.s;
+	s->text_len = t->len;
+	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
+}
+
+void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
+{
+	buf_put(b, "\"hits\":[", 8);
+	for (size_t i = 0; i < n; i++) {
+		w_header(b, &h[i].rec, i == 0);
+		buf_printf(b, ",\"score\":%.4f", h[i].score);
+		if (values) {
+			buf_put(b, ",\"values\":", 10);
+			buf_put(b, h[i].rec.values, h[i].rec.values_len);
+		}
+		buf_put_u8(b, '}');
+	}
+	buf_printf(b, "],\"words\":%zu", info->words);
+}

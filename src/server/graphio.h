@@ -37,4 +37,9 @@ int gio_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *e
 /* "matches":[...],"truncated":bool of a resolution (no braces). */
 void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values);
 
+/* Search options from a request object (text, kinds); the caller sets limit. */
+int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen);
+/* "hits":[{header..., "score"[, "values"]}...],"words":N */
+void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values);
+
 #endif

@@ -53,6 +53,7 @@ static int t_get(call *k);
 static int t_list(call *k);
 static int t_neighborhood(call *k);
 static int t_resolve(call *k);
+static int t_search(call *k);
 static int t_history(call *k);
 static int t_lineage(call *k);
 static int t_remember(call *k);
@@ -100,6 +101,14 @@ static const tool tools[] = {
 	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","
 	 "\"minimum\":1,\"maximum\":20},\"exact\":" BOOL "," BRANCH "," AT "}}",
 	 0, t_resolve},
+	{"search", "Search by words",
+	 "The Records whose title and searchable values hold every word of a text, best first "
+	 "by BM25, each with its score: for what you know by its words rather than its name. "
+	 "Words match as written and by their stem. Narrow it with kinds.",
+	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
+	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","
+	 "\"minimum\":1,\"maximum\":20}," BRANCH "," AT "}}",
+	 0, t_search},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
 	 "after per attribute) and who changed it, when, from which source.",
@@ -440,6 +449,35 @@ static int t_resolve(call *k)
 	}
 	buf_put_u8(k->out, '{');
 	gio_matches(k->out, m, n, truncated, 0);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
+static int t_search(call *k)
+{
+	cairn_search_options o;
+	cairn_search_info info;
+	cairn_hit *h;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+		return -1;
+	o.limit = (size_t)int_arg(k, "limit", 10, 1, 20);
+	if (!(h = arena_alloc(k->mem, o.limit * sizeof(*h)))) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		return -1;
+	}
+	if (begin(k, &t))
+		return -1;
+	if ((rc = cairn_search(t, &o, h, o.limit, &n, &info))) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	buf_put_u8(k->out, '{');
+	gio_hits(k->out, h, n, &info, 0);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;

@@ -18,7 +18,7 @@ cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
 }), '--domain', 'd');
 
 const WRITE_TOOLS = ['remember', 'link', 'branch', 'propose'];
-const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'resolve', 'history', 'lineage'];
+const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'resolve', 'search', 'history', 'lineage'];
 
 async function connect(transport) {
 	const client = new Client({ name: 'cairn-tests', version: '1.0.0' });
@@ -67,6 +67,10 @@ async function tour(client, tag) {
 	r = result(await client.callTool({ name: 'resolve', arguments: { text: `S-${tag}`, kinds: ['Supplier'], limit: 1 } }));
 	eq(r.matches.length, 1);
 	eq([r.matches[0].key, r.matches[0].score, r.matches[0].source], [`S-${tag}`, 1, 'key']);
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
+	check(r.hits.some((h) => h.key === `P-${tag}` && h.score > 0), 'found by the stem of its title');
+	r = await client.callTool({ name: 'search', arguments: { text: 'x', kinds: ['Nope'] } });
+	check(r.isError && r.content[0].text.includes('unknown_kind'), 'an unknown Kind is a tool error');
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'out' } }));
 	eq(r.nodes.length, 1, 'nothing out of a Supplier');
 	r = await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, rels: ['nope'] } });

@@ -559,6 +559,40 @@ await test('resolve: keys, titles, unique values, folded, spellings, prefixes; e
 	eq(r.status, 400);
 });
 
+await test('search: every word, stems, Kinds, past revisions, values; errors', async () => {
+	const rev = (await c('POST', `${D}/commits`, { token: writer, body: { changes: [
+		{ kind: 'Supplier', key: 'W1', title: 'Forged steel valves', values: { vat: 'DE77701' } },
+		{ kind: 'Supplier', key: 'W2', title: 'Valve housings of steel' },
+		{ kind: 'Part', key: 'W3', title: 'Steel valve', values: { sku: 'w3' } }] } })).body.revision;
+	let r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel valves' } });
+	eq(r.status, 200);
+	eq(r.body.words, 2);
+	eq(r.body.hits[0].key, 'W1', 'as written first');
+	eq(r.body.hits.map((h) => h.key).sort(), ['W1', 'W2', 'W3'], 'and by stem');
+	check(r.body.hits.every((h) => h.score > 0 && h.kind && h.title));
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'STEEL', kinds: ['Part'], values: true } });
+	eq(r.body.hits.map((h) => h.key), ['W3']);
+	eq(r.body.hits[0].values, { sku: 'w3' });
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', limit: 1 } });
+	eq(r.body.hits.length, 1);
+	r = await c('POST', `${D}/search?at=${rev - 1}`, { token: reader, body: { text: 'forged' } });
+	eq(r.body.hits, [], 'not there yet');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'titanium' } });
+	eq([r.status, r.body.hits], [200, []]);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: '' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', limit: 101 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', kinds: ['Nope'] } });
+	eq(r.status, 422);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', nope: 1 } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'w '.repeat(40) } });
+	eq(r.status, 413);
+	r = await c('POST', `/v1/domains/other/search`, { token: reader, body: { text: 'steel' } });
+	eq(r.status, 403);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);

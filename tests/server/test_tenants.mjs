@@ -66,6 +66,7 @@ const bodies = {
 	'POST /v1/domains/{domain}/follow': { start: 'Note:n1', steps: [{ dir: 'both' }], values: true },
 	'POST /v1/domains/{domain}/path': { from: 'Note:n1', to: 'Note:n1', values: true },
 	'POST /v1/domains/{domain}/resolve': { text: 'n1', values: true },
+	'POST /v1/domains/{domain}/search': { text: 'n1', values: true },
 	'POST /v1/mcp': { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get', arguments: { kind: 'Note', key: 'n1' } } },
 };
 const queries = { 'GET /v1/domains/{domain}/diff': '?ours=main&theirs=agent%2Fp7%2Fb' };
@@ -111,7 +112,7 @@ await test('no token and bad tokens: 401 everywhere but health and the descripti
 
 await test('a reader of the Domain cannot write anywhere', async () => {
 	for (const [m, tpl] of ops) {
-		if (m === 'GET' || tpl === '/v1/mcp' || /\/(query|neighborhood|follow|path|resolve)/.test(tpl)) continue; /* reads */
+		if (m === 'GET' || tpl === '/v1/mcp' || /\/(query|neighborhood|follow|path|resolve|search)/.test(tpl)) continue; /* reads */
 		const key = `${m} ${tpl}`;
 		const res = await call(srv, m, concrete(tpl), { token: victimReader, body: bodies[key] || {} });
 		eq(res.status, 403, `${key}: ${res.text.slice(0, 120)}`);
