@@ -33,6 +33,7 @@ static const char *const vocab[] = {
 #define NVOCAB (sizeof(vocab) / sizeof(vocab[0]))
 
 static int check_clean_search(cairn_store *st);
+static uint64_t postings_entries(cairn_store *st);
 
 /* What the test wrote: every Record Version, by Kind, key and revision. */
 typedef struct mver {
@@ -527,6 +528,25 @@ void test_search_reference(void)
 	CHECK(compare_view(st, "b", 0, stm, 150));
 	for (int i = 0; i < np; i++)
 		CHECK(compare_view(st, NULL, past[i], stm, 60));
+	CHECK(check_clean_search(st));
+	/* Segments merged (in the background of an open store): the same answers. */
+	{
+		uint64_t before = postings_entries(st);
+		int pending = 1, merges = 0;
+
+		OK(cairn_store_maintain(st, 0, &pending));
+		CHECK(pending == 1); /* 40 commits, 40 segments */
+		while (pending && merges < 100) {
+			OK(cairn_store_maintain(st, 100, &pending));
+			merges++;
+		}
+		CHECK(!pending && merges >= 4);
+		CHECK(postings_entries(st) < before);
+	}
+	CHECK(compare_view(st, NULL, 0, stm, 100));
+	CHECK(compare_view(st, "b", 0, stm, 100));
+	for (int i = 0; i < np; i++)
+		CHECK(compare_view(st, NULL, past[i], stm, 40));
 	CHECK(check_clean_search(st));
 out:
 	stemmer_free(stm);

@@ -346,7 +346,6 @@ static int find_child(const branch_info *b, void *arg)
 	return 0;
 }
 
-void maint_wake(cairn_store *st);
 
 static int delete_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 {
@@ -671,21 +670,39 @@ out:
 	return rc;
 }
 
+/* Merge segments of postings in the first Domain that has some to merge (dry: only look). */
+static int merge_any(MDB_txn *txn, cairn_store *st, int dry, int *found)
+{
+	uint64_t next;
+	int rc;
+
+	*found = 0;
+	if ((rc = meta_get_u64(txn, st, "next_domain", &next)))
+		return rc;
+	for (uint32_t dom = 1; dom < next && !rc && !*found; dom++)
+		rc = text_merge_step(txn, st, dom, dry, found);
+	return rc;
+}
+
 int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 {
 	struct pending p;
 	MDB_txn *txn;
-	int rc, done_branch = 0;
+	int rc, done_branch = 0, merged = 0;
 
 	if (!st || !pending)
 		return err_set(CAIRN_EINVAL, "cairn_store_maintain: NULL argument");
 	*pending = 0;
 	if (budget == 0) { /* only ask */
+		int merge = 0;
+
 		if ((rc = store_read_begin(st, &txn)))
 			return rc;
 		rc = next_pending(txn, st, &p);
+		if (!rc && !p.found)
+			rc = merge_any(txn, st, 1, &merge);
 		store_read_end(st, txn);
-		*pending = !rc && p.found;
+		*pending = !rc && (p.found || merge);
 		return rc;
 	}
 	if (st->flags & CAIRN_OPEN_RDONLY)
@@ -696,12 +713,15 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 		rc = next_pending(txn, st, &p);
 		if (!rc && p.found)
 			rc = clear_step(txn, st, &p, budget, &done_branch);
+		/* With no branch to clear, segments of postings to merge, one merge a step. */
+		else if (!rc && (rc = merge_any(txn, st, 0, &merged)) == 0 && merged)
+			*pending = 1;
 		/* Work remains unless that was the last of the last branch. */
 		if (!rc && p.found && done_branch && (rc = next_pending(txn, st, &p)) == 0)
 			*pending = p.found;
 		else if (!rc && p.found)
 			*pending = 1;
-		if (rc || (!p.found && !done_branch)) {
+		if (rc || (!p.found && !done_branch && !merged)) {
 			store_write_abort(st, txn);
 		} else {
 			rc = store_write_commit(st, txn);

@@ -1517,6 +1517,8 @@ static int write_segment(cctx *c)
 		return 0;
 	if ((rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &seg)))
 		return rc;
+	if (seg % TEXT_MERGE_MIN == 0) /* now and then, segments to merge (in the background) */
+		maint_wake(c->d.st);
 	return textw_flush(&c->tw, c->d.dom, seg, c->d.br.id, put_now, c);
 }
 

@@ -719,3 +719,275 @@ int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branc
 	cr_free(segs);
 	return rc;
 }
+
+/* --------------------------------------------------------------- merges -- */
+
+static int by_min_vid(const void *x, const void *y)
+{
+	const tseg *a = x, *b = y;
+
+	return (a->min_vid > b->min_vid) - (a->min_vid < b->min_vid);
+}
+
+/*
+ * The segments to merge next, if any: of the branch with the most segments
+ * (at least TEXT_MERGE_MIN), the TEXT_MERGE_FANIN neighbours in vid order
+ * with the fewest postings between them. *n 0 when there is nothing to do.
+ */
+static int merge_pick(tseg *segs, size_t n_segs, size_t *first, size_t *n)
+{
+	size_t best_branch = 0, best_count = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < n_segs; i++) {
+		size_t count = 0;
+
+		for (size_t j = 0; j < n_segs; j++)
+			count += segs[j].branch == segs[i].branch;
+		if (count > best_count) {
+			best_count = count;
+			best_branch = i;
+		}
+	}
+	if (best_count < TEXT_MERGE_MIN)
+		return 0;
+	{
+		uint32_t branch = segs[best_branch].branch;
+		size_t m = 0;
+		uint64_t best = UINT64_MAX;
+
+		/* The branch's segments first, in vid order (their ranges do not overlap). */
+		for (size_t i = 0; i < n_segs; i++)
+			if (segs[i].branch == branch) {
+				tseg t = segs[m];
+
+				segs[m++] = segs[i];
+				segs[i] = t;
+			}
+		qsort(segs, m, sizeof(*segs), by_min_vid);
+		for (size_t i = 0; i + TEXT_MERGE_FANIN <= m; i++) {
+			uint64_t sum = 0;
+
+			for (size_t j = i; j < i + TEXT_MERGE_FANIN; j++)
+				sum += segs[j].postings;
+			if (sum < best) {
+				best = sum;
+				*first = i;
+			}
+		}
+		*n = TEXT_MERGE_FANIN;
+	}
+	return 0;
+}
+
+/* One input of a merge: a cursor on a segment's containers. */
+struct min {
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int more;
+	size_t plen;	/* the key prefix: dom, segment */
+};
+
+/* The term of the input's current key (its bytes after the prefix, 0-terminated). */
+static size_t min_term(const struct min *in, const uint8_t **t)
+{
+	const uint8_t *k = in->k.mv_data;
+
+	*t = k + in->plen;
+	return in->k.mv_size - in->plen - 5;
+}
+
+static int min_next(struct min *in, const uint8_t *prefix)
+{
+	int mrc = mdb_cursor_get(in->cur, &in->k, &in->v, MDB_NEXT);
+
+	in->more = mrc == 0 && in->k.mv_size > in->plen + 5 &&
+		   memcmp(in->k.mv_data, prefix, in->plen) == 0;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "postings") : 0;
+}
+
+/* Append the postings of one container to w->p (kind, frequencies, lengths as stored). */
+static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena *a)
+{
+	tcont c;
+	int rc;
+
+	if ((rc = tcont_decode(v, vn, hi, a, &c)))
+		return rc;
+	for (uint32_t b = 0; b < c.nb; b++) {
+		uint16_t lo[TEXT_BLOCK];
+		tpay pay;
+
+		if ((rc = tblock_vids(&c, b, lo)))
+			return rc;
+		tpay_begin(&c, b, &pay);
+		for (uint32_t j = 0; j < c.b[b].n; j++) {
+			tpost *p;
+
+			if ((rc = tpay_upto(&pay, j)))
+				return rc;
+			if (w->n_p == w->cap_p) {
+				size_t cap = w->cap_p ? w->cap_p * 2 : 1024;
+				tpost *np = cr_reallocarray(w->p, cap, sizeof(*np));
+
+				if (!np)
+					return err_set(CAIRN_ENOMEM, "out of memory");
+				w->p = np;
+				w->cap_p = cap;
+			}
+			p = &w->p[w->n_p++];
+			p->vid = c.base + lo[j];
+			p->term = 0;
+			p->kind = pay.kind[j];
+			p->tf_title = pay.tf_title[j];
+			p->tf_values = pay.tf_values[j];
+			p->dl_title = pay.dl_title[j];
+			p->dl_values = pay.dl_values[j];
+		}
+	}
+	return 0;
+}
+
+/* Merge segs[0..n-1] (one branch, in vid order) into a new segment. */
+static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, size_t n)
+{
+	struct min in[TEXT_MERGE_FANIN];
+	uint8_t prefix[TEXT_MERGE_FANIN][8], desc[TSEG_BYTES];
+	uint64_t containers = 0, postings = 0, docs = 0, sum_t = 0, sum_v = 0;
+	uint64_t min_vid = UINT64_MAX, max_vid = 0;
+	arena a = ARENA_INIT;
+	buf val = BUF_INIT;
+	textw w;
+	uint32_t seg;
+	kbuf k;
+	int rc, mrc;
+
+	memset(in, 0, sizeof(in));
+	memset(&w, 0, sizeof(w));
+	if ((rc = text_segment_next(txn, st, dom, &seg)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		be32_put(prefix[i], dom);
+		be32_put(prefix[i] + 4, segs[i].id);
+		in[i].plen = 8;
+		if ((mrc = mdb_cursor_open(txn, st->dbi[DB_POSTINGS], &in[i].cur))) {
+			rc = store_err(mrc, "postings");
+			break;
+		}
+		in[i].k.mv_data = prefix[i];
+		in[i].k.mv_size = 8;
+		mrc = mdb_cursor_get(in[i].cur, &in[i].k, &in[i].v, MDB_SET_RANGE);
+		in[i].more = mrc == 0 && in[i].k.mv_size > 13 && memcmp(in[i].k.mv_data, prefix[i], 8) == 0;
+		if (mrc && mrc != MDB_NOTFOUND)
+			rc = store_err(mrc, "postings");
+		docs += segs[i].docs;
+		sum_t += segs[i].sum_title;
+		sum_v += segs[i].sum_values;
+	}
+	for (;;) {
+		const uint8_t *t = NULL, *u;
+		size_t tn = 0, un;
+
+		if (rc)
+			break;
+		/* The least term among the inputs (keys read again: the puts may move pages). */
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (!in[i].more)
+				continue;
+			if ((mrc = mdb_cursor_get(in[i].cur, &in[i].k, &in[i].v, MDB_GET_CURRENT))) {
+				rc = store_err(mrc, "postings");
+				break;
+			}
+			un = min_term(&in[i], &u);
+			if (!t || memcmp(u, t, un < tn ? un : tn) < 0 ||
+			    (memcmp(u, t, un < tn ? un : tn) == 0 && un < tn)) {
+				t = u;
+				tn = un;
+			}
+		}
+		if (!t)
+			break;
+		{
+			char term[TEXT_TERM_MAX + 1];
+
+			if (tn > TEXT_TERM_MAX) {
+				rc = err_set(CAIRN_ECORRUPT, "postings: a term too long");
+				break;
+			}
+			memcpy(term, t, tn);
+			/* Its postings, input after input (their vids ascend). */
+			w.n_p = 0;
+			arena_reset(&a);
+			for (size_t i = 0; i < n && !rc; i++)
+				while (!rc && in[i].more && (un = min_term(&in[i], &u)) == tn &&
+				       memcmp(u, term, tn) == 0) {
+					rc = take_container(&w, in[i].v.mv_data, in[i].v.mv_size,
+							    be32_get(u + tn + 1), &a);
+					if (!rc)
+						rc = min_next(&in[i], prefix[i]);
+				}
+			for (size_t at = 0; at < w.n_p && !rc;) {
+				uint64_t hi = w.p[at].vid >> TEXT_CONTAINER_BITS;
+				uint32_t cn;
+
+				if (w.p[at].vid < min_vid)
+					min_vid = w.p[at].vid;
+				if (w.p[w.n_p - 1].vid > max_vid)
+					max_vid = w.p[w.n_p - 1].vid;
+				buf_reset(&val);
+				at += encode_container(w.p + at, w.n_p - at, &val, &cn);
+				key_tterm(&k, dom, seg, term, tn);
+				kb_be32(&k, (uint32_t)hi);
+				rc = val.oom ? err_set(CAIRN_ENOMEM, "out of memory")
+					     : db_put(txn, st, DB_POSTINGS, k.b, k.n, val.p, val.len, 0);
+				containers++;
+				postings += cn;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i].cur)
+			mdb_cursor_close(in[i].cur);
+	/* The inputs go; the new segment says what it holds. */
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((rc = db_del_prefix(txn, st, DB_POSTINGS, prefix[i], 8, NULL)))
+			break;
+		key_tseg(&k, dom, segs[i].id);
+		if ((rc = db_del(txn, st, DB_POSTINGS, k.b, k.n)) == CAIRN_ENOTFOUND)
+			rc = 0;
+	}
+	if (!rc) {
+		be64_put(desc, containers);
+		be64_put(desc + 8, postings);
+		be64_put(desc + 16, min_vid == UINT64_MAX ? 0 : min_vid);
+		be64_put(desc + 24, max_vid);
+		be64_put(desc + 32, docs);
+		be64_put(desc + 40, sum_t);
+		be64_put(desc + 48, sum_v);
+		be32_put(desc + 56, segs[0].branch);
+		key_tseg(&k, dom, seg);
+		rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, desc, sizeof(desc), 0);
+	}
+	cr_free(w.p);
+	buf_release(&val);
+	arena_release(&a);
+	return rc;
+}
+
+int text_merge_step(MDB_txn *txn, cairn_store *st, uint32_t dom, int dry, int *found)
+{
+	tseg *segs;
+	size_t n_segs, first = 0, n = 0;
+	int rc = text_segments(txn, st, dom, &segs, &n_segs);
+
+	*found = 0;
+	if (!rc)
+		rc = merge_pick(segs, n_segs, &first, &n);
+	if (!rc && n) {
+		*found = 1;
+		if (!dry)
+			rc = merge(txn, st, dom, segs + first, n);
+	}
+	cr_free(segs);
+	return rc;
+}

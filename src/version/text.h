@@ -96,6 +96,16 @@ typedef struct tseg {
 } tseg;
 #define TSEG_BYTES 60
 
+/*
+ * Merge segments when a branch has TEXT_MERGE_MIN or more: the
+ * TEXT_MERGE_FANIN neighbours (in vid order) with the fewest postings
+ * become one, so that small commits leave few segments to read. *found says
+ * whether there was such work (with dry, only that: nothing is written).
+ */
+#define TEXT_MERGE_MIN 8
+#define TEXT_MERGE_FANIN 8
+int text_merge_step(MDB_txn *txn, cairn_store *st, uint32_t dom, int dry, int *found);
+
 /* Drop the segments of a deleted branch (its clearing's last step). */
 int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 

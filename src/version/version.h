@@ -379,6 +379,8 @@ void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len);
 void key_name_entry(kbuf *k, uint32_t dom, const char *norm, size_t len, uint64_t vid, int src,
 		    uint32_t attr);
 int name_entry_parse(const void *k, size_t kn, name_entry *out);
+/* Wake the store's maintenance thread (branch.c): there is work for it. */
+void maint_wake(cairn_store *st);
 /* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */
 int store_upgrade(cairn_store *st);
 /*
