@@ -703,11 +703,19 @@ typedef struct cairn_search_options {
 	const char *const *kinds;   /* only Records of these Kinds (NULL: every Kind) */
 	size_t n_kinds;		    /* at most 64 */
 	size_t limit;		    /* 1 to 100; 0: 20 */
+	/*
+	 * Partial matches: when fewer than partial_below Records (0: limit; at
+	 * most limit) have every word, Records with some of the words follow,
+	 * the most words first, then by score. all_words: never.
+	 */
+	size_t partial_below;
+	int all_words;
 } cairn_search_options;
 
 typedef struct cairn_hit {
 	cairn_record rec;	/* the Version found (valid until the transaction ends) */
 	double score;		/* BM25 */
+	unsigned words;		/* words of the text it has (all of them but in a partial match) */
 } cairn_hit;
 
 /* What a search did, beside its hits. */
@@ -716,12 +724,14 @@ typedef struct cairn_search_info {
 	uint64_t postings;	/* postings read (their Records, live or not) */
 	uint64_t scored;	/* Records scored */
 	uint64_t matches;	/* Records that hold every word (counted while looking for the best) */
+	size_t partial;		/* hits with only some of the words */
 } cairn_search_info;
 
 /*
  * Search; out[0..*n-1] get the best hits, best first (ties: the Version
- * written first). info may be NULL. CAIRN_EINVAL for bad options,
- * CAIRN_EUTF8 for text that is not UTF-8, CAIRN_EUNKNOWNKIND.
+ * written first): Records with every word, then partial matches. info may
+ * be NULL. CAIRN_EINVAL for bad options, CAIRN_ELIMIT for more than 32
+ * words, CAIRN_EUTF8 for text that is not UTF-8, CAIRN_EUNKNOWNKIND.
  */
 CAIRN_API int cairn_search(cairn_txn *txn, const cairn_search_options *o, cairn_hit *out,
 			   size_t cap, size_t *n, cairn_search_info *info);

@@ -2531,6 +2531,7 @@ void test_resolve_upgrade(void)
 		CHECK(n == 2 && h[0].rec.key_len == 2 && memcmp(h[0].rec.key, "u1", 2) == 0);
 		CHECK(h[1].rec.key_len == 2 && memcmp(h[1].rec.key, "u3", 2) == 0);
 		so.text = "after upgrade";
+		so.all_words = 1;
 		OK(cairn_search(t, &so, h, 5, &n, NULL));
 		CHECK(n == 1 && h[0].rec.key_len == 2 && memcmp(h[0].rec.key, "u3", 2) == 0);
 		cairn_txn_end(t);

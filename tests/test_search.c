@@ -244,12 +244,15 @@ typedef struct rhit {
 	double score;
 	char key[16];
 	int kind;
+	int words;
 } rhit;
 
 static int rhit_cmp(const void *x, const void *y)
 {
 	const rhit *a = x, *b = y;
 
+	if (a->words != b->words)
+		return b->words - a->words;
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
 	return (a->vid > b->vid) - (a->vid < b->vid);
@@ -294,10 +297,14 @@ static size_t view_records(cairn_txn *t, stemmer *st, rlive *out, size_t cap)
 	return n;
 }
 
-/* The reference's hits for text in the view. */
+/*
+ * The reference's hits for text in the view: every word, then (unless
+ * all_words) when fewer than partial_below have them all, some of them.
+ */
 static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text, int kind_only,
-			rhit *out, size_t limit)
+			rhit *out, size_t limit, size_t partial_below, int all_words)
 {
+	size_t nfull;
 	struct qb b;
 	double avg_t = 0, avg_v = 0, N = (double)nl;
 	rhit *all = calloc(nl + 1, sizeof(*all));
@@ -328,14 +335,17 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 
 		if (kind_only >= 0 && L[i].v->kind != kind_only)
 			continue;
-		for (int g = 0; g < b.groups && ok; g++) {
+		int words = 0;
+
+		for (int g = 0; g < b.groups; g++) {
 			int any = 0;
 
 			for (int q = 0; q < b.n; q++)
 				if (b.q[q].group == g && rdoc_term(&L[i].d, b.q[q].t))
 					any = 1;
-			ok = any;
+			words += any;
 		}
+		ok = words > 0;
 		if (!ok)
 			continue;
 		for (int q = 0; q < b.n; q++) {
@@ -355,11 +365,16 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 		}
 		all[na].vid = L[i].vid;
 		all[na].score = score;
+		all[na].words = words;
 		all[na].kind = L[i].v->kind;
 		snprintf(all[na].key, sizeof(all[na].key), "%s", L[i].v->key);
 		na++;
 	}
 	qsort(all, na, sizeof(*all), rhit_cmp);
+	for (nfull = 0; nfull < na && all[nfull].words == b.groups; nfull++)
+		;
+	if (all_words || b.groups < 2 || nfull >= partial_below)
+		na = nfull;
 	if (na > limit)
 		na = limit;
 	memcpy(out, all, na * sizeof(*out));
@@ -418,12 +433,15 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 			snprintf(text, sizeof(text), "%s", vocab[rand() % NVOCAB]);
 		o.text = text;
 		o.limit = 1 + (size_t)(rand() % 40);
+		o.all_words = rand() % 4 == 0;
+		o.partial_below = rand() % 2 ? 0 : 1 + (size_t)rand() % o.limit;
 		if (kind_only >= 0) {
 			o.kinds = &kname;
 			o.n_kinds = 1;
 		}
 		rc = cairn_search(t, &o, h, 40, &n, NULL);
-		nw = reference(L, nl, stm, text, kind_only, want, o.limit);
+		nw = reference(L, nl, stm, text, kind_only, want, o.limit,
+			       o.partial_below ? o.partial_below : o.limit, o.all_words);
 		if (rc || n != nw) {
 			fprintf(stderr, "    \"%s\" (limit %zu, kind %d): %zu hits, want %zu (%s)\n",
 				text, o.limit, kind_only, n, nw, rc ? cairn_errmsg() : "ok");
@@ -431,7 +449,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 			break;
 		}
 		for (size_t i = 0; i < n; i++)
-			if (h[i].rec.vid != want[i].vid ||
+			if (h[i].rec.vid != want[i].vid || (int)h[i].words != want[i].words ||
 			    fabs(h[i].score - want[i].score) > 1e-6 * (1 + fabs(want[i].score))) {
 				fprintf(stderr,
 					"    \"%s\" hit %zu: %.*s %.9f (vid %llu), want %s %.9f (vid %llu)\n",

@@ -61,6 +61,7 @@ typedef struct cli {
 	int with_values;	/* --with-values */
 	long edits;		/* --edits (resolve) */
 	int exact;		/* --exact (resolve) */
+	int all_words;		/* --all-words (search) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;

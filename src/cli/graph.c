@@ -403,7 +403,7 @@ int cmd_resolve(cli *c)
 	return ex;
 }
 
-/* search TEXT [--kind K,..] [--limit N] */
+/* search TEXT [--kind K,..] [--limit N] [--all-words] */
 int cmd_search(cli *c)
 {
 	cairn_search_options o;
@@ -415,7 +415,7 @@ int cmd_search(cli *c)
 	int rc, ex;
 
 	if (c->nargs != 1)
-		return cli_usage("search TEXT [--kind K,..] [--limit N]");
+		return cli_usage("search TEXT [--kind K,..] [--limit N] [--all-words]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
 	if (c->n_hops || c->dir || c->rel)
@@ -428,6 +428,7 @@ int cmd_search(cli *c)
 	o.kinds = kinds.h.kinds;
 	o.n_kinds = kinds.h.n_kinds;
 	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
+	o.all_words = c->all_words;
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -440,16 +441,18 @@ int cmd_search(cli *c)
 
 			if (c->json) {
 				out_header(stdout, r);
-				printf(",\"score\":%.4f}\n", h[i].score);
+				printf(",\"score\":%.4f,\"words\":%u}\n", h[i].score, h[i].words);
 			} else {
-				printf("%7.3f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len, r->key,
-				       (int)r->title_len, r->title);
+				printf("%7.3f  %s:%.*s  %.*s%s\n", h[i].score, r->kind, (int)r->key_len, r->key,
+				       (int)r->title_len, r->title,
+				       h[i].words < info.words ? "  (some of the words)" : "");
 			}
 		}
 		if (c->json)
-			printf("{\"hits\":%zu,\"matches\":%llu}\n", n, (unsigned long long)info.matches);
+			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu}\n", n,
+			       (unsigned long long)info.matches, info.partial);
 		else if (!n)
-			printf("no Record has every word\n");
+			printf("no Record has the words\n");
 	}
 	free(h);
 	graph_end(&gc);

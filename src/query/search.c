@@ -62,7 +62,14 @@ typedef struct group {
 typedef struct hit {
 	uint64_t vid;
 	double score;
+	unsigned words;		/* groups it matches */
 } hit;
+
+/* The best so far: a heap, the worst on top. */
+typedef struct heap {
+	hit *h;
+	size_t n, cap;
+} heap;
 
 typedef struct sctx {
 	cairn_txn *t;
@@ -82,9 +89,8 @@ typedef struct sctx {
 	uint8_t *fetched;	/* 0: not yet; 1: fetched; 2: fetched, every vid live */
 	size_t n_chunks;
 	MDB_cursor *cells;
-	/* the best so far: a heap, worst on top */
-	hit *h;
-	size_t nh, limit;
+	heap best;		/* Records with every word */
+	size_t limit;
 	cairn_search_info info;
 } sctx;
 
@@ -366,9 +372,11 @@ static int group_seek(sctx *s, group *g, uint64_t vid)
 
 /* ----------------------------------------------------------- the best -- */
 
-/* Is a worse than b: a lower score, or the same from a later Version? */
+/* Is a worse than b: fewer words, a lower score, or the same from a later Version? */
 static int worse(const hit *a, const hit *b)
 {
+	if (a->words != b->words)
+		return a->words < b->words;
 	return a->score < b->score || (a->score == b->score && a->vid > b->vid);
 }
 
@@ -391,31 +399,31 @@ static void sift_down(hit *h, size_t n, size_t i)
 	}
 }
 
-static void keep(sctx *s, uint64_t vid, double score)
+static void keep(heap *p, const hit *x)
 {
-	hit x = {vid, score};
+	if (!p->cap)
+		return;
+	if (p->n < p->cap) {
+		size_t i = p->n++;
 
-	if (s->nh < s->limit) {
-		size_t i = s->nh++;
+		p->h[i] = *x;
+		while (i && worse(&p->h[i], &p->h[(i - 1) / 2])) {
+			hit y = p->h[i];
 
-		s->h[i] = x;
-		while (i && worse(&s->h[i], &s->h[(i - 1) / 2])) {
-			hit y = s->h[i];
-
-			s->h[i] = s->h[(i - 1) / 2];
-			s->h[(i - 1) / 2] = y;
+			p->h[i] = p->h[(i - 1) / 2];
+			p->h[(i - 1) / 2] = y;
 			i = (i - 1) / 2;
 		}
-	} else if (worse(&s->h[0], &x)) {
-		s->h[0] = x;
-		sift_down(s->h, s->nh, 0);
+	} else if (worse(&p->h[0], x)) {
+		p->h[0] = *x;
+		sift_down(p->h, p->n, 0);
 	}
 }
 
-/* The score a Record must beat to be kept (-1 while fewer than limit are). */
-static double threshold(const sctx *s)
+/* The score a Record must beat to be kept (-1 while fewer than the heap holds are). */
+static double threshold(const heap *p)
 {
-	return s->nh < s->limit ? -1 : s->h[0].score;
+	return p->n < p->cap ? -1 : p->h[0].score;
 }
 
 /* ------------------------------------------------------------ the walk -- */
@@ -485,7 +493,7 @@ static int walk(sctx *s)
 		 * in one segment at most, so a term adds the highest bound of its
 		 * lists' blocks there; every other group, its terms' highest bounds.
 		 */
-		if (s->nh == s->limit) {
+		if (s->best.n == s->best.cap) {
 			double bound = 0, term = 0;
 			uint64_t end = END;
 
@@ -513,7 +521,7 @@ static int walk(sctx *s)
 				for (size_t qi = s->g[o].qfirst; o != lead && qi < s->g[o].qfirst + s->g[o].qn;
 				     qi++)
 					bound += s->q[qi].max_bound;
-			if (bound <= threshold(s)) {
+			if (bound <= threshold(&s->best)) {
 				vid = end + 1;
 				continue;
 			}
@@ -541,11 +549,64 @@ static int walk(sctx *s)
 				return rc;
 			s->info.scored++;
 			if (counts) {
+				hit x = {vid, score, (unsigned)s->ng};
+
 				s->info.matches++;
-				keep(s, vid, score);
+				keep(&s->best, &x);
 			}
 			vid++;
 		}
+	}
+}
+
+/*
+ * Records with some of the words (not all): every list walked together,
+ * each Record counted by the groups it has and scored by its terms.
+ */
+static int walk_partial(sctx *s, heap *part)
+{
+	uint64_t vid = 0;
+	int rc;
+
+	for (size_t i = 0; i < s->nl; i++) {
+		tlist *l = &s->l[i];
+
+		l->ci = l->bi = l->j = 0;
+		l->lo_ok = l->pay_ok = l->positioned = 0;
+	}
+	for (;;) {
+		uint64_t m = END;
+		unsigned words = 0;
+		double score;
+		int counts;
+
+		for (size_t i = 0; i < s->nl; i++) {
+			tlist *l = &s->l[i];
+
+			if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
+				return rc;
+			if (l->cur < m)
+				m = l->cur;
+		}
+		if ((vid = m) == END)
+			return 0;
+		for (size_t g = 0; g < s->ng; g++)
+			for (size_t i = 0; i < s->g[g].n; i++)
+				if (s->l[s->g[g].first + i].cur == vid) {
+					words++;
+					break;
+				}
+		if (words < s->ng) {
+			if ((rc = score_at(s, vid, &score, &counts)))
+				return rc;
+			s->info.scored++;
+			if (counts) {
+				hit x = {vid, score, words};
+
+				keep(part, &x);
+			}
+		}
+		vid++;
 	}
 }
 
@@ -619,6 +680,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 {
 	sctx s;
 	struct qctx q = {&s, NULL, 0};
+	heap part = {NULL, 0, 0};
+	size_t partial_below;
 	tseg *segs = NULL;
 	size_t n_segs = 0, text_len;
 	uint64_t max_vid = 0, docs = 0, sum_t = 0, sum_v = 0;
@@ -637,6 +700,9 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	s.limit = o->limit ? o->limit : 20;
 	if (s.limit > 100 || s.limit > cap)
 		return err_set(CAIRN_EINVAL, "limit is 1 to 100 (and no more than out holds)");
+	partial_below = o->partial_below ? o->partial_below : s.limit;
+	if (partial_below > s.limit)
+		return err_set(CAIRN_EINVAL, "partial_below is at most limit");
 	text_len = o->text_len ? o->text_len : strlen(o->text);
 	if (!text_len || text_len > SEARCH_TEXT_MAX)
 		return err_set(CAIRN_EINVAL, "the text to search is 1 to %d bytes", SEARCH_TEXT_MAX);
@@ -676,8 +742,9 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		s.n_chunks = (size_t)(max_vid >> LIVE_CHUNK_BITS) + 1;
 		s.chunk = cr_calloc(s.n_chunks, sizeof(*s.chunk));
 		s.fetched = cr_calloc(s.n_chunks, 1);
-		s.h = cr_calloc(s.limit, sizeof(*s.h));
-		if (!rc && (!s.chunk || !s.fetched || !s.h))
+		s.best.h = cr_calloc(s.limit, sizeof(*s.best.h));
+		s.best.cap = s.limit;
+		if (!rc && (!s.chunk || !s.fetched || !s.best.h))
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 		if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CELLS], &s.cells)))
 			rc = store_err(mrc, "cells");
@@ -712,22 +779,37 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 				s.g[i].df += s.l[s.g[i].first + j].df;
 		if (!rc)
 			rc = walk(&s);
+		/* Too few with every word: those with some follow. */
+		if (!rc && !o->all_words && s.ng > 1 && s.best.n < partial_below) {
+			part.cap = s.limit - s.best.n;
+			if (!(part.h = cr_calloc(part.cap, sizeof(*part.h))))
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+			else
+				rc = walk_partial(&s, &part);
+		}
 	}
 	if (cur)
 		mdb_cursor_close(cur);
 	if (s.cells)
 		mdb_cursor_close(s.cells);
-	if (!rc && s.nh) {
-		qsort(s.h, s.nh, sizeof(*s.h), by_score);
-		for (size_t i = 0; i < s.nh && !rc; i++) {
+	if (!rc && s.best.n + part.n) {
+		hit *all = s.best.h;
+
+		qsort(s.best.h, s.best.n, sizeof(*s.best.h), by_score);
+		if (part.n) { /* after the Records with every word */
+			qsort(part.h, part.n, sizeof(*part.h), by_score);
+			memmove(s.best.h + s.best.n, part.h, part.n * sizeof(*part.h));
+			s.info.partial = part.n;
+		}
+		for (size_t i = 0; i < s.best.n + part.n && !rc; i++) {
 			vrec v;
 			const kind_def *k;
 
-			if ((rc = version_get(&t->d, s.h[i].vid, &v)))
+			if ((rc = version_get(&t->d, all[i].vid, &v)))
 				break;
 			if (v.type != V_REC || !(k = schema_kind_id(t->d.s, v.kr))) {
 				rc = err_set(CAIRN_ECORRUPT, "a posting names Version %llu, not a Record",
-					     (unsigned long long)s.h[i].vid);
+					     (unsigned long long)all[i].vid);
 				break;
 			}
 			memset(&out[i], 0, sizeof(out[i]));
@@ -739,9 +821,10 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 			out[i].rec.values = v.values;
 			out[i].rec.values_len = v.values_len;
 			out[i].rec.vector_dim = v.dim;
-			out[i].rec.vid = s.h[i].vid;
+			out[i].rec.vid = all[i].vid;
 			out[i].rec.revision = v.rev;
-			out[i].score = s.h[i].score;
+			out[i].score = all[i].score;
+			out[i].words = all[i].words;
 			*n = i + 1;
 		}
 	}
@@ -756,7 +839,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	cr_free(s.l);
 	cr_free(s.chunk);
 	cr_free(s.fetched);
-	cr_free(s.h);
+	cr_free(s.best.h);
+	cr_free(part.h);
 	arena_rewind(&t->scratch, mark);
 	return rc;
 }

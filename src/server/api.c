@@ -2043,7 +2043,7 @@ static void h_resolve(req *r)
 /* POST /v1/domains/{d}/search */
 static void h_search(req *r)
 {
-	static const char *const names[] = {"text", "kinds", "limit", "values", NULL};
+	static const char *const names[] = {"text", "kinds", "limit", "values", "all_words", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;

@@ -222,8 +222,15 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 		snprintf(err, errlen, "text is required, a non-empty string");
 		return -1;
 	}
+	const jv *aw = jv_get(o, "all_words");
+
 	s->text = t->u.s;
 	s->text_len = t->len;
+	if (aw && aw->type != JV_NULL && !jv_is_bool(aw)) {
+		snprintf(err, errlen, "all_words is true or false");
+		return -1;
+	}
+	s->all_words = jv_is(aw, JV_TRUE);
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
@@ -232,12 +239,12 @@ void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *inf
 	buf_put(b, "\"hits\":[", 8);
 	for (size_t i = 0; i < n; i++) {
 		w_header(b, &h[i].rec, i == 0);
-		buf_printf(b, ",\"score\":%.4f", h[i].score);
+		buf_printf(b, ",\"score\":%.4f,\"words\":%u", h[i].score, h[i].words);
 		if (values) {
 			buf_put(b, ",\"values\":", 10);
 			buf_put(b, h[i].rec.values, h[i].rec.values_len);
 		}
 		buf_put_u8(b, '}');
 	}
-	buf_printf(b, "],\"words\":%zu", info->words);
+	buf_printf(b, "],\"words\":%zu,\"partial\":%zu", info->words, info->partial);
 }

@@ -103,7 +103,8 @@ static const tool tools[] = {
 	 0, t_resolve},
 	{"search", "Search by words",
 	 "The Records whose title and searchable values hold every word of a text, best first "
-	 "by BM25, each with its score: for what you know by its words rather than its name. "
+	 "by BM25, each with its score, then (when few have them all) Records with some of the "
+	 "words, words saying how many: for what you know by its words rather than its name. "
 	 "Words match as written and by their stem. Narrow it with kinds.",
 	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
 	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","

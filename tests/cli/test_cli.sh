@@ -905,8 +905,11 @@ begin "search: every word, stems, Kinds, limits, branches, past revisions, error
 run search "hex bolt"
 want_rc 0
 out_json_lines
+out_lines 5
+out_has '"hits":4,"matches":3,"partial":1'
+line_has 4 '"key":"gs2","title":"Bolt Ltd"'
+run search "hex bolt" --all-words
 out_lines 4
-out_has '"hits":3,"matches":3'
 out_has '"key":"gp2","title":"Hex bolt M2"'
 run search "bolts" --kind Part --limit 1
 want_rc 0
@@ -919,7 +922,13 @@ want_rc 0
 out_has 'Supplier:gs1  Acme Müller GmbH'
 run search "titanium" --text
 want_rc 0
-out_has 'no Record has every word'
+out_has 'no Record has the words'
+run search "hex titanium" --kind Part
+want_rc 0
+out_has '"words":1}'
+out_has '"partial":3}'
+run search "hex titanium" --all-words
+out_has '"hits":0'
 run branch create gsb
 run put Part gp9 --title "Titanium bolt" --values '{"sku":"g9"}' --branch gsb
 run search titanium --branch gsb

@@ -579,6 +579,12 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq(r.body.hits, [], 'not there yet');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'titanium' } });
 	eq([r.status, r.body.hits], [200, []]);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'forged titanium' } });
+	eq([r.body.hits.map((h) => [h.key, h.words]), r.body.partial], [[['W1', 1]], 1], 'some of the words');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'forged titanium', all_words: true } });
+	eq(r.body.hits, []);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', all_words: 1 } });
+	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: '' } });
 	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', limit: 101 } });
