@@ -710,6 +710,12 @@ typedef struct cairn_search_options {
 	 */
 	size_t partial_below;
 	int all_words;
+	/*
+	 * A word of 5 letters or more that no Record has is also looked for
+	 * as the words 1 edit away (2 from 9 letters; the first letter kept
+	 * below 9), which count for less. no_typos: never.
+	 */
+	int no_typos;
 } cairn_search_options;
 
 typedef struct cairn_hit {
@@ -725,6 +731,7 @@ typedef struct cairn_search_info {
 	uint64_t scored;	/* Records scored */
 	uint64_t matches;	/* Records that hold every word (counted while looking for the best) */
 	size_t partial;		/* hits with only some of the words */
+	size_t corrected;	/* words of the text looked for by their close spellings */
 } cairn_search_info;
 
 /*

@@ -206,10 +206,79 @@ typedef struct qterm {
 } qterm;
 
 struct qb {
-	qterm q[96];
+	qterm q[160];
 	int n, groups;
 	stemmer *st;
+	int no_typos;
 };
+
+/* The reference lexicon: every word of letters of every Version written. */
+static char (*LEX)[80];
+static size_t NLEX;
+
+static int lex_token(void *ctx, const token *t)
+{
+	(void)ctx;
+	if (t->kind != TK_WORD || t->digits)
+		return 0;
+	for (size_t i = 0; i < NLEX; i++)
+		if (strlen(LEX[i]) == t->len && memcmp(LEX[i], t->s, t->len) == 0)
+			return 0;
+	LEX = realloc(LEX, (NLEX + 1) * sizeof(*LEX));
+	memcpy(LEX[NLEX], t->s, t->len);
+	LEX[NLEX++][t->len] = '\0';
+	return 0;
+}
+
+static void lex_build(void)
+{
+	NLEX = 0;
+	for (size_t i = 0; i < NM; i++) {
+		uint32_t pos = 0;
+
+		analyze(M[i].title, strlen(M[i].title), &pos, lex_token, NULL);
+		analyze(M[i].body, strlen(M[i].body), &pos, lex_token, NULL);
+		for (int j = 0; M[i].kind == 0 && j < M[i].n_tags; j++)
+			analyze(M[i].tags[j], strlen(M[i].tags[j]), &pos, lex_token, NULL);
+	}
+}
+
+/* Optimal string alignment distance (adjacent transpositions), by brute force. */
+static unsigned osa_dist(const char *a, size_t an, const char *b, size_t bn)
+{
+	unsigned d[82][82];
+
+	for (size_t i = 0; i <= an; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= bn; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= an; i++)
+		for (size_t j = 1; j <= bn; j++) {
+			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[an][bn];
+}
+
+typedef struct rfix {
+	const char *w;
+	unsigned d;
+} rfix;
+
+static int rfix_cmp(const void *x, const void *y)
+{
+	const rfix *a = x, *b = y;
+
+	return a->d != b->d ? (a->d < b->d ? -1 : 1) : strcmp(a->w, b->w);
+}
 
 static void qadd(struct qb *b, char tag, const char *s, size_t n, double w)
 {
@@ -234,6 +303,24 @@ static int q_token(void *ctx, const token *t)
 	if (t->kind == TK_WORD && !t->digits) {
 		sn = stem(b->st, t->s, t->len, &st);
 		qadd(b, 's', st, sn, 0.5);
+	}
+	if (!b->no_typos && t->kind == TK_WORD && !t->digits && t->len >= 5) {
+		int known = 0;
+		rfix f[256];
+		size_t nf = 0;
+		unsigned k = t->len < 9 ? 1 : 2;
+
+		for (size_t i = 0; i < NLEX && !known; i++)
+			known = strlen(LEX[i]) == t->len && memcmp(LEX[i], t->s, t->len) == 0;
+		for (size_t i = 0; i < NLEX && !known && nf < 256; i++) {
+			unsigned d = osa_dist(t->s, t->len, LEX[i], strlen(LEX[i]));
+
+			if (d >= 1 && d <= k && (t->len >= 9 || LEX[i][0] == t->s[0]))
+				f[nf++] = (rfix){LEX[i], d};
+		}
+		qsort(f, nf, sizeof(f[0]), rfix_cmp);
+		for (size_t i = 0; i < nf && i < 4; i++)
+			qadd(b, 'w', f[i].w, strlen(f[i].w), f[i].d == 1 ? 0.6 : 0.4);
 	}
 	b->groups++;
 	return 0;
@@ -302,7 +389,7 @@ static size_t view_records(cairn_txn *t, stemmer *st, rlive *out, size_t cap)
  * all_words) when fewer than partial_below have them all, some of them.
  */
 static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text, int kind_only,
-			rhit *out, size_t limit, size_t partial_below, int all_words)
+			rhit *out, size_t limit, size_t partial_below, int all_words, int no_typos)
 {
 	size_t nfull;
 	struct qb b;
@@ -313,6 +400,7 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 
 	memset(&b, 0, sizeof(b));
 	b.st = st;
+	b.no_typos = no_typos;
 	analyze(text, strlen(text), &pos, q_token, &b);
 	/* avgdl over every Version ever written (the index's corpus) */
 	for (size_t i = 0; i < NM; i++) {
@@ -414,6 +502,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		return 0;
 	}
 	nl = view_records(t, stm, L, 4000);
+	lex_build();
 	if (nl == SIZE_MAX) {
 		fprintf(stderr, "    the view has a Record the test did not write\n");
 		bad = 1;
@@ -431,9 +520,35 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		words(text, sizeof(text), 3);
 		if (!text[0])
 			snprintf(text, sizeof(text), "%s", vocab[rand() % NVOCAB]);
+		if (rand() % 3 == 0) { /* a typo in the first word (of ASCII: stays UTF-8) */
+			size_t wl = strcspn(text, " "), p = wl ? (size_t)rand() % wl : 0;
+
+			for (size_t i = 0; i < wl; i++)
+				if ((unsigned char)text[i] >= 0x80)
+					wl = p = 0;
+
+			switch (wl ? rand() % 3 : 3) {
+			case 3:
+				break;
+			case 0: /* substitute */
+				text[p] = "aeiouxz"[rand() % 7];
+				break;
+			case 1: /* delete */
+				memmove(text + p, text + p + 1, strlen(text + p));
+				break;
+			default: /* transpose */
+				if (p + 1 < wl) {
+					char c = text[p];
+
+					text[p] = text[p + 1];
+					text[p + 1] = c;
+				}
+			}
+		}
 		o.text = text;
 		o.limit = 1 + (size_t)(rand() % 40);
 		o.all_words = rand() % 4 == 0;
+		o.no_typos = rand() % 5 == 0;
 		o.partial_below = rand() % 2 ? 0 : 1 + (size_t)rand() % o.limit;
 		if (kind_only >= 0) {
 			o.kinds = &kname;
@@ -441,7 +556,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		}
 		rc = cairn_search(t, &o, h, 40, &n, NULL);
 		nw = reference(L, nl, stm, text, kind_only, want, o.limit,
-			       o.partial_below ? o.partial_below : o.limit, o.all_words);
+			       o.partial_below ? o.partial_below : o.limit, o.all_words, o.no_typos);
 		if (rc || n != nw) {
 			fprintf(stderr, "    \"%s\" (limit %zu, kind %d): %zu hits, want %zu (%s)\n",
 				text, o.limit, kind_only, n, nw, rc ? cairn_errmsg() : "ok");
@@ -571,6 +686,9 @@ out:
 	free(M);
 	M = NULL;
 	NM = CAPM = 0;
+	free(LEX);
+	LEX = NULL;
+	NLEX = 0;
 	cairn_close(st);
 }
 

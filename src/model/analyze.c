@@ -49,6 +49,7 @@ static int is_cjk(utf8proc_int32_t cp)
 	       (cp >= 0x4e00 && cp <= 0x9fff) ||   /* Han */
 	       (cp >= 0xac00 && cp <= 0xd7af) ||   /* Hangul syllables */
 	       (cp >= 0xf900 && cp <= 0xfaff) ||   /* Han compatibility */
+	       (cp >= 0xff66 && cp <= 0xff9d) ||   /* half-width katakana */
 	       (cp >= 0x20000 && cp <= 0x2fa1f);   /* Han, supplementary planes */
 }
 
@@ -262,10 +263,8 @@ int analyze(const char *s, size_t n, uint32_t *pos, int (*fn)(void *ctx, const t
 				rc = end_chunk(&a);
 			break;
 		case C_CJK:
-			if (!(rc = end_chunk(&a))) {
-				fl = fold(cp, f);
+			if (!(rc = end_chunk(&a)) && (fl = fold(cp, f)))
 				rc = emit(&a, f, fl, (*pos)++, TK_CJK, 0);
-			}
 			break;
 		case C_SEP:
 			rc = end_chunk(&a);

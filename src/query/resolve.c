@@ -21,6 +21,7 @@
 
 #include "model/norm.h"
 #include "query/read.h"
+#include "query/spell.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/hmap.h"
@@ -246,139 +247,40 @@ static int walk_names(rctx *r, MDB_cursor *cur, const kbuf *p, int match, size_t
 
 /* ------------------------------------------------------------ spellings -- */
 
-typedef struct spell {
-	const char *q;		/* the normalized text */
-	size_t m;
-	unsigned k;		/* edits allowed */
-	unsigned *rows;		/* row i (m + 1 cells): distances of the name's first i bytes */
-	char prev[NAME_CAP];	/* the name the rows were computed for */
-	size_t prev_len;
-} spell;
-
-/* Row i (1-based) of the table, for name byte n[i - 1]; returns its minimum. */
-#define ROW(s, i) ((s)->rows + (i) * ((s)->m + 1))
-
-static unsigned spell_row(spell *s, const char *n, size_t i)
+/* A names entry of a close spelling (query/spell.h): offer its Record. */
+static int spelt(void *ctx, const MDB_val *key, size_t len, unsigned d)
 {
-	unsigned *cur = ROW(s, i), *up = ROW(s, i - 1), low;
+	rctx *r = ctx;
+	name_entry ne;
+	int rc;
 
-	cur[0] = (unsigned)i;
-	low = cur[0];
-	for (size_t j = 1; j <= s->m; j++) {
-		unsigned v = up[j - 1] + (n[i - 1] != s->q[j - 1]);
-
-		if (up[j] + 1 < v)
-			v = up[j] + 1;
-		if (cur[j - 1] + 1 < v)
-			v = cur[j - 1] + 1;
-		if (i > 1 && j > 1 && n[i - 1] == s->q[j - 2] && n[i - 2] == s->q[j - 1] &&
-		    ROW(s, i - 2)[j - 2] + 1 < v)
-			v = ROW(s, i - 2)[j - 2] + 1;
-		cur[j] = v;
-		if (v < low)
-			low = v;
-	}
-	return low;
+	(void)len;
+	if (d == 0) /* the text itself: found as folded already */
+		return 0;
+	if (name_entry_parse(key->mv_data, key->mv_size, &ne))
+		return err_set(CAIRN_ECORRUPT, "names: malformed entry");
+	return (rc = take_entry(r, &ne, CAIRN_MATCH_SPELLING, d)) > 0 ? 0 : rc;
 }
 
-static int spell_walk(rctx *r, MDB_cursor *cur, const char *q, size_t m, unsigned k)
+/* Names within k edits of q, starting with its first byte. */
+static int spell_names(rctx *r, MDB_cursor *cur, const char *q, size_t m, unsigned k)
 {
-	cairn_txn *t = r->t;
-	spell s;
-	kbuf seek;
-	MDB_val kv, vv;
-	size_t seeks = 0, entries = 0;
-	int mrc, rc = 0;
+	uint8_t p[4];
+	spell_opts o;
 
-	memset(&s, 0, sizeof(s));
-	s.q = q;
-	s.m = m;
-	s.k = k;
-	if (!(s.rows = cr_malloc((NAME_CAP + 1) * (m + 1) * sizeof(*s.rows))))
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	for (size_t j = 0; j <= m; j++)
-		s.rows[j] = (unsigned)j;
-	/* Names that start with the text's first byte: a typo there is not looked for. */
-	kb_init(&seek);
-	kb_be32(&seek, t->d.dom);
-	kb_u8(&seek, (uint8_t)q[0]);
-	kv.mv_data = seek.b;
-	kv.mv_size = seek.n;
-	mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE);
-	seeks++;
-	while (mrc == 0 && !rc) {
-		const uint8_t *kk = kv.mv_data;
-		const uint8_t *z;
-		const char *n;
-		size_t len, lcp = 0, i;
-		int pruned = 0;
-
-		if (kv.mv_size < 5 || memcmp(kk, seek.b, 4) != 0 || kk[4] != (uint8_t)q[0])
-			break;
-		if (seeks > SPELL_SEEKS || entries > SPELL_ENTRIES) {
-			r->truncated = 1;
-			break;
-		}
-		z = memchr(kk + 4, 0, kv.mv_size - 4);
-		if (!z)
-			return cr_free(s.rows), err_set(CAIRN_ECORRUPT, "names: malformed entry");
-		n = (const char *)kk + 4;
-		len = (size_t)(z - kk) - 4;
-		while (lcp < len && lcp < s.prev_len && n[lcp] == s.prev[lcp])
-			lcp++;
-		for (i = lcp + 1; i <= len; i++)
-			if (spell_row(&s, n, i) > k) {
-				pruned = 1;
-				break;
-			}
-		memcpy(s.prev, n, len < i ? len : i);
-		s.prev_len = len < i ? len : i;
-		if (pruned) {
-			/* No name starting with n[0..i-1] comes within k: past all of them. */
-			size_t p = i;
-
-			while (p > 1 && (uint8_t)n[p - 1] == 0xff)
-				p--;
-			kb_init(&seek);
-			kb_be32(&seek, t->d.dom);
-			kb_bytes(&seek, n, p);
-			seek.b[seek.n - 1]++;
-			s.prev_len = s.prev_len < p - 1 ? s.prev_len : p - 1;
-			kv.mv_data = seek.b;
-			kv.mv_size = seek.n;
-			t->d.stats.seeks++;
-			seeks++;
-			mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE);
-			continue;
-		}
-		/* The whole name is within reach: its entries, if it is close enough. */
-		{
-			unsigned d = ROW(&s, len)[m];
-			char name[NAME_CAP];
-
-			memcpy(name, n, len);
-			do {
-				name_entry ne;
-
-				entries++;
-				t->d.stats.entries++;
-				if (d >= 1 && d <= k) {
-					if (name_entry_parse(kv.mv_data, kv.mv_size, &ne))
-						rc = err_set(CAIRN_ECORRUPT, "names: malformed entry");
-					else if ((rc = take_entry(r, &ne, CAIRN_MATCH_SPELLING, d)) > 0)
-						rc = 0;
-				}
-				mrc = rc ? 0 : mdb_cursor_get(cur, &kv, &vv, MDB_NEXT);
-			} while (!rc && mrc == 0 && kv.mv_size > 5 + len &&
-				 memcmp(kv.mv_data, seek.b, 4) == 0 &&
-				 memcmp((const uint8_t *)kv.mv_data + 4, name, len) == 0 &&
-				 ((const uint8_t *)kv.mv_data)[4 + len] == 0);
-		}
-	}
-	cr_free(s.rows);
-	if (!rc && mrc && mrc != MDB_NOTFOUND)
-		rc = store_err(mrc, "names");
-	return rc;
+	be32_put(p, r->t->d.dom);
+	memset(&o, 0, sizeof(o));
+	o.prefix = p;
+	o.plen = 4;
+	o.q = q;
+	o.m = m;
+	o.k = k;
+	o.first_fixed = 1;
+	o.max_seeks = SPELL_SEEKS;
+	o.max_entries = SPELL_ENTRIES;
+	o.fn = spelt;
+	o.ctx = r;
+	return spell_walk(cur, &r->t->d, &o, &r->truncated);
 }
 
 /* No space and a digit: "PL-3704", "DE123456789". */
@@ -501,7 +403,7 @@ int cairn_resolve(cairn_txn *t, const cairn_resolve_options *o, cairn_match *out
 		 * Records, not typos).
 		 */
 		if (!rc && !o->exact && qn >= 4 && !identifier(r.text, r.text_len))
-			rc = spell_walk(&r, cur, q, qn, qn < 8 ? 1 : o->max_edits ? o->max_edits : 1);
+			rc = spell_names(&r, cur, q, qn, qn < 8 ? 1 : o->max_edits ? o->max_edits : 1);
 	}
 	if (cur)
 		mdb_cursor_close(cur);

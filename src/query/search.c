@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "query/read.h"
+#include "query/spell.h"
 #include "util/alloc.h"
 #include "util/err.h"
 #include "util/text.h"
@@ -22,6 +23,13 @@
 #define SEARCH_GROUPS_MAX 32 /* words of a text searched for */
 #define SEARCH_TEXT_MAX 1024
 #define STEM_WEIGHT 0.5	     /* a match by stem counts half a match as written */
+#define TYPO_MIN1 5	     /* a word this long or longer not found: 1 edit */
+#define TYPO_MIN2 9	     /* ... 2 edits, and the first letter may change */
+#define TYPO_TAKE 4	     /* close spellings looked for, the closest first */
+#define TYPO_WEIGHT1 0.6     /* a match 1 edit away */
+#define TYPO_WEIGHT2 0.4     /* ... 2 edits away */
+#define TYPO_SEEKS 2000	     /* budgets of the walk of the lexicon */
+#define TYPO_ENTRIES 20000
 #define END UINT64_MAX
 
 /* A term of the query. */
@@ -612,12 +620,6 @@ static int walk_partial(sctx *s, heap *part)
 
 /* ---------------------------------------------------------- the query -- */
 
-struct qctx {
-	sctx *s;
-	stemmer *stem;
-	int err;
-};
-
 static int add_term(sctx *s, char tag, const char *t, size_t n, double weight)
 {
 	qterm *q;
@@ -638,6 +640,96 @@ static int add_term(sctx *s, char tag, const char *t, size_t n, double weight)
 	q->len = n + 1;
 	q->weight = weight;
 	return 0;
+}
+
+struct qctx {
+	sctx *s;
+	stemmer *stem;
+	int no_typos;
+	MDB_cursor *lex;	/* the lexicon, opened when first needed */
+};
+
+/* A close spelling of a word of the text. */
+typedef struct fix {
+	char w[TOKEN_CAP];
+	size_t len;
+	unsigned d;
+} fix;
+
+struct fixes {
+	fix f[64];
+	size_t n;
+	int truncated;
+};
+
+static int take_fix(void *ctx, const MDB_val *key, size_t len, unsigned d)
+{
+	struct fixes *x = ctx;
+
+	if (d == 0 || len > TOKEN_CAP || x->n == 64)
+		return 0;
+	memcpy(x->f[x->n].w, (const uint8_t *)key->mv_data + 4, len);
+	x->f[x->n].len = len;
+	x->f[x->n++].d = d;
+	return 0;
+}
+
+static int fix_cmp(const void *a, const void *b)
+{
+	const fix *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c;
+
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	if ((c = memcmp(x->w, y->w, n)))
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * A word of letters no Record has (not in the lexicon): its closest
+ * spellings become terms of its group, counting for less.
+ */
+static int add_typos(struct qctx *q, const token *t)
+{
+	sctx *s = q->s;
+	struct fixes x;
+	spell_opts o;
+	kbuf k;
+	MDB_val v;
+	uint8_t p[4];
+	int rc, mrc;
+
+	if (q->no_typos || t->kind != TK_WORD || t->digits || t->len < TYPO_MIN1)
+		return 0;
+	key_lexicon(&k, s->d->dom, t->s, t->len);
+	s->d->stats.seeks++;
+	if ((rc = db_get(s->t->txn, s->t->st, DB_LEXICON, k.b, k.n, &v)) != CAIRN_ENOTFOUND)
+		return rc; /* known (0), or an error */
+	if (!q->lex && (mrc = mdb_cursor_open(s->t->txn, s->t->st->dbi[DB_LEXICON], &q->lex)))
+		return store_err(mrc, "lexicon");
+	memset(&x, 0, sizeof(x));
+	memset(&o, 0, sizeof(o));
+	be32_put(p, s->d->dom);
+	o.prefix = p;
+	o.plen = 4;
+	o.q = t->s;
+	o.m = t->len;
+	o.k = t->len < TYPO_MIN2 ? 1 : 2;
+	o.first_fixed = t->len < TYPO_MIN2;
+	o.max_seeks = TYPO_SEEKS;
+	o.max_entries = TYPO_ENTRIES;
+	o.fn = take_fix;
+	o.ctx = &x;
+	if ((rc = spell_walk(q->lex, s->d, &o, &x.truncated)))
+		return rc;
+	if (x.n)
+		s->info.corrected++;
+	qsort(x.f, x.n, sizeof(x.f[0]), fix_cmp);
+	for (size_t i = 0; i < x.n && i < TYPO_TAKE && !rc; i++)
+		rc = add_term(s, TERM_WORD, x.f[i].w, x.f[i].len, x.f[i].d == 1 ? TYPO_WEIGHT1 : TYPO_WEIGHT2);
+	return rc;
 }
 
 static int on_query_token(void *ctx, const token *t)
@@ -664,6 +756,8 @@ static int on_query_token(void *ctx, const token *t)
 		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT)))
 			return rc;
 	}
+	if ((rc = add_typos(q, t)))
+		return rc;
 	g->qn = s->nq - g->qfirst;
 	return 0;
 }
@@ -679,7 +773,7 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		 size_t *n, cairn_search_info *info)
 {
 	sctx s;
-	struct qctx q = {&s, NULL, 0};
+	struct qctx q = {&s, NULL, 0, NULL};
 	heap part = {NULL, 0, 0};
 	size_t partial_below;
 	tseg *segs = NULL;
@@ -718,11 +812,14 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 				       o->kinds[i] ? o->kinds[i] : "(null)");
 		s.kinds[s.n_kinds++] = k->id;
 	}
+	q.no_typos = o->no_typos;
 	mark = arena_mark_get(&t->scratch);
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
 	if (!rc)
 		rc = analyze(o->text, text_len, &pos, on_query_token, &q);
+	if (q.lex)
+		mdb_cursor_close(q.lex);
 	if (!rc && s.ng && !(rc = text_segments(t->txn, t->st, t->d.dom, &segs, &n_segs)) && n_segs) {
 		for (size_t i = 0; i < n_segs; i++) {
 			docs += segs[i].docs;

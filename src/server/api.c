@@ -2043,7 +2043,8 @@ static void h_resolve(req *r)
 /* POST /v1/domains/{d}/search */
 static void h_search(req *r)
 {
-	static const char *const names[] = {"text", "kinds", "limit", "values", "all_words", NULL};
+	static const char *const names[] = {"text",	 "kinds",    "limit", "values",
+					    "all_words", "no_typos", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;

@@ -231,6 +231,12 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 		return -1;
 	}
 	s->all_words = jv_is(aw, JV_TRUE);
+	aw = jv_get(o, "no_typos");
+	if (aw && aw->type != JV_NULL && !jv_is_bool(aw)) {
+		snprintf(err, errlen, "no_typos is true or false");
+		return -1;
+	}
+	s->no_typos = jv_is(aw, JV_TRUE);
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
@@ -246,5 +252,6 @@ void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *inf
 		}
 		buf_put_u8(b, '}');
 	}
-	buf_printf(b, "],\"words\":%zu,\"partial\":%zu", info->words, info->partial);
+	buf_printf(b, "],\"words\":%zu,\"partial\":%zu,\"corrected\":%zu", info->words,
+		   info->partial, info->corrected);
 }

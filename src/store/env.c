@@ -28,6 +28,7 @@ const char *const db_names[DB_COUNT] = {
 	[DB_KEYS] = "keys",	  [DB_ADJ] = "adj",
 	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
 	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names", [DB_POSTINGS] = "postings",
+	[DB_LEXICON] = "lexicon",
 };
 
 /* Paths open in this process: LMDB forbids opening one environment twice in a process. */

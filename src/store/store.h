@@ -28,6 +28,7 @@ enum db_id {
 	DB_VECTORS,  /* (dom, vid) -> float32 vector */
 	DB_NAMES,    /* (dom, normalized name, 0, vid, source, attribute) -> empty */
 	DB_POSTINGS, /* (dom, segment, term, 0, vid >> 16) -> container; (dom, 0, segment) -> descriptor */
+	DB_LEXICON,  /* (dom, word, 0) -> empty: every word of letters indexed (typo tolerance) */
 	DB_COUNT
 };
 

@@ -1500,13 +1500,6 @@ static int write_text(cctx *c, uint32_t kind, const pop *o, const vrec *v)
 			 o->values, &dt, &dv);
 }
 
-static int put_now(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
-{
-	cctx *c = ctx;
-
-	return db_put(c->d.txn, c->d.st, db, k, kn, v, vn, 0);
-}
-
 /* The commit's postings segment, if it has Record Versions: already in key order. */
 static int write_segment(cctx *c)
 {
@@ -1519,7 +1512,7 @@ static int write_segment(cctx *c)
 		return rc;
 	if (seg % TEXT_MERGE_MIN == 0) /* now and then, segments to merge (in the background) */
 		maint_wake(c->d.st);
-	return textw_flush(&c->tw, c->d.dom, seg, c->d.br.id, put_now, c);
+	return textw_flush(&c->tw, c->d.txn, c->d.st, c->d.dom, seg, c->d.br.id);
 }
 
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,

@@ -113,7 +113,10 @@ static int on_token(void *ctx, const token *t)
 		x->words++;
 	if ((rc = term_find(w, TERM_WORD, t->s, t->len, &ti)) || (rc = term_count(x, ti)))
 		return rc;
-	if (t->kind != TK_WORD || t->digits || !w->stem)
+	if (t->kind != TK_WORD || t->digits)
+		return 0;
+	w->t[ti].lex = 1;
+	if (!w->stem)
 		return 0;
 	if (!w->t[ti].stem_done) { /* a word's stem, once per segment */
 		const char *st;
@@ -323,9 +326,38 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 	return n;
 }
 
-int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
-		int (*put)(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn),
-		void *ctx)
+void key_lexicon(kbuf *k, uint32_t dom, const char *word, size_t len)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	if (len) {
+		kb_bytes(k, word, len);
+		kb_u8(k, 0);
+	}
+}
+
+/* Put the segment's words of letters the lexicon lacks (in word order). */
+static int lexicon_add(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom,
+		       const uint32_t *order)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < w->n_terms && !rc; i++) {
+		const struct tterm *t = &w->t[order[i]];
+		MDB_val v;
+		kbuf k;
+
+		if (!t->lex)
+			continue;
+		key_lexicon(&k, dom, (const char *)w->bytes.p + t->off + 1, t->len - 1);
+		if ((rc = db_get(txn, st, DB_LEXICON, k.b, k.n, &v)) == CAIRN_ENOTFOUND)
+			rc = db_put(txn, st, DB_LEXICON, k.b, k.n, "", 0, 0);
+	}
+	return rc;
+}
+
+int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t seg,
+		uint32_t branch)
 {
 	uint32_t *order = NULL;
 	size_t *start = NULL;
@@ -378,7 +410,7 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 				rc = err_set(CAIRN_ELIMIT, "postings key too long");
 				break;
 			}
-			rc = put(ctx, DB_POSTINGS, k.b, k.n, val.p, val.len);
+			rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, val.p, val.len, 0);
 			containers++;
 			postings += n;
 		}
@@ -395,8 +427,10 @@ int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
 		be64_put(desc + 48, w->sum_values);
 		be32_put(desc + 56, branch);
 		key_tseg(&k, dom, seg);
-		rc = put(ctx, DB_POSTINGS, k.b, k.n, desc, sizeof(desc));
+		rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, desc, sizeof(desc), 0);
 	}
+	if (!rc)
+		rc = lexicon_add(w, txn, st, dom, order);
 	cr_free(order);
 	cr_free(start);
 	cr_free(sorted);
@@ -612,13 +646,6 @@ int tpay_upto(tpay *p, uint32_t j)
 
 /* ------------------------------------------------------------- rebuild -- */
 
-static int put_db(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn)
-{
-	dctx *d = ctx;
-
-	return db_put(d->txn, d->st, db, k, kn, v, vn, 0);
-}
-
 #define REBUILD_DOCS 100000 /* Versions per segment of a rebuild */
 
 /* A rebuild's writer for one branch. */
@@ -682,14 +709,14 @@ int text_rebuild(dctx *d, const schema *s)
 			  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
 		arena_release(&tmp);
 		if (!rc && bw[b].w.docs >= REBUILD_DOCS)
-			rc = textw_flush(&bw[b].w, d->dom, seg++, ver.branch, put_db, d);
+			rc = textw_flush(&bw[b].w, d->txn, d->st, d->dom, seg++, ver.branch);
 	}
 	mdb_cursor_close(cur);
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
 		rc = store_err(mrc, "versions");
 	for (size_t b = 0; b < nbw; b++) {
 		if (!rc)
-			rc = textw_flush(&bw[b].w, d->dom, seg++, bw[b].branch, put_db, d);
+			rc = textw_flush(&bw[b].w, d->txn, d->st, d->dom, seg++, bw[b].branch);
 		textw_release(&bw[b].w);
 	}
 	cr_free(bw);

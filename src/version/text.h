@@ -52,7 +52,8 @@ typedef struct textw {
 		uint32_t off, len;	/* in bytes */
 		uint32_t count;		/* postings */
 		uint32_t stem;		/* of a word: its stem's term + 1 (0: none) */
-		int stem_done;		/* stem is known */
+		uint8_t stem_done;	/* stem is known */
+		uint8_t lex;		/* a word of letters: in the lexicon */
 		uint32_t doc_tf_title, doc_tf_values; /* within the document being added */
 		uint64_t doc;		/* the vid doc_tf_* count for */
 	} *t;
@@ -80,12 +81,14 @@ static inline int textw_empty(const textw *w)
 int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size_t title_len,
 	      const jv *values, uint32_t *dl_title, uint32_t *dl_values);
 /*
- * Write what was collected as segment seg of Domain dom through put
- * (sub-database, key, value), then its descriptor; the writer is emptied.
+ * Write what was collected as segment seg of Domain dom (its keys in order,
+ * then its descriptor), and its new words into the lexicon; the writer is
+ * emptied.
  */
-int textw_flush(textw *w, uint32_t dom, uint32_t seg, uint32_t branch,
-		int (*put)(void *ctx, int db, const void *k, size_t kn, const void *v, size_t vn),
-		void *ctx);
+int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t seg,
+		uint32_t branch);
+/* The key of a lexicon word (and the prefix of a Domain's: len 0 without the 0x00). */
+void key_lexicon(kbuf *k, uint32_t dom, const char *word, size_t len);
 
 /* A segment as its descriptor says. */
 typedef struct tseg {
