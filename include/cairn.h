@@ -716,6 +716,13 @@ typedef struct cairn_search_options {
 	 * below 9), which count for less. no_typos: never.
 	 */
 	int no_typos;
+	/*
+	 * A filter of cairn_query's language (docs/query.md) the hits must
+	 * satisfy, checked inside the ranking (so limit hits come back when
+	 * limit Records match); it needs exactly one Kind in kinds.
+	 */
+	const char *where;
+	size_t where_len;	    /* 0: strlen(where) */
 } cairn_search_options;
 
 typedef struct cairn_hit {
@@ -738,7 +745,8 @@ typedef struct cairn_search_info {
  * Search; out[0..*n-1] get the best hits, best first (ties: the Version
  * written first): Records with every word, then partial matches. info may
  * be NULL. CAIRN_EINVAL for bad options, CAIRN_ELIMIT for more than 32
- * words, CAIRN_EUTF8 for text that is not UTF-8, CAIRN_EUNKNOWNKIND.
+ * words, CAIRN_EUTF8 for text that is not UTF-8, CAIRN_EUNKNOWNKIND,
+ * CAIRN_EQUERY for a bad filter (naming the place of the mistake).
  */
 CAIRN_API int cairn_search(cairn_txn *txn, const cairn_search_options *o, cairn_hit *out,
 			   size_t cap, size_t *n, cairn_search_info *info);

@@ -206,11 +206,17 @@ typedef struct qterm {
 } qterm;
 
 struct qb {
-	qterm q[160];
+	qterm q[400];
 	int n, groups;
 	stemmer *st;
 	int no_typos;
+	const char *text;
 };
+
+static int str_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
 
 /* The reference lexicon: every word of letters of every Version written. */
 static char (*LEX)[80];
@@ -299,6 +305,20 @@ static int q_token(void *ctx, const token *t)
 
 	if (t->kind == TK_WHOLE)
 		return 0;
+	if (t->kind == TK_WORD && !t->digits && b->text[t->end] == '*') {
+		/* a prefix: the lexicon's words that start with it, the first 32 in byte order */
+		char *m[4096];
+		size_t nm = 0;
+
+		for (size_t i = 0; i < NLEX && nm < 4096; i++)
+			if (strlen(LEX[i]) >= t->len && memcmp(LEX[i], t->s, t->len) == 0)
+				m[nm++] = LEX[i];
+		qsort(m, nm, sizeof(m[0]), str_cmp);
+		for (size_t i = 0; i < nm && i < 32; i++)
+			qadd(b, 'w', m[i], strlen(m[i]), 1);
+		b->groups++;
+		return 0;
+	}
 	qadd(b, 'w', t->s, t->len, 1);
 	if (t->kind == TK_WORD && !t->digits) {
 		sn = stem(b->st, t->s, t->len, &st);
@@ -389,7 +409,8 @@ static size_t view_records(cairn_txn *t, stemmer *st, rlive *out, size_t cap)
  * all_words) when fewer than partial_below have them all, some of them.
  */
 static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text, int kind_only,
-			rhit *out, size_t limit, size_t partial_below, int all_words, int no_typos)
+			rhit *out, size_t limit, size_t partial_below, int all_words, int no_typos,
+			const char *code)
 {
 	size_t nfull;
 	struct qb b;
@@ -401,6 +422,7 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 	memset(&b, 0, sizeof(b));
 	b.st = st;
 	b.no_typos = no_typos;
+	b.text = text;
 	analyze(text, strlen(text), &pos, q_token, &b);
 	/* avgdl over every Version ever written (the index's corpus) */
 	for (size_t i = 0; i < NM; i++) {
@@ -422,6 +444,8 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 		int ok = 1;
 
 		if (kind_only >= 0 && L[i].v->kind != kind_only)
+			continue;
+		if (code && strcmp(L[i].v->code, code) != 0) /* the filter {"code": code} */
 			continue;
 		int words = 0;
 
@@ -508,7 +532,8 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		bad = 1;
 	}
 	for (int it = 0; it < texts && !bad; it++) {
-		char text[200];
+		char text[200], where[120];
+		const char *code;
 		cairn_search_options o = {0};
 		cairn_hit h[40];
 		rhit want[40];
@@ -545,6 +570,20 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 				}
 			}
 		}
+		if (rand() % 5 == 0) { /* the last word a prefix: its first letters and '*' */
+			size_t e = strlen(text), b0 = e;
+
+			while (b0 && text[b0 - 1] != ' ')
+				b0--;
+			if (e - b0 >= 3) {
+				size_t cut = b0 + 2 + (size_t)rand() % (e - b0 - 2);
+
+				text[cut] = '*';
+				text[cut + 1] = '\0';
+			}
+		}
+		if (!text[0])
+			snprintf(text, sizeof(text), "steel");
 		o.text = text;
 		o.limit = 1 + (size_t)(rand() % 40);
 		o.all_words = rand() % 4 == 0;
@@ -554,9 +593,16 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 			o.kinds = &kname;
 			o.n_kinds = 1;
 		}
+		code = NULL;
+		if (kind_only == 0 && rand() % 2) { /* a filter, inside the ranking */
+			code = vocab[rand() % NVOCAB];
+			snprintf(where, sizeof(where), "{\"code\":\"%s\"}", code);
+			o.where = where;
+		}
 		rc = cairn_search(t, &o, h, 40, &n, NULL);
 		nw = reference(L, nl, stm, text, kind_only, want, o.limit,
-			       o.partial_below ? o.partial_below : o.limit, o.all_words, o.no_typos);
+			       o.partial_below ? o.partial_below : o.limit, o.all_words, o.no_typos,
+			       code);
 		if (rc || n != nw) {
 			fprintf(stderr, "    \"%s\" (limit %zu, kind %d): %zu hits, want %zu (%s)\n",
 				text, o.limit, kind_only, n, nw, rc ? cairn_errmsg() : "ok");
@@ -820,6 +866,25 @@ void test_search_errors(void)
 	o.kinds = kinds;
 	o.n_kinds = 65;
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	o.kinds = NULL;
+	o.n_kinds = 0;
+	o.where = "{\"code\":\"x\"}"; /* a filter needs its one Kind */
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	{
+		const char *doc = "Doc";
+
+		o.kinds = &doc;
+		o.n_kinds = 1;
+		o.where = "{\"nope\":1}";
+		CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY);
+		CHECK(strstr(cairn_errmsg(), "nope") != NULL);
+		o.where = "{\"code\":";
+		CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY);
+		o.where = "{\"code\":\"x\"}";
+		OK(cairn_search(t, &o, h, 10, &n, NULL));
+		CHECK(n == 0);
+	}
+	o.where = NULL;
 	o.kinds = NULL;
 	o.n_kinds = 0;
 	many[0] = '\0';

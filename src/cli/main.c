@@ -70,7 +70,7 @@ static const char usage_text[] =
 	"                                  a shortest path between two Records (exit 3 when none)\n"
 	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
 	"                                  the Records a name most likely names, best first\n"
-	"  search TEXT [--kind K,..] [--limit N] [--all-words]\n"
+	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words]\n"
 	"                                  Records with every word, best first (BM25), then some\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"

@@ -33,12 +33,14 @@ typedef struct chunk {
 	char conn;			/* a connector waiting for the next letter or digit */
 	unsigned n_parts;
 	uint32_t first_pos;
+	size_t end;			/* the byte after the last character added */
 } chunk;
 
 typedef struct actx {
 	int (*fn)(void *ctx, const token *t);
 	void *ctx;
 	uint32_t *pos;
+	size_t at;			/* the byte after the character being read */
 	chunk c;
 } actx;
 
@@ -131,9 +133,9 @@ static size_t fold(utf8proc_int32_t cp, char *out)
 	return o;
 }
 
-static int emit(actx *a, const char *s, size_t len, uint32_t pos, int kind, int digits)
+static int emit(actx *a, const char *s, size_t len, uint32_t pos, int kind, int digits, size_t end)
 {
-	token t = {s, len, pos, kind, digits};
+	token t = {s, len, pos, kind, digits, end};
 
 	return len ? a->fn(a->ctx, &t) : 0;
 }
@@ -148,7 +150,7 @@ static int end_part(actx *a)
 		return 0;
 	if (c->n_parts == 0)
 		c->first_pos = *a->pos;
-	rc = emit(a, c->part, c->part_len, (*a->pos)++, TK_WORD, c->part_digits);
+	rc = emit(a, c->part, c->part_len, (*a->pos)++, TK_WORD, c->part_digits, c->end);
 	c->n_parts++;
 	c->part_len = 0;
 	c->last = c->prev = C_SEP;
@@ -162,7 +164,7 @@ static int end_chunk(actx *a)
 	int rc = end_part(a);
 
 	if (!rc && c->n_parts > 1 && c->n_parts <= MAX_PARTS && !c->whole_over)
-		rc = emit(a, c->whole, c->whole_len, c->first_pos, TK_WHOLE, 0);
+		rc = emit(a, c->whole, c->whole_len, c->first_pos, TK_WHOLE, 0, c->end);
 	memset(c, 0, sizeof(*c));
 	return rc;
 }
@@ -222,6 +224,7 @@ static int add_char(actx *a, int cl, const char *f, size_t fn)
 		memcpy(c->part + c->part_len, f, fn);
 		c->part_len += fn;
 	}
+	c->end = a->at;
 	return 0;
 }
 
@@ -252,6 +255,7 @@ int analyze(const char *s, size_t n, uint32_t *pos, int (*fn)(void *ctx, const t
 			i++;
 			cp = ' '; /* not UTF-8: a separator */
 		}
+		a.at = i;
 		cl = classify(cp);
 		switch (cl) {
 		case C_MARK: /* folded away; it does not end a word */
@@ -264,7 +268,7 @@ int analyze(const char *s, size_t n, uint32_t *pos, int (*fn)(void *ctx, const t
 			break;
 		case C_CJK:
 			if (!(rc = end_chunk(&a)) && (fl = fold(cp, f)))
-				rc = emit(&a, f, fl, (*pos)++, TK_CJK, 0);
+				rc = emit(&a, f, fl, (*pos)++, TK_CJK, 0, i);
 			break;
 		case C_SEP:
 			rc = end_chunk(&a);

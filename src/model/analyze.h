@@ -24,6 +24,7 @@ typedef struct token {
 	uint32_t pos;  /* word position in the text */
 	int kind;      /* enum token_kind */
 	int digits;    /* the token is digits only */
+	size_t end;    /* the byte of the text after its last character */
 } token;
 
 /*

@@ -1684,3 +1684,47 @@ int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t 
 	buf_release(&c.plan);
 	return rc;
 }
+
+/* ------------------------------------------------------ filters alone -- */
+
+int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, size_t len,
+		  const qfilter **out)
+{
+	qctx c;
+	const jv *f;
+	qnode *root;
+	int rc;
+
+	*out = NULL;
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.mem = a;
+	c.out = a;
+	if (!kind || !(c.k = schema_kind(t->d.s, kind)))
+		return err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"", kind ? kind : "(null)");
+	if (!(root = arena_alloc(a, sizeof(*root))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (!(f = jv_parse(a, where, len, "where"))) {
+		char why[256];
+
+		if (err_code() == CAIRN_ENOMEM)
+			return CAIRN_ENOMEM;
+		snprintf(why, sizeof(why), "%s", cairn_errmsg());
+		return err_set(CAIRN_EQUERY, "%s", why);
+	}
+	if ((rc = parse_node(&c, f, "where", root)))
+		return rc;
+	*out = (const qfilter *)root;
+	return 0;
+}
+
+int qfilter_match(const qfilter *f, arena *a, const char *values, size_t len, int *match)
+{
+	arena_mark m = arena_mark_get(a);
+	const jv *v = jv_parse(a, values, len, "stored values");
+
+	*match = v && eval((const qnode *)f, v);
+	arena_rewind(a, m);
+	return v ? 0 : err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
+						  : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+}

@@ -17,6 +17,14 @@ struct cairn_txn {
 /* Index entries under which a query collects and sorts rather than walking in order (query.c). */
 extern uint64_t query_small;
 
+/* A filter of the query language (query.c) over one Kind, on its own. */
+typedef struct qfilter qfilter;
+/* Parse where[0..len-1] for Kind kind into a (CAIRN_EQUERY naming the mistake). */
+int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, size_t len,
+		  const qfilter **out);
+/* Do these stored values satisfy f? (a: scratch, given back) */
+int qfilter_match(const qfilter *f, arena *a, const char *values, size_t len, int *match);
+
 /* Fill a cairn_revision from revision rev (pointers into the map). */
 int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out);
 

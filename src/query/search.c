@@ -26,6 +26,7 @@
 #define TYPO_MIN1 5	     /* a word this long or longer not found: 1 edit */
 #define TYPO_MIN2 9	     /* ... 2 edits, and the first letter may change */
 #define TYPO_TAKE 4	     /* close spellings looked for, the closest first */
+#define PREFIX_TAKE 32	     /* words a prefix (supp*) stands for, in byte order */
 #define TYPO_WEIGHT1 0.6     /* a match 1 edit away */
 #define TYPO_WEIGHT2 0.4     /* ... 2 edits away */
 #define TYPO_SEEKS 2000	     /* budgets of the walk of the lexicon */
@@ -99,6 +100,7 @@ typedef struct sctx {
 	MDB_cursor *cells;
 	heap best;		/* Records with every word */
 	size_t limit;
+	const qfilter *filter;	/* the hits' filter, or NULL */
 	cairn_search_info info;
 } sctx;
 
@@ -354,12 +356,6 @@ static const struct tblock *cur_block(const tlist *l)
 	return &l->c[l->ci].b[l->bi];
 }
 
-static uint64_t group_cur(const sctx *s, const group *g)
-{
-	(void)s;
-	return g->cur;
-}
-
 /* Every list of g at or after vid; g->cur the lowest. */
 static int group_seek(sctx *s, group *g, uint64_t vid)
 {
@@ -428,6 +424,25 @@ static void keep(heap *p, const hit *x)
 	}
 }
 
+/* Keep x in p when it would be kept and its Record passes the filter, if any. */
+static int keep_checked(sctx *s, heap *p, const hit *x)
+{
+	vrec v;
+	int match, rc;
+
+	if (s->filter) {
+		if (!p->cap || (p->n == p->cap && !worse(&p->h[0], x)))
+			return 0; /* it would not be kept: no need to read it */
+		if ((rc = version_get(s->d, x->vid, &v)) ||
+		    (rc = qfilter_match(s->filter, &s->t->scratch, v.values, v.values_len, &match)))
+			return rc;
+		if (!match)
+			return 0;
+	}
+	keep(p, x);
+	return 0;
+}
+
 /* The score a Record must beat to be kept (-1 while fewer than the heap holds are). */
 static double threshold(const heap *p)
 {
@@ -493,7 +508,7 @@ static int walk(sctx *s)
 
 		if ((rc = group_seek(s, g, vid)))
 			return rc;
-		if ((vid = group_cur(s, g)) == END)
+		if ((vid = g->cur) == END)
 			return 0;
 		/*
 		 * Skip the leading group's blocks that cannot beat the kept Records:
@@ -542,7 +557,7 @@ static int walk(sctx *s)
 				continue;
 			if ((rc = group_seek(s, &s->g[o], vid)))
 				return rc;
-			if ((at = group_cur(s, &s->g[o])) != vid) {
+			if ((at = s->g[o].cur) != vid) {
 				all = 0;
 				vid = at;
 				if (at == END)
@@ -560,7 +575,8 @@ static int walk(sctx *s)
 				hit x = {vid, score, (unsigned)s->ng};
 
 				s->info.matches++;
-				keep(&s->best, &x);
+				if ((rc = keep_checked(s, &s->best, &x)))
+					return rc;
 			}
 			vid++;
 		}
@@ -611,7 +627,8 @@ static int walk_partial(sctx *s, heap *part)
 			if (counts) {
 				hit x = {vid, score, words};
 
-				keep(part, &x);
+				if ((rc = keep_checked(s, part, &x)))
+					return rc;
 			}
 		}
 		vid++;
@@ -647,7 +664,47 @@ struct qctx {
 	stemmer *stem;
 	int no_typos;
 	MDB_cursor *lex;	/* the lexicon, opened when first needed */
+	const char *text;	/* the text searched */
+	size_t text_len;
 };
+
+static int lexicon_cursor(struct qctx *q)
+{
+	int mrc;
+
+	if (!q->lex && (mrc = mdb_cursor_open(q->s->t->txn, q->s->t->st->dbi[DB_LEXICON], &q->lex)))
+		return store_err(mrc, "lexicon");
+	return 0;
+}
+
+/* A word followed by '*': the words of the lexicon that start with it. */
+static int add_prefix(struct qctx *q, const token *t)
+{
+	sctx *s = q->s;
+	MDB_val k, v;
+	kbuf p;
+	size_t taken = 0;
+	int mrc, rc;
+
+	if ((rc = lexicon_cursor(q)))
+		return rc;
+	key_lexicon(&p, s->d->dom, NULL, 0);
+	kb_bytes(&p, t->s, t->len);
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	s->d->stats.seeks++;
+	for (mrc = mdb_cursor_get(q->lex, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(q->lex, &k, &v, MDB_NEXT)) {
+		if (k.mv_size <= p.n || memcmp(k.mv_data, p.b, p.n) != 0 || taken == PREFIX_TAKE)
+			break;
+		s->d->stats.entries++;
+		rc = add_term(s, TERM_WORD, (const char *)k.mv_data + 4, k.mv_size - 5, 1);
+		taken++;
+	}
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "lexicon");
+	return rc;
+}
 
 /* A close spelling of a word of the text. */
 typedef struct fix {
@@ -699,7 +756,7 @@ static int add_typos(struct qctx *q, const token *t)
 	kbuf k;
 	MDB_val v;
 	uint8_t p[4];
-	int rc, mrc;
+	int rc;
 
 	if (q->no_typos || t->kind != TK_WORD || t->digits || t->len < TYPO_MIN1)
 		return 0;
@@ -707,8 +764,8 @@ static int add_typos(struct qctx *q, const token *t)
 	s->d->stats.seeks++;
 	if ((rc = db_get(s->t->txn, s->t->st, DB_LEXICON, k.b, k.n, &v)) != CAIRN_ENOTFOUND)
 		return rc; /* known (0), or an error */
-	if (!q->lex && (mrc = mdb_cursor_open(s->t->txn, s->t->st->dbi[DB_LEXICON], &q->lex)))
-		return store_err(mrc, "lexicon");
+	if ((rc = lexicon_cursor(q)))
+		return rc;
 	memset(&x, 0, sizeof(x));
 	memset(&o, 0, sizeof(o));
 	be32_put(p, s->d->dom);
@@ -746,6 +803,11 @@ static int on_query_token(void *ctx, const token *t)
 			       SEARCH_GROUPS_MAX);
 	g = &s->g[s->ng++];
 	g->qfirst = s->nq;
+	if (t->kind == TK_WORD && !t->digits && t->end < q->text_len && q->text[t->end] == '*') {
+		rc = add_prefix(q, t); /* supp*: the words it stands for, nothing else */
+		g->qn = s->nq - g->qfirst;
+		return rc;
+	}
 	if ((rc = add_term(s, TERM_WORD, t->s, t->len, 1)))
 		return rc;
 	if (t->kind == TK_WORD && !t->digits && q->stem) {
@@ -773,7 +835,7 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		 size_t *n, cairn_search_info *info)
 {
 	sctx s;
-	struct qctx q = {&s, NULL, 0, NULL};
+	struct qctx q = {&s, NULL, 0, NULL, NULL, 0};
 	heap part = {NULL, 0, 0};
 	size_t partial_below;
 	tseg *segs = NULL;
@@ -813,7 +875,16 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		s.kinds[s.n_kinds++] = k->id;
 	}
 	q.no_typos = o->no_typos;
+	q.text = o->text;
+	q.text_len = text_len;
+	if (o->where && o->n_kinds != 1)
+		return err_set(CAIRN_EINVAL, "where needs exactly one Kind in kinds");
 	mark = arena_mark_get(&t->scratch);
+	if (o->where && (rc = qfilter_parse(t, &t->scratch, o->kinds[0], o->where,
+					    o->where_len ? o->where_len : strlen(o->where), &s.filter))) {
+		arena_rewind(&t->scratch, mark);
+		return rc;
+	}
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
 	if (!rc)

@@ -566,10 +566,8 @@ int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
 		b->max_tf_values = (uint32_t)rd_varint(&r);
 		b->min_dl_title = (uint32_t)rd_varint(&r);
 		b->min_dl_values = (uint32_t)rd_varint(&r);
-		if (!out->bits) {
+		if (!out->bits)
 			b->vids = rd_bytes(&r, 2 * (size_t)b->n);
-			b->vids_len = 2 * (size_t)b->n;
-		}
 		len = rd_varint(&r);
 		b->skips = rd_bytes(&r, 2 * (size_t)((b->n - 1) / TEXT_SKIP));
 		b->payload = rd_bytes(&r, len);

@@ -30,7 +30,6 @@
 #define TEXT_CONTAINER_BITS 16	 /* a container holds the vids of one vid >> 16 */
 #define TEXT_FIELD_GAP 100	 /* positions between fields and values: no phrase spans them */
 #define TEXT_TERM_MAX (1 + TOKEN_CAP)
-#define TEXT_SEGMENTS_MAX 4096	 /* segments read by one search */
 #define TERM_WORD 'w'		 /* a word as written (folded) */
 #define TERM_STEM 's'		 /* the stem of a word (of letters) */
 
@@ -132,7 +131,7 @@ typedef struct tcont {
 		uint32_t max_tf_title, max_tf_values, min_dl_title, min_dl_values;
 		const uint8_t *vids, *payload; /* vids: 2 bytes each, when not a bitset */
 		const uint8_t *skips;	/* payload offset of posting 16 k (k >= 1), 2 bytes each */
-		size_t vids_len, payload_len;
+		size_t payload_len;
 	} *b;
 } tcont;
 

@@ -907,10 +907,21 @@ want_rc 0
 out_json_lines
 out_lines 5
 out_has '"hits":4,"matches":3,"partial":1'
+out_has '"key":"gp2","title":"Hex bolt M2"'
 line_has 4 '"key":"gs2","title":"Bolt Ltd"'
 run search "hex bolt" --all-words
 out_lines 4
-out_has '"key":"gp2","title":"Hex bolt M2"'
+run search "bol* hex"
+out_has '"hits":4,"matches":3'
+run search "hex bolt" --kind Part --where '{"sku":"g2"}'
+want_rc 0
+out_has '"hits":1,'
+out_has '"key":"gp2"'
+run search "hex bolt" --where '{"sku":"g2"}'
+want_rc 2
+run search "hex bolt" --kind Part --where '{"nope":1}'
+want_rc 2
+err_has 'nope'
 run search "bolts" --kind Part --limit 1
 want_rc 0
 out_lines 2

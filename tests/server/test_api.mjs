@@ -589,6 +589,16 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq([r.body.hits.map((h) => h.key), r.body.corrected], [['W1'], 1], 'a typo, corrected');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'froged', no_typos: true } });
 	eq([r.body.hits, r.body.corrected], [[], 0]);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'hous* stee*', all_words: true } });
+	eq(r.body.hits.map((h) => h.key), ['W2'], 'prefixes: housings, steel');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: { vat: 'DE77701' } } });
+	eq(r.body.hits.map((h) => h.key), ['W1'], 'a filter inside the ranking');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', where: { vat: 'DE77701' } } });
+	eq(r.status, 400, 'a filter needs one Kind');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: { nope: 1 } } });
+	eq([r.status, r.body.error.code], [400, 'invalid_query']);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: 'x' } });
+	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: '' } });
 	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', limit: 101 } });
