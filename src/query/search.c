@@ -1,13 +1,16 @@
 /*
  * Full-text search (cairn_search, docs/search.md). The text's words become
- * groups of terms (the word as written; its stem, which counts for less);
- * a Record matches when it has a term of every group. Each term's postings
- * are read from every segment into containers, its document frequency
- * counted in the view's live set; then the groups are walked together in
- * vid order, the rarest leading, and a Record that has them all, is live
- * and of a wanted Kind is scored with BM25F (title and values) and kept
- * among the best. Once limit Records are kept, a block of the leading group
- * whose bound cannot beat the worst of them is skipped whole.
+ * groups of terms (the word as written; its stem, which counts for less;
+ * for a word no Record has, its closest spellings in the lexicon; for
+ * supp*, the lexicon's words that start so); a Record matches when it has
+ * a term of every group. Each term's postings are read from every segment
+ * into containers, its document frequency counted in the view's live set;
+ * then the groups are walked together in vid order, the rarest leading,
+ * and a Record that has them all, is live, of a wanted Kind and passes the
+ * filter is scored with BM25F (title and values) and kept among the best.
+ * Once limit Records are kept, a block of the leading group whose bound
+ * cannot beat the worst of them is skipped whole. When too few have every
+ * word, a walk of all the terms adds those with some (partial matches).
  */
 #include <math.h>
 #include <stdlib.h>
