@@ -573,9 +573,13 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		if (rand() % 5 == 0) { /* the last word a prefix: its first letters and '*' */
 			size_t e = strlen(text), b0 = e;
 
+			int ascii = 1;
+
 			while (b0 && text[b0 - 1] != ' ')
 				b0--;
-			if (e - b0 >= 3) {
+			for (size_t i = b0; i < e; i++)
+				ascii &= (unsigned char)text[i] < 0x80;
+			if (ascii && e - b0 >= 3) {
 				size_t cut = b0 + 2 + (size_t)rand() % (e - b0 - 2);
 
 				text[cut] = '*';

@@ -496,6 +496,27 @@ static int score_at(sctx *s, uint64_t vid, double *score, int *counts)
 	return 0;
 }
 
+/* The bound of group g's Records up to vid end: per term, its lists' blocks' highest. */
+static double group_bound(const sctx *s, const group *g, uint64_t end)
+{
+	double bound = 0, term = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const tlist *l = &s->l[g->first + i];
+		double x;
+
+		if (i && l->q != s->l[g->first + i - 1].q) {
+			bound += term;
+			term = 0;
+		}
+		if (l->cur == END || l->cur > end)
+			continue;
+		if ((x = block_bound(s, l, cur_block(l))) > term)
+			term = x;
+	}
+	return bound + term;
+}
+
 static int walk(sctx *s)
 {
 	size_t lead = 0;
@@ -520,7 +541,7 @@ static int walk(sctx *s)
 		 * lists' blocks there; every other group, its terms' highest bounds.
 		 */
 		if (s->best.n == s->best.cap) {
-			double bound = 0, term = 0;
+			double bound;
 			uint64_t end = END;
 
 			for (size_t i = 0; i < g->n; i++) {
@@ -529,20 +550,7 @@ static int walk(sctx *s)
 				if (l->cur != END && block_end(l) < end)
 					end = block_end(l);
 			}
-			for (size_t i = 0; i < g->n; i++) {
-				const tlist *l = &s->l[g->first + i];
-				double x;
-
-				if (i && l->q != s->l[g->first + i - 1].q) {
-					bound += term;
-					term = 0;
-				}
-				if (l->cur == END || l->cur > end)
-					continue;
-				if ((x = block_bound(s, l, cur_block(l))) > term)
-					term = x;
-			}
-			bound += term;
+			bound = group_bound(s, g, end);
 			for (size_t o = 0; o < s->ng; o++)
 				for (size_t qi = s->g[o].qfirst; o != lead && qi < s->g[o].qfirst + s->g[o].qn;
 				     qi++)
@@ -553,21 +561,45 @@ static int walk(sctx *s)
 			}
 		}
 		/* Every other group at vid, or the next vid they could all be at. */
-		for (size_t o = 0; o < s->ng && all; o++) {
-			uint64_t at;
+		{
+			uint64_t next = vid;
 
-			if (o == lead)
-				continue;
-			if ((rc = group_seek(s, &s->g[o], vid)))
-				return rc;
-			if ((at = s->g[o].cur) != vid) {
-				all = 0;
-				vid = at;
-				if (at == END)
+			for (size_t o = 0; o < s->ng; o++) {
+				if (o != lead && (rc = group_seek(s, &s->g[o], vid)))
+					return rc;
+				if (s->g[o].cur == END)
 					return 0;
+				if (s->g[o].cur != vid) {
+					all = 0;
+					if (s->g[o].cur > next)
+						next = s->g[o].cur;
+				}
+			}
+			/*
+			 * Every group at or past vid: up to the first end of a block
+			 * any of them is in, every term's bound is its lists' blocks'.
+			 * When they cannot beat the kept Records, past all of them.
+			 */
+			if (s->best.n == s->best.cap) {
+				uint64_t end = END;
+				double bound = 0;
+
+				for (size_t i = 0; i < s->nl; i++)
+					if (s->l[i].cur != END && block_end(&s->l[i]) < end)
+						end = block_end(&s->l[i]);
+				for (size_t o = 0; o < s->ng; o++)
+					bound += group_bound(s, &s->g[o], end);
+				if (bound <= threshold(&s->best)) {
+					vid = end + 1;
+					continue;
+				}
+			}
+			if (!all) {
+				vid = next;
+				continue;
 			}
 		}
-		if (all) {
+		{
 			double score;
 			int counts;
 
