@@ -2049,9 +2049,8 @@ static void h_search(req *r)
 	cairn_search_options o;
 	cairn_search_info info;
 	cairn_hit *h;
-	buf where = BUF_INIT;
 	char err[256];
-	const jv *b, *w;
+	const jv *b;
 	cairn_txn *t;
 	size_t n;
 	long limit;
@@ -2062,18 +2061,6 @@ static void h_search(req *r)
 		return;
 	if (gio_search_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
-	if ((w = jv_get(b, "where")) && w->type != JV_NULL) {
-		if (w->type != JV_OBJECT)
-			return reply_error(r, 400, cairn_errname(CAIRN_EQUERY),
-					   "where: a filter is an object");
-		jv_canon(w, &where);
-		if (where.oom || !(o.where = arena_strndup(&r->mem, (const char *)where.p, where.len))) {
-			buf_release(&where);
-			return reply_cairn(r, CAIRN_ENOMEM);
-		}
-		o.where_len = where.len;
-		buf_release(&where);
-	}
 	o.limit = limit ? (size_t)limit : 20;
 	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
 		return reply_cairn(r, CAIRN_ENOMEM);

@@ -237,6 +237,22 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 		return -1;
 	}
 	s->no_typos = jv_is(aw, JV_TRUE);
+	if ((aw = jv_get(o, "where")) && aw->type != JV_NULL) {
+		buf w = BUF_INIT;
+
+		if (aw->type != JV_OBJECT) {
+			snprintf(err, errlen, "where: a filter is an object");
+			return -1;
+		}
+		jv_canon(aw, &w);
+		s->where = w.oom ? NULL : arena_strndup(a, (const char *)w.p, w.len);
+		s->where_len = w.len;
+		buf_release(&w);
+		if (!s->where) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 

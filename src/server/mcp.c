@@ -105,10 +105,14 @@ static const tool tools[] = {
 	 "The Records whose title and searchable values hold every word of a text, best first "
 	 "by BM25, each with its score, then (when few have them all) Records with some of the "
 	 "words, words saying how many: for what you know by its words rather than its name. "
-	 "Words match as written and by their stem. Narrow it with kinds.",
+	 "Words match as written and by their stem, close spellings count for less, and a word "
+	 "ending in * stands for the words that start with it. Narrow it with kinds, and with "
+	 "one kind, with where: a filter on its attributes ({\"status\":\"open\"}, "
+	 "{\"amount\":{\"gte\":100}}).",
 	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
-	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","
-	 "\"minimum\":1,\"maximum\":20}," BRANCH "," AT "}}",
+	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"where\":{\"type\":\"object\"},"
+	 "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":20},\"all_words\":" BOOL
+	 "," BRANCH "," AT "}}",
 	 0, t_search},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
