@@ -40,6 +40,10 @@ echo "== cairn links Supplier S-1001 --limit 5"
 echo
 echo "== cairn page Part --limit 3"
 "$CAIRN" page Part --limit 3 --text
+
+WORDS=$("$CAIRN" get Supplier S-1001 --json | sed -n 's/.*"title":"\([^"]*\)".*/\1/p' | cut -d' ' -f1-2)
+echo "== cairn search \"$WORDS\" --limit 3"
+"$CAIRN" search "$WORDS" --limit 3 --text
 echo
 echo "== an agent records what it learned, with provenance"
 "$CAIRN" patch Supplier S-1001 --values '{"rating":4.5}' --actor agent/scout-1 \
