@@ -62,6 +62,7 @@ typedef struct cli {
 	long edits;		/* --edits (resolve) */
 	int exact;		/* --exact (resolve) */
 	int all_words;		/* --all-words (search) */
+	int no_typos;		/* --no-typos (search) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;

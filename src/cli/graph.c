@@ -403,7 +403,7 @@ int cmd_resolve(cli *c)
 	return ex;
 }
 
-/* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] */
+/* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] */
 int cmd_search(cli *c)
 {
 	cairn_search_options o;
@@ -415,7 +415,8 @@ int cmd_search(cli *c)
 	int rc, ex;
 
 	if (c->nargs != 1)
-		return cli_usage("search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words]");
+		return cli_usage("search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] "
+				 "[--no-typos]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
 	if (c->n_hops || c->dir || c->rel)
@@ -429,6 +430,7 @@ int cmd_search(cli *c)
 	o.n_kinds = kinds.h.n_kinds;
 	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
 	o.all_words = c->all_words;
+	o.no_typos = c->no_typos;
 	o.where = c->where;
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
@@ -450,8 +452,8 @@ int cmd_search(cli *c)
 			}
 		}
 		if (c->json)
-			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu}\n", n,
-			       (unsigned long long)info.matches, info.partial);
+			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu,\"corrected\":%zu}\n", n,
+			       (unsigned long long)info.matches, info.partial, info.corrected);
 		else if (!n)
 			printf("no Record has the words\n");
 	}

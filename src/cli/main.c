@@ -70,7 +70,7 @@ static const char usage_text[] =
 	"                                  a shortest path between two Records (exit 3 when none)\n"
 	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
 	"                                  the Records a name most likely names, best first\n"
-	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words]\n"
+	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
 	"                                  Records with every word, best first (BM25), then some\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
@@ -1332,7 +1332,7 @@ enum {
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS,
+	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1408,6 +1408,7 @@ int main(int argc, char **argv)
 		{"edits", required_argument, 0, OPT_EDITS},
 		{"exact", no_argument, 0, OPT_EXACT},
 		{"all-words", no_argument, 0, OPT_ALLWORDS},
+		{"no-typos", no_argument, 0, OPT_NOTYPOS},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1508,6 +1509,7 @@ int main(int argc, char **argv)
 		case OPT_EDITS: c.edits = parse_long(optarg, "--edits", &bad); break;
 		case OPT_EXACT: c.exact = 1; break;
 		case OPT_ALLWORDS: c.all_words = 1; break;
+		case OPT_NOTYPOS: c.no_typos = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;

@@ -934,10 +934,21 @@ out_has 'Supplier:gs1  Acme Müller GmbH'
 run search "titanium" --text
 want_rc 0
 out_has 'no Record has the words'
+run search "bolf" --kind Part
+out_has '"hits":0'
+run search "hexagon" --kind Part
+out_has '"corrected":0'
+run search "MULLER" --kind Supplier
+out_has '"hits":1'
+run search "Mueller" --kind Supplier
+out_has '"corrected":1'
+out_has '"key":"gs1"'
+run search "Mueller" --kind Supplier --no-typos
+out_has '"hits":0,"matches":0,"partial":0,"corrected":0'
 run search "hex titanium" --kind Part
 want_rc 0
 out_has '"words":1}'
-out_has '"partial":3}'
+out_has '"partial":3,'
 run search "hex titanium" --all-words
 out_has '"hits":0'
 run branch create gsb
