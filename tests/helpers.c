@@ -1,4 +1,5 @@
 /* Shared test helpers: a store with the test schema, commits from import lines, export. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,12 @@ cairn_store *test_store(void)
 int test_commit_in(cairn_store *st, const char *domain, const char *lines,
 		   cairn_commit_result *res)
 {
+	return test_commit_on(st, domain, NULL, lines, res);
+}
+
+int test_commit_on(cairn_store *st, const char *domain, const char *branch, const char *lines,
+		   cairn_commit_result *res)
+{
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	const char *p = lines;
@@ -67,6 +74,7 @@ int test_commit_in(cairn_store *st, const char *domain, const char *lines,
 		p += n + (nl ? 1 : 0);
 	}
 	co.domain = domain;
+	co.branch = branch;
 	co.prov.actor = "test";
 	rc = cairn_commit(st, &co, cs, res);
 	cairn_changeset_free(cs);
@@ -119,4 +127,30 @@ uint64_t test_head(cairn_store *st, const char *domain)
 int test_streq(const char *p, size_t n, const char *s)
 {
 	return strlen(s) == n && memcmp(p, s, n) == 0;
+}
+
+unsigned test_osa(const char *a, size_t an, const char *b, size_t bn)
+{
+	static unsigned d[256][256];
+
+	if (an > 255 || bn > 255)
+		return UINT_MAX;
+	for (size_t i = 0; i <= an; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= bn; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= an; i++)
+		for (size_t j = 1; j <= bn; j++) {
+			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[an][bn];
 }

@@ -239,31 +239,6 @@ void test_resolve_norm_cap(void)
 
 /* -------------------------------------------------- name_distance -- */
 
-/* Optimal string alignment distance, uncapped: the reference. */
-static unsigned osa(const char *a, size_t an, const char *b, size_t bn)
-{
-	unsigned d[64][64];
-
-	for (size_t i = 0; i <= an; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= bn; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= an; i++)
-		for (size_t j = 1; j <= bn; j++) {
-			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[an][bn];
-}
-
 static unsigned dist(const char *a, const char *b, unsigned max)
 {
 	return name_distance(a, strlen(a), b, strlen(b), max);
@@ -310,7 +285,7 @@ void test_resolve_distance(void)
 			a[i] = (char)('a' + rand() % 3);
 		for (size_t i = 0; i < bn; i++)
 			b[i] = (char)('a' + rand() % 3);
-		want = osa(a, an, b, bn);
+		want = test_osa(a, an, b, bn);
 		if (want > max)
 			want = max + 1;
 		got = name_distance(a, an, b, bn, max);
@@ -385,29 +360,9 @@ static cairn_store *rstore(void)
 /* Commit import lines on a branch of Domain d (NULL: main); *rev gets the revision. */
 static int put_on(cairn_store *st, const char *branch, const char *lines, uint64_t *rev)
 {
-	cairn_commit_options co = {0};
 	cairn_commit_result res;
-	cairn_changeset *cs;
-	const char *p = lines;
-	int rc;
+	int rc = test_commit_on(st, "d", branch, lines, &res);
 
-	if ((rc = cairn_changeset_new(&cs)))
-		return rc;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
-			cairn_changeset_free(cs);
-			return rc;
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	co.domain = "d";
-	co.branch = branch;
-	co.prov.actor = "test";
-	rc = cairn_commit(st, &co, cs, &res);
-	cairn_changeset_free(cs);
 	if (!rc && rev)
 		*rev = res.revision;
 	return rc;
@@ -1840,7 +1795,7 @@ static unsigned title_cands(const char *text, const char *q, size_t qn, const ch
 	if (qn < NAME_CAP && tl > qn && memcmp(tn, q, qn) == 0 && tn[qn] == ' ')
 		c |= C_PREFIX;
 	if (qn >= 4 && tn[0] == q[0] && !(tl == qn && memcmp(tn, q, qn) == 0)) {
-		unsigned d = osa(q, qn, tn, tl);
+		unsigned d = test_osa(q, qn, tn, tl);
 
 		if (d >= 1 && d <= k)
 			c |= d == 1 ? C_SP1 : C_SP2;

@@ -249,31 +249,6 @@ static void lex_build(void)
 	}
 }
 
-/* Optimal string alignment distance (adjacent transpositions), by brute force. */
-static unsigned osa_dist(const char *a, size_t an, const char *b, size_t bn)
-{
-	unsigned d[82][82];
-
-	for (size_t i = 0; i <= an; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= bn; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= an; i++)
-		for (size_t j = 1; j <= bn; j++) {
-			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[an][bn];
-}
-
 typedef struct rfix {
 	const char *w;
 	unsigned d;
@@ -333,7 +308,7 @@ static int q_token(void *ctx, const token *t)
 		for (size_t i = 0; i < NLEX && !known; i++)
 			known = strlen(LEX[i]) == t->len && memcmp(LEX[i], t->s, t->len) == 0;
 		for (size_t i = 0; i < NLEX && !known && nf < 256; i++) {
-			unsigned d = osa_dist(t->s, t->len, LEX[i], strlen(LEX[i]));
+			unsigned d = test_osa(t->s, t->len, LEX[i], strlen(LEX[i]));
 
 			if (d >= 1 && d <= k && (t->len >= 9 || LEX[i][0] == t->s[0]))
 				f[nf++] = (rfix){LEX[i], d};
@@ -759,24 +734,7 @@ static int check_clean_search(cairn_store *st)
 
 static int put_lines(cairn_store *st, const char *branch, const char *lines)
 {
-	cairn_changeset *cs;
-	const char *p = lines;
-	int rc;
-
-	if ((rc = cairn_changeset_new(&cs)))
-		return rc;
-	while (*p && !rc) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (n)
-			rc = cairn_cs_add_json(cs, p, n);
-		p += n + (nl ? 1 : 0);
-	}
-	if (!rc)
-		rc = commit_cs(st, branch, cs, NULL);
-	cairn_changeset_free(cs);
-	return rc;
+	return test_commit_on(st, "d", branch, lines, NULL);
 }
 
 /* Search text on a branch (NULL: main); the keys of the hits, space-separated, into out. */

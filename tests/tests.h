@@ -184,6 +184,14 @@ cairn_store *test_store(void);
 /* Commit import lines (separated by newlines) to Domain "d", main, as one change set. */
 int test_commit(cairn_store *st, const char *lines, cairn_commit_result *res);
 /* Same on a given Domain. */
+/* The same on a branch (NULL: main). */
+int test_commit_on(cairn_store *st, const char *domain, const char *branch, const char *lines,
+		   cairn_commit_result *res);
+/*
+ * Optimal string alignment distance (adjacent transpositions), by brute
+ * force; UINT_MAX past 255 bytes.
+ */
+unsigned test_osa(const char *a, size_t an, const char *b, size_t bn);
 int test_commit_in(cairn_store *st, const char *domain, const char *lines,
 		   cairn_commit_result *res);
 /* Export Domain "d" (main) into a malloc'd string. */

@@ -52,7 +52,6 @@ typedef struct tlist {
 	tcont *c;
 	size_t nc;
 	uint64_t df;		/* its live postings */
-	double max_bound;	/* the highest block bound */
 	/* the walk */
 	size_t ci;		/* container */
 	uint32_t bi, j;		/* block, posting in the block */
@@ -967,15 +966,15 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		for (size_t i = 0; i < s.nl; i++) {
 			tlist *l = &s.l[i];
 
+			qterm *term = &s.q[l->q - s.q];
+
 			for (size_t c = 0; c < l->nc; c++)
 				for (uint32_t b = 0; b < l->c[c].nb; b++) {
 					double x = block_bound(&s, l, &l->c[c].b[b]);
 
-					if (x > l->max_bound)
-						l->max_bound = x;
+					if (x > term->max_bound)
+						term->max_bound = x;
 				}
-			if (l->max_bound > l->q->max_bound)
-				((qterm *)l->q)->max_bound = l->max_bound;
 		}
 		for (size_t i = 0; i < s.ng; i++)
 			for (size_t j = 0; j < s.g[i].n; j++)

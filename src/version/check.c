@@ -404,12 +404,7 @@ static int check_postings(chk *c)
 				continue;
 			}
 			for (uint32_t b = 0; b < tc.nb && !rc; b++) {
-				int bad = tblock_vids(&tc, b, lo) != 0;
-
-				tpay_begin(&tc, b, &pay);
-				for (uint32_t j = 0; j < tc.b[b].n && !bad; j++) /* every posting, in order */
-					bad = tpay_upto(&pay, j) != 0;
-				if (bad) {
+				if (tblock_read(&tc, b, lo, &pay)) {
 					problem(c, "postings: segment %u has a block that does not decode",
 						segs[i].id);
 					break;

@@ -166,6 +166,27 @@ static int analyze_doc(struct dctx_text *x, const kind_def *k, const char *title
 	return 0;
 }
 
+/* A new posting at the end of w->p (NULL, the error set, when there is no room). */
+static tpost *post_new(textw *w)
+{
+	if (w->n_p >= UINT32_MAX - 1) {
+		err_set(CAIRN_ELIMIT, "too many words in one commit");
+		return NULL;
+	}
+	if (w->n_p == w->cap_p) {
+		size_t cap = w->cap_p ? w->cap_p * 2 : 1024;
+		tpost *np = cr_reallocarray(w->p, cap, sizeof(*np));
+
+		if (!np) {
+			err_set(CAIRN_ENOMEM, "out of memory");
+			return NULL;
+		}
+		w->p = np;
+		w->cap_p = cap;
+	}
+	return &w->p[w->n_p++];
+}
+
 int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size_t title_len,
 	      const jv *values, uint32_t *dl_title, uint32_t *dl_values)
 {
@@ -182,18 +203,8 @@ int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size
 		struct tterm *t = &w->t[w->doc_terms[i]];
 		tpost *p;
 
-		if (w->n_p == w->cap_p) {
-			size_t cap = w->cap_p ? w->cap_p * 2 : 1024;
-			tpost *np = cr_reallocarray(w->p, cap, sizeof(*np));
-
-			if (!np)
-				return err_set(CAIRN_ENOMEM, "out of memory");
-			w->p = np;
-			w->cap_p = cap;
-		}
-		if (w->n_p >= UINT32_MAX - 1)
-			return err_set(CAIRN_ELIMIT, "too many words in one commit");
-		p = &w->p[w->n_p++];
+		if (!(p = post_new(w)))
+			return err_code();
 		p->vid = vid;
 		p->term = w->doc_terms[i];
 		p->kind = k->id;
@@ -608,6 +619,16 @@ int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo)
 		       : err_set(CAIRN_ECORRUPT, "postings: a block's vids do not add up");
 }
 
+int tblock_read(const tcont *c, uint32_t bi, uint16_t *lo, tpay *p)
+{
+	int rc = tblock_vids(c, bi, lo);
+
+	tpay_begin(c, bi, p);
+	for (uint32_t j = 0; j < c->b[bi].n && !rc; j++) /* in order: no skip is taken */
+		rc = tpay_upto(p, j);
+	return rc;
+}
+
 void tpay_begin(const tcont *c, uint32_t bi, tpay *p)
 {
 	rd_init(&p->r, c->b[bi].payload, c->b[bi].payload_len);
@@ -843,24 +864,13 @@ static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena
 		uint16_t lo[TEXT_BLOCK];
 		tpay pay;
 
-		if ((rc = tblock_vids(&c, b, lo)))
+		if ((rc = tblock_read(&c, b, lo, &pay)))
 			return rc;
-		tpay_begin(&c, b, &pay);
 		for (uint32_t j = 0; j < c.b[b].n; j++) {
 			tpost *p;
 
-			if ((rc = tpay_upto(&pay, j)))
-				return rc;
-			if (w->n_p == w->cap_p) {
-				size_t cap = w->cap_p ? w->cap_p * 2 : 1024;
-				tpost *np = cr_reallocarray(w->p, cap, sizeof(*np));
-
-				if (!np)
-					return err_set(CAIRN_ENOMEM, "out of memory");
-				w->p = np;
-				w->cap_p = cap;
-			}
-			p = &w->p[w->n_p++];
+			if (!(p = post_new(w)))
+				return err_code();
 			p->vid = c.base + lo[j];
 			p->term = 0;
 			p->kind = pay.kind[j];

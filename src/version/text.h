@@ -151,6 +151,8 @@ typedef struct tpay {
 int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out);
 /* The vids (- base) of block bi, in order, into lo[0..b->n - 1]. */
 int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo);
+/* The vids and the whole payload of block bi, every posting checked. */
+int tblock_read(const tcont *c, uint32_t bi, uint16_t *lo, tpay *p);
 /* Start reading the payload of block bi. */
 void tpay_begin(const tcont *c, uint32_t bi, tpay *p);
 /*
