@@ -816,6 +816,10 @@ void test_search_errors(void)
 	o.limit = 0; /* 20, more than out holds */
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
 	o.limit = 10;
+	o.partial_below = 11; /* more than the limit */
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "partial_below") != NULL);
+	o.partial_below = 0;
 	o.text = "st\xff" "eel";
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EUTF8);
 	o.text = "steel";

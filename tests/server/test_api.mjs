@@ -585,6 +585,8 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq(r.body.hits, []);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', all_words: 1 } });
 	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', no_typos: 'yes' } });
+	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'froged' } });
 	eq([r.body.hits.map((h) => h.key), r.body.corrected], [['W1'], 1], 'a typo, corrected');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'froged', no_typos: true } });
