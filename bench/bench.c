@@ -79,9 +79,10 @@ typedef struct bench {
 	char (*rtext_key)[64];
 	size_t n_rtext;
 	uint64_t resolve_top1, resolve_calls;
-	/* full-text search: q_title_words, q_common_words, q_two_common, q_typos, q_partial */
-	char (*stext[5])[128];
-	size_t n_stext[5];
+	/* full-text search: q_title_words, q_common_words, q_two_common, q_typos, q_partial,
+	 * q_phrases */
+	char (*stext[6])[128];
+	size_t n_stext[6];
 	uint64_t search_hits, search_calls, search_matches;
 	result res[32];
 	size_t n_res;
@@ -576,6 +577,11 @@ static int op_search_typo(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 static int op_search_partial(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
 {
 	return run_search(b, t, i, 4, bytes);
+}
+
+static int op_search_phrase(bench *b, cairn_txn *t, size_t i, uint64_t *bytes)
+{
+	return run_search(b, t, i, 5, bytes);
 }
 
 /* The titles of the first query Records: as they are, upper-cased, two middle letters swapped. */
@@ -2006,14 +2012,15 @@ int bench_run(const bench_options *o)
 	    time_resolve(&b, "resolution of a title with two letters swapped", op_resolve_typo) ||
 	    load_texts(&b, "q_title_words.txt", 0) || load_texts(&b, "q_common_words.txt", 1) ||
 	    load_texts(&b, "q_two_common.txt", 2) || load_texts(&b, "q_typos.txt", 3) ||
-	    load_texts(&b, "q_partial.txt", 4) ||
+	    load_texts(&b, "q_partial.txt", 4) || load_texts(&b, "q_phrases.txt", 5) ||
 	    time_search(&b, "full-text search of a title word, top 20", op_search_word) ||
 	    time_search(&b, "full-text search of a very common word, top 20", op_search_common) ||
 	    time_search(&b, "full-text search of two common words, top 20", op_search_two) ||
 	    time_search(&b, "typo-tolerant search of a title word with two letters swapped, top 20",
 			op_search_typo) ||
 	    time_search(&b, "partial-match search of three rare title words, top 20",
-			op_search_partial))
+			op_search_partial) ||
+	    time_search(&b, "phrase search of two title words in a row, top 20", op_search_phrase))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
 	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
@@ -2052,7 +2059,7 @@ out:
 	free(b.qeq);
 	free(b.parts);
 	free(b.hood_sizes);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		free(b.stext[i]);
 	free(b.rtext);
 	free(b.rtext_key);

@@ -1006,6 +1006,7 @@ typedef struct gen {
 	rng r_vec;	     /* Record vectors */
 	rng r_res;	     /* reservoir sampling */
 	rng r_query;	     /* query files */
+	rng r_phrase;	     /* the phrase reservoir (a stream of its own: the others stay as they were) */
 	pool p_sup;	     /* Suppliers, power law 4: Part.supplier, supplied_by, with, flags */
 	pool p_plant;	     /* Plants, power law 2: stocked_at, PurchaseOrder.plant */
 	pool p_plant_u;	     /* Plants, uniform: ships_to, located_near */
@@ -1015,6 +1016,7 @@ typedef struct gen {
 	out rec, lnk;
 	uint64_t done, links;
 	resv q_keys, q_words, q_typos, q_rare, q_filter[N_FILTERS];
+	resv q_phrases;	 /* two words in a row of a title: first << 32 | second */
 	uint64_t *slots; /* the reservoirs' storage */
 } gen;
 
@@ -1037,12 +1039,13 @@ static int gen_init(gen *g, const gen_options *o)
 	rng_seed(&g->r_vec, o->seed, 12);
 	rng_seed(&g->r_res, o->seed, 13);
 	rng_seed(&g->r_query, o->seed, 14);
+	rng_seed(&g->r_phrase, o->seed, 15);
 	pool_init(&g->p_sup, g->n[K_SUPPLIER], 4, o->seed ^ 0x5u);
 	pool_init(&g->p_plant, g->n[K_PLANT], 2, o->seed ^ 0x9u);
 	pool_init(&g->p_plant_u, g->n[K_PLANT], 0, 0);
 	pool_init(&g->p_part, g->n[K_PART], 2, o->seed ^ 0xdu);
 
-	g->slots = malloc((3 * GEN_QUERIES + RES_RARE + N_FILTERS * FILTER_RES) * sizeof(uint64_t));
+	g->slots = malloc((4 * GEN_QUERIES + RES_RARE + N_FILTERS * FILTER_RES) * sizeof(uint64_t));
 	if (!g->slots) {
 		fprintf(stderr, "gen: out of memory\n");
 		return -1;
@@ -1058,6 +1061,7 @@ static int gen_init(gen *g, const gen_options *o)
 	p += RES_RARE;
 	for (int i = 0; i < N_FILTERS; i++, p += FILTER_RES)
 		g->q_filter[i] = (resv){0, FILTER_RES, 0, p};
+	g->q_phrases = (resv){0, GEN_QUERIES, 0, p};
 	return vocab_build(&g->v, o);
 }
 
@@ -1222,6 +1226,8 @@ static void write_title(gen *g)
 			resv_add(&g->q_typos, &g->r_res, t[i]);
 		if (t[i] >= RARE_RANK)
 			rare[nrare++] = t[i];
+		if (i)
+			resv_add(&g->q_phrases, &g->r_phrase, (uint64_t)t[i - 1] << 32 | t[i]);
 	}
 	if (nrare)
 		resv_add(&g->q_rare, &g->r_res, rare[rng_below(&g->r_res, nrare)]);
@@ -1713,6 +1719,23 @@ static int q_typos(gen *g)
 	return out_close(&w);
 }
 
+/* Two words in a row of a title, quoted: a phrase. */
+static int q_phrases(gen *g)
+{
+	out w;
+
+	if (out_open(&w, g->o->dir, "q_phrases.txt"))
+		return -1;
+	for (uint32_t i = 0; i < g->q_phrases.n; i++) {
+		out_ch(&w, '"');
+		out_word(&w, &g->v, (uint32_t)(g->q_phrases.v[i] >> 32), 0);
+		out_ch(&w, ' ');
+		out_word(&w, &g->v, (uint32_t)g->q_phrases.v[i], 0);
+		out_str(&w, "\"\n");
+	}
+	return out_close(&w);
+}
+
 /* Three distinct rare words, from different titles (the reservoir keeps one per Record). */
 static int q_partial(gen *g)
 {
@@ -1897,6 +1920,7 @@ int gen_run(const gen_options *o)
 	if (out_close(&g->rec) || out_close(&g->lnk))
 		goto out_release;
 	if (q_keys(g) || q_title_words(g) || q_common(g) || q_typos(g) || q_partial(g) ||
+	    q_phrases(g) ||
 	    q_filters(g) || (o->vectors && q_vectors(g)))
 		goto out_release;
 	if (o->progress && g->done % PROGRESS_EVERY != 0)

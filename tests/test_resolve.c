@@ -2198,7 +2198,7 @@ static int lmdb_format(unsigned format, int drop, unsigned *was)
 		if (format < 5 &&
 		    ((rc = mdb_dbi_open(txn, "names", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
 			goto out_txn;
-		if (format < 6 &&
+		if (format < 7 &&
 		    ((rc = mdb_dbi_open(txn, "postings", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
 			goto out_txn;
 	}
@@ -2383,9 +2383,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 6. */
+	/* A new store is of format 7. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 6);
+	CHECK(was == 7);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2443,7 +2443,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 6);
+	CHECK(was == 7);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2494,16 +2494,43 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 6);
+	CHECK(was == 7);
 
-	/* Format 3 (and anything else but 4 to 6) is refused, both ways. */
+	/* Format 6 (postings without positions, here none at all): rebuilt, phrases work. */
+	OK(lmdb_format(6, 1, NULL));
+	OK(open_store(0, &st));
+	CHECK(check_clean(st));
+	{
+		cairn_read_options ro = {0};
+		cairn_search_options so = {0};
+		cairn_hit h[5];
+		cairn_txn *t;
+		size_t n;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		so.text = "\"after upgrade\"";
+		so.limit = 5;
+		OK(cairn_search(t, &so, h, 5, &n, NULL));
+		CHECK(n == 1 && h[0].rec.key_len == 2 && memcmp(h[0].rec.key, "u3", 2) == 0);
+		so.text = "\"upgrade after\"";
+		OK(cairn_search(t, &so, h, 5, &n, NULL));
+		CHECK(n == 0);
+		cairn_txn_end(t);
+	}
+	cairn_close(st);
+	st = NULL;
+	OK(lmdb_format(0, 0, &was));
+	CHECK(was == 7);
+
+	/* Format 3 (and anything else but 4 to 7) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(7, 0, NULL));
+	OK(lmdb_format(8, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

@@ -111,6 +111,8 @@ static int put_random(cairn_changeset *cs, int kind, const char *key)
 typedef struct rterm {
 	char t[80];
 	double tf_title, tf_values;
+	int pos[32]; /* of a word as written: field * 100000 + its position in the field */
+	int npos;
 } rterm;
 
 typedef struct rdoc {
@@ -124,9 +126,10 @@ struct radd {
 	stemmer *st;
 	double weight; /* 0: the title */
 	int words;
+	int field;
 };
 
-static void rterm_add(rdoc *d, char tag, const char *s, size_t n, double weight)
+static void rterm_add(rdoc *d, char tag, const char *s, size_t n, double weight, int pos)
 {
 	char key[80];
 	int i;
@@ -148,6 +151,8 @@ static void rterm_add(rdoc *d, char tag, const char *s, size_t n, double weight)
 		d->t[i].tf_values += weight;
 	else
 		d->t[i].tf_title += 1;
+	if (pos >= 0 && d->t[i].npos < 32)
+		d->t[i].pos[d->t[i].npos++] = pos;
 }
 
 static int radd_token(void *ctx, const token *t)
@@ -158,17 +163,18 @@ static int radd_token(void *ctx, const token *t)
 
 	if (t->kind != TK_WHOLE)
 		a->words++;
-	rterm_add(a->d, 'w', t->s, t->len, a->weight);
+	rterm_add(a->d, 'w', t->s, t->len, a->weight, a->field * 100000 + (int)t->pos);
 	if (t->kind == TK_WORD && !t->digits) {
 		sn = stem(a->st, t->s, t->len, &st);
-		rterm_add(a->d, 's', st, sn, a->weight);
+		rterm_add(a->d, 's', st, sn, a->weight, -1);
 	}
 	return 0;
 }
 
+/* Each field (the title, a value) analyzed from position 0: a phrase is within one. */
 static void rdoc_build(const mver *v, stemmer *st, rdoc *d)
 {
-	struct radd a = {d, st, 0, 0};
+	struct radd a = {d, st, 0, 0, 0};
 	uint32_t pos = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -176,11 +182,24 @@ static void rdoc_build(const mver *v, stemmer *st, rdoc *d)
 	d->dl_title = a.words;
 	a.words = 0;
 	a.weight = v->kind ? 2 : 1;
+	a.field = 1;
+	pos = 0;
 	analyze(v->body, strlen(v->body), &pos, radd_token, &a);
 	a.weight = 0.5;
-	for (int i = 0; v->kind == 0 && i < v->n_tags; i++)
+	for (int i = 0; v->kind == 0 && i < v->n_tags; i++) {
+		a.field = 2 + i;
+		pos = 0;
 		analyze(v->tags[i], strlen(v->tags[i]), &pos, radd_token, &a);
+	}
 	d->dl_values = a.words;
+}
+
+static int rterm_has_pos(const rterm *t, int p)
+{
+	for (int i = 0; i < t->npos; i++)
+		if (t->pos[i] == p)
+			return 1;
+	return 0;
 }
 
 static const rterm *rdoc_term(const rdoc *d, const char *key)
@@ -208,6 +227,9 @@ typedef struct qterm {
 struct qb {
 	qterm q[400];
 	int n, groups;
+	int gpos[64];		/* each group's word position in its part of the text */
+	int ph_first[32], ph_n[32], nph; /* phrases: their groups */
+	int in_phrase;
 	stemmer *st;
 	int no_typos;
 	const char *text;
@@ -280,6 +302,12 @@ static int q_token(void *ctx, const token *t)
 
 	if (t->kind == TK_WHOLE)
 		return 0;
+	b->gpos[b->groups] = (int)t->pos;
+	if (b->in_phrase) { /* a phrase's word: as written only */
+		qadd(b, 'w', t->s, t->len, 1);
+		b->groups++;
+		return 0;
+	}
 	if (t->kind == TK_WORD && !t->digits && b->text[t->end] == '*') {
 		/* a prefix: the lexicon's words that start with it, the first 32 in byte order */
 		char *m[4096];
@@ -397,8 +425,24 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 	memset(&b, 0, sizeof(b));
 	b.st = st;
 	b.no_typos = no_typos;
-	b.text = text;
-	analyze(text, strlen(text), &pos, q_token, &b);
+	/* the parts of the text: outside quotes, inside (a phrase), outside, ... */
+	for (const char *at = text;; b.in_phrase = !b.in_phrase) {
+		const char *e = strchr(at, '"');
+		char part[256];
+		int g0 = b.groups;
+
+		snprintf(part, sizeof(part), "%.*s", (int)(e ? (size_t)(e - at) : strlen(at)), at);
+		b.text = part;
+		pos = 0;
+		analyze(part, strlen(part), &pos, q_token, &b);
+		if (b.in_phrase && b.groups - g0 > 1) {
+			b.ph_first[b.nph] = g0;
+			b.ph_n[b.nph++] = b.groups - g0;
+		}
+		if (!e)
+			break;
+		at = e + 1;
+	}
 	/* avgdl over every Version ever written (the index's corpus) */
 	for (size_t i = 0; i < NM; i++) {
 		rdoc d;
@@ -422,16 +466,41 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 			continue;
 		if (code && strcmp(L[i].v->code, code) != 0) /* the filter {"code": code} */
 			continue;
-		int words = 0;
+		int words = 0, has[64];
 
 		for (int g = 0; g < b.groups; g++) {
-			int any = 0;
-
+			has[g] = 0;
 			for (int q = 0; q < b.n; q++)
 				if (b.q[q].group == g && rdoc_term(&L[i].d, b.q[q].t))
-					any = 1;
-			words += any;
+					has[g] = 1;
 		}
+		for (int p = 0; p < b.nph; p++) { /* a phrase counts with its words in place */
+			int f = b.ph_first[p], in = 1, placed = 0;
+			const rterm *w0;
+
+			for (int g = f; g < f + b.ph_n[p]; g++)
+				in &= has[g];
+			int q0 = 0;
+
+			while (b.q[q0].group != f) /* a phrase's group: one term */
+				q0++;
+			w0 = in ? rdoc_term(&L[i].d, b.q[q0].t) : NULL;
+			for (int a = 0; w0 && a < w0->npos && !placed; a++) {
+				placed = 1;
+				for (int g = f + 1; g < f + b.ph_n[p] && placed; g++) {
+					int q = 0;
+
+					while (b.q[q].group != g)
+						q++;
+					placed = rterm_has_pos(rdoc_term(&L[i].d, b.q[q].t),
+							       w0->pos[a] + b.gpos[g] - b.gpos[f]);
+				}
+			}
+			for (int g = f; g < f + b.ph_n[p] && !placed; g++)
+				has[g] = 0;
+		}
+		for (int g = 0; g < b.groups; g++)
+			words += has[g];
 		ok = words > 0;
 		if (!ok)
 			continue;
@@ -439,7 +508,7 @@ static size_t reference(const rlive *L, size_t nl, stemmer *st, const char *text
 			const rterm *rt = rdoc_term(&L[i].d, b.q[q].t);
 			double df = b.q[q].df, idf, tf = 0;
 
-			if (!rt)
+			if (!rt || !has[b.q[q].group])
 				continue;
 			idf = log(1 + (N - df + 0.5) / (df + 0.5));
 			if (rt->tf_title)
@@ -561,6 +630,28 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 				text[cut + 1] = '\0';
 			}
 		}
+		if (rand() % 4 == 0) { /* a phrase: words of a Version in a row, or random ones */
+			const mver *v = &M[(size_t)rand() % NM];
+			const char *src = rand() % 2 ? v->title : v->body;
+			char tail[64];
+			size_t len = strlen(src), from = len ? (size_t)rand() % len : 0;
+			size_t take = 1 + (size_t)rand() % 20;
+
+			while (from && src[from - 1] != ' ')
+				from--;
+			while (take < len - from && ((unsigned char)src[from + take] & 0xc0) == 0x80)
+				take--; /* not inside a character */
+			if (rand() % 3 == 0 || !len)
+				words(tail, sizeof(tail), 3);
+			else
+				snprintf(tail, sizeof(tail), "%.*s", (int)take, src + from);
+			for (char *c = tail; *c; c++)
+				if (*c == '*')
+					*c = ' ';
+			len = strlen(text) < 100 ? strlen(text) : 100;
+			snprintf(text + len, sizeof(text) - len, "%s\"%s%s", len ? " " : "", tail,
+				 rand() % 5 ? "\"" : "");
+		}
 		if (!text[0])
 			snprintf(text, sizeof(text), "steel");
 		o.text = text;
@@ -592,10 +683,10 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 			if (h[i].rec.vid != want[i].vid || (int)h[i].words != want[i].words ||
 			    fabs(h[i].score - want[i].score) > 1e-6 * (1 + fabs(want[i].score))) {
 				fprintf(stderr,
-					"    \"%s\" hit %zu: %.*s %.9f (vid %llu), want %s %.9f (vid %llu)\n",
+					"    \"%s\" hit %zu: %.*s %.9f (vid %llu) w%u, want %s %.9f (vid %llu) w%d\n",
 					text, i, (int)h[i].rec.key_len, h[i].rec.key, h[i].score,
-					(unsigned long long)h[i].rec.vid, want[i].key, want[i].score,
-					(unsigned long long)want[i].vid);
+					(unsigned long long)h[i].rec.vid, h[i].words, want[i].key,
+					want[i].score, (unsigned long long)want[i].vid, want[i].words);
 				bad = 1;
 				break;
 			}
@@ -956,6 +1047,62 @@ void test_search_branches(void)
 	}
 	CHECK(postings_entries(st) == before); /* its segments are gone */
 	FOUND(NULL, "copper", "a");
+	CHECK(check_clean_search(st));
+	cairn_close(st);
+}
+
+/* Phrases: words in a row within one field, as written; the edges of the syntax. */
+void test_search_phrases(void)
+{
+	cairn_store *st = sstore();
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(put_lines(st, NULL,
+		     "{\"kind\":\"Doc\",\"key\":\"a\",\"title\":\"alpha beta\","
+		     "\"values\":{\"body\":\"gamma delta\",\"tags\":[\"delta\",\"epsilon\"]}}\n"
+		     "{\"kind\":\"Doc\",\"key\":\"b\",\"title\":\"Steel, bolts: running\"}\n"
+		     "{\"kind\":\"Doc\",\"key\":\"c\",\"title\":\"Order PO-2024-0117 delayed\"}\n"
+		     "{\"kind\":\"Doc\",\"key\":\"d\",\"title\":\"bolts of steel run\"}\n"
+		     "{\"kind\":\"Note\",\"key\":\"e\",\"title\":\"bora bora\","
+		     "\"values\":{\"text\":\"beta gamma\"}}"));
+	FOUND(NULL, "\"gamma delta\"", "a");
+	FOUND(NULL, "\"beta gamma\"", "e");	  /* a's title and body: not in a row */
+	FOUND(NULL, "\"delta epsilon\"", "");	  /* two values of a's tags */
+	FOUND(NULL, "\"steel bolts\"", "b");	  /* punctuation does not break it */
+	FOUND(NULL, "\"bolts steel\"", "");
+	FOUND(NULL, "steel bolts", "b d");	  /* unquoted: both, anywhere */
+	FOUND(NULL, "\"po 2024 0117\"", "c");   /* an identifier's parts in a row */
+	FOUND(NULL, "\"PO-2024-0117 delayed\"", "c");
+	FOUND(NULL, "\"0117 order\"", "");
+	FOUND(NULL, "\"run\"", "d");		  /* as written: not running by its stem */
+	FOUND(NULL, "run", "d b");
+	FOUND(NULL, "\"runing\"", "");	  /* nor corrected */
+	FOUND(NULL, "\"bora bora\"", "e");	  /* a word twice */
+	FOUND(NULL, "\"bora bora bora\"", "");
+	FOUND(NULL, "\"steel bolts", "b");	  /* a quote left open runs to the end */
+	FOUND(NULL, "\"\"", "");		  /* nothing to find */
+	FOUND(NULL, "\"steel bolts\" running", "b d"); /* d: running's stem alone */
+	FOUND(NULL, "\"steel bolts\" delayed", "b c"); /* partial: the phrase, or the word */
+	{
+		cairn_read_options ro = {0};
+		cairn_search_options o = {0};
+		cairn_hit h[5];
+		cairn_txn *t;
+		size_t n;
+
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		o.text = "\"steel bolts\" delayed";
+		o.limit = 5;
+		OK(cairn_search(t, &o, h, 5, &n, NULL));
+		CHECK(n == 2 && h[0].words == 2 && h[1].words == 1); /* a phrase counts its words */
+		o.text = "\"bolts steel\" delayed";
+		OK(cairn_search(t, &o, h, 5, &n, NULL));
+		CHECK(n == 1 && h[0].words == 1 && h[0].rec.key[0] == 'c'); /* not b or d */
+		cairn_txn_end(t);
+	}
 	CHECK(check_clean_search(st));
 	cairn_close(st);
 }

@@ -97,6 +97,7 @@
 	X(search_errors)                                                                           \
 	X(search_schema)                                                                           \
 	X(search_branches)                                                                         \
+	X(search_phrases)                                                                          \
 	X(search_check_detects)                                                                    \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \

@@ -68,7 +68,19 @@ typedef struct group {
 	size_t qfirst, qn;	/* its terms */
 	uint64_t df;
 	uint64_t cur;		/* the lowest vid of its lists, after group_seek */
+	uint32_t pos;		/* the word's position in the text */
 } group;
+
+/* A quoted phrase: groups first..first+n-1, each a word as written, in that order. */
+typedef struct phrase {
+	size_t first, n;
+} phrase;
+
+/* The positions of one word of a phrase in the Record being scored. */
+typedef struct pbuf {
+	uint32_t *p;
+	size_t n, cap;
+} pbuf;
 
 typedef struct hit {
 	uint64_t vid;
@@ -92,6 +104,9 @@ typedef struct sctx {
 	size_t nl, capl;
 	group g[SEARCH_GROUPS_MAX];
 	size_t ng;
+	phrase ph[SEARCH_GROUPS_MAX / 2];
+	size_t nph;
+	pbuf pos[SEARCH_GROUPS_MAX];	/* scratch of the phrase check */
 	uint32_t kinds[64];
 	size_t n_kinds;
 	double n_docs, avg_title, avg_values;
@@ -463,30 +478,126 @@ static int kind_wanted(const sctx *s, uint32_t kind)
 	return 0;
 }
 
-/* Score the Record at vid, where every group is. 0 when it does not count. */
-static int score_at(sctx *s, uint64_t vid, double *score, int *counts)
+/* The positions of the list of group gi at the Record being scored (its payload read). */
+static int word_positions(sctx *s, size_t gi, uint64_t vid, pbuf *out)
 {
-	uint32_t kind = 0;
-	int rc, live;
+	const group *g = &s->g[gi];
 
-	*score = 0;
-	*counts = 0;
-	for (size_t i = 0; i < s->nl; i++) {
-		tlist *l = &s->l[i];
-		uint32_t j = l->j;
+	for (size_t i = 0; i < g->n; i++) {
+		const tlist *l = &s->l[g->first + i];
+		size_t n;
+		int rc;
 
 		if (l->cur != vid)
 			continue;
-		if (!l->pay_ok) {
-			tpay_begin(&l->c[l->ci], l->bi, &l->pay);
-			l->pay_ok = 1;
-		}
-		if ((rc = tpay_upto(&l->pay, j)))
+		if (!l->pay.positions)
+			return err_set(CAIRN_ECORRUPT, "postings: a word without positions");
+		if ((rc = tpos_decode(l->pay.pos[l->j], l->pay.pos_len[l->j], out->p, out->cap, &n)))
 			return rc;
-		kind = l->pay.kind[j];
-		*score += term_score(s, l, l->pay.tf_title[j], l->pay.tf_values[j],
-				     l->pay.dl_title[j], l->pay.dl_values[j]);
+		if (n > out->cap) {
+			uint32_t *np = cr_reallocarray(out->p, n, sizeof(*np));
+
+			if (!np)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			out->p = np;
+			out->cap = n;
+			if ((rc = tpos_decode(l->pay.pos[l->j], l->pay.pos_len[l->j], out->p,
+					      out->cap, &n)))
+				return rc;
+		}
+		out->n = n;
+		return 0;
 	}
+	out->n = 0;
+	return 0;
+}
+
+static int has_pos(const pbuf *b, uint32_t x)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (b->p[m] < x)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < b->n && b->p[lo] == x;
+}
+
+/* Are phrase ph's words in place at the Record being scored (each group there)? */
+static int phrase_at(sctx *s, const phrase *ph, uint64_t vid, int *ok)
+{
+	int rc;
+
+	*ok = 0;
+	for (size_t i = 0; i < ph->n; i++)
+		if ((rc = word_positions(s, ph->first + i, vid, &s->pos[i])))
+			return rc;
+	for (size_t a = 0; a < s->pos[0].n && !*ok; a++) {
+		uint32_t p0 = s->pos[0].p[a];
+
+		*ok = 1;
+		for (size_t i = 1; i < ph->n && *ok; i++)
+			*ok = has_pos(&s->pos[i], p0 + (s->g[ph->first + i].pos - s->g[ph->first].pos));
+	}
+	return 0;
+}
+
+/*
+ * Score the Record at vid: the groups it has (a phrase's only with its
+ * words in place) in *words, their terms' BM25F in *score; *counts 0 when
+ * it is not live or not of a wanted Kind.
+ */
+static int score_at(sctx *s, uint64_t vid, double *score, unsigned *words, int *counts)
+{
+	uint32_t kind = 0;
+	uint64_t has = 0;	/* a bit per group */
+	int rc, live;
+
+	*score = 0;
+	*words = 0;
+	*counts = 0;
+	for (size_t gi = 0; gi < s->ng; gi++)
+		for (size_t i = 0; i < s->g[gi].n; i++) {
+			tlist *l = &s->l[s->g[gi].first + i];
+
+			if (l->cur != vid)
+				continue;
+			if (!l->pay_ok) {
+				tpay_begin(&l->c[l->ci], l->bi, &l->pay);
+				l->pay_ok = 1;
+			}
+			if ((rc = tpay_upto(&l->pay, l->j)))
+				return rc;
+			kind = l->pay.kind[l->j];
+			has |= 1ull << gi;
+		}
+	for (size_t p = 0; p < s->nph; p++) {
+		const phrase *ph = &s->ph[p];
+		uint64_t mask = ((1ull << ph->n) - 1) << ph->first;
+		int ok;
+
+		if ((has & mask) != mask)
+			ok = 0;
+		else if ((rc = phrase_at(s, ph, vid, &ok)))
+			return rc;
+		if (!ok)
+			has &= ~mask;
+	}
+	if (!has)
+		return 0;
+	for (size_t gi = 0; gi < s->ng; gi++)
+		for (size_t i = 0; (has >> gi & 1) && i < s->g[gi].n; i++) {
+			const tlist *l = &s->l[s->g[gi].first + i];
+
+			if (l->cur == vid)
+				*score += term_score(s, l, l->pay.tf_title[l->j], l->pay.tf_values[l->j],
+						     l->pay.dl_title[l->j], l->pay.dl_values[l->j]);
+		}
+	*words = (unsigned)__builtin_popcountll(has);
 	if (!kind_wanted(s, kind))
 		return 0;
 	if ((rc = is_live(s, vid, &live)))
@@ -600,13 +711,14 @@ static int walk(sctx *s)
 		}
 		{
 			double score;
+			unsigned words;
 			int counts;
 
-			if ((rc = score_at(s, vid, &score, &counts)))
+			if ((rc = score_at(s, vid, &score, &words, &counts)))
 				return rc;
 			s->info.scored++;
-			if (counts) {
-				hit x = {vid, score, (unsigned)s->ng};
+			if (counts && words == s->ng) {
+				hit x = {vid, score, words};
 
 				s->info.matches++;
 				if ((rc = keep_checked(s, &s->best, &x)))
@@ -654,11 +766,12 @@ static int walk_partial(sctx *s, heap *part)
 					words++;
 					break;
 				}
-		if (words < s->ng) {
-			if ((rc = score_at(s, vid, &score, &counts)))
+		/* Those with every group were the first walk's, unless a phrase is out of place. */
+		if (words < s->ng || s->nph) {
+			if ((rc = score_at(s, vid, &score, &words, &counts)))
 				return rc;
 			s->info.scored++;
-			if (counts) {
+			if (counts && words < s->ng) {
 				hit x = {vid, score, words};
 
 				if ((rc = keep_checked(s, part, &x)))
@@ -698,8 +811,9 @@ struct qctx {
 	stemmer *stem;
 	int no_typos;
 	MDB_cursor *lex;	/* the lexicon, opened when first needed */
-	const char *text;	/* the text searched */
+	const char *text;	/* the part of the text being read */
 	size_t text_len;
+	int in_phrase;		/* it is a quoted phrase: its words as written, nothing else */
 };
 
 static int lexicon_cursor(struct qctx *q)
@@ -837,6 +951,12 @@ static int on_query_token(void *ctx, const token *t)
 			       SEARCH_GROUPS_MAX);
 	g = &s->g[s->ng++];
 	g->qfirst = s->nq;
+	g->pos = t->pos;
+	if (q->in_phrase) {
+		rc = add_term(s, TERM_WORD, t->s, t->len, 1);
+		g->qn = s->nq - g->qfirst;
+		return rc;
+	}
 	if (t->kind == TK_WORD && !t->digits && t->end < q->text_len && q->text[t->end] == '*') {
 		rc = add_prefix(q, t); /* supp*: the words it stands for, nothing else */
 		g->qn = s->nq - g->qfirst;
@@ -869,11 +989,11 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		 size_t *n, cairn_search_info *info)
 {
 	sctx s;
-	struct qctx q = {&s, NULL, 0, NULL, NULL, 0};
+	struct qctx q = {&s, NULL, 0, NULL, NULL, 0, 0};
 	heap part = {NULL, 0, 0};
 	size_t partial_below;
 	tseg *segs = NULL;
-	size_t n_segs = 0, text_len;
+	size_t n_segs = 0, text_len, units = 0;
 	uint64_t max_vid = 0, docs = 0, sum_t = 0, sum_v = 0;
 	MDB_cursor *cur = NULL;
 	arena_mark mark;
@@ -909,8 +1029,6 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		s.kinds[s.n_kinds++] = k->id;
 	}
 	q.no_typos = o->no_typos;
-	q.text = o->text;
-	q.text_len = text_len;
 	if (o->where && o->n_kinds != 1)
 		return err_set(CAIRN_EINVAL, "where needs exactly one Kind in kinds");
 	mark = arena_mark_get(&t->scratch);
@@ -921,8 +1039,19 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	}
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
-	if (!rc)
-		rc = analyze(o->text, text_len, &pos, on_query_token, &q);
+	/* The text between quotes is a phrase (an unclosed quote runs to the end). */
+	for (size_t at = 0; !rc && at <= text_len; q.in_phrase = !q.in_phrase) {
+		const char *e = memchr(o->text + at, '"', text_len - at);
+		size_t end = e ? (size_t)(e - o->text) : text_len, g0 = s.ng;
+
+		q.text = o->text + at;
+		q.text_len = end - at;
+		pos = 0;
+		rc = analyze(q.text, q.text_len, &pos, on_query_token, &q);
+		if (!rc && q.in_phrase && s.ng - g0 > 1)
+			s.ph[s.nph++] = (phrase){g0, s.ng - g0};
+		at = end + 1;
+	}
 	if (q.lex)
 		mdb_cursor_close(q.lex);
 	if (!rc && s.ng && !(rc = text_segments(t->txn, t->st, t->d.dom, &segs, &n_segs)) && n_segs) {
@@ -979,10 +1108,16 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		for (size_t i = 0; i < s.ng; i++)
 			for (size_t j = 0; j < s.g[i].n; j++)
 				s.g[i].df += s.l[s.g[i].first + j].df;
+		units = s.ng;
 		if (!rc)
 			rc = walk(&s);
-		/* Too few with every word: those with some follow. */
-		if (!rc && !o->all_words && s.ng > 1 && s.best.n < partial_below) {
+		/*
+		 * Too few with every word: those with some follow, when the text
+		 * has two parts or more that can be had alone (a phrase is one).
+		 */
+		for (size_t i = 0; i < s.nph; i++)
+			units -= s.ph[i].n - 1;
+		if (!rc && !o->all_words && units > 1 && s.best.n < partial_below) {
 			part.cap = s.limit - s.best.n;
 			if (!(part.h = cr_calloc(part.cap, sizeof(*part.h))))
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
@@ -1043,6 +1178,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	cr_free(s.fetched);
 	cr_free(s.best.h);
 	cr_free(part.h);
+	for (size_t i = 0; i < SEARCH_GROUPS_MAX; i++)
+		cr_free(s.pos[i].p);
 	arena_rewind(&t->scratch, mark);
 	return rc;
 }

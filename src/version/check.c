@@ -403,6 +403,11 @@ static int check_postings(chk *c)
 					segs[i].id);
 				continue;
 			}
+			if (tc.positions != (kk[8] == TERM_WORD)) {
+				problem(c, "postings: segment %u has a %s with%s positions", segs[i].id,
+					kk[8] == TERM_WORD ? "word" : "stem", tc.positions ? "" : "out");
+				continue;
+			}
 			for (uint32_t b = 0; b < tc.nb && !rc; b++) {
 				if (tblock_read(&tc, b, lo, &pay)) {
 					problem(c, "postings: segment %u has a block that does not decode",
@@ -412,8 +417,16 @@ static int check_postings(chk *c)
 				for (uint32_t j = 0; j < tc.b[b].n && !rc; j++) {
 					uint64_t vid = tc.base + lo[j];
 					vrec ver;
+					size_t np;
 
 					postings++;
+					if (tc.positions &&
+					    tpos_decode(pay.pos[j], pay.pos_len[j], NULL, 0, &np)) {
+						err_clear();
+						problem(c, "postings: segment %u has bad positions for "
+							   "Version %llu",
+							segs[i].id, (unsigned long long)vid);
+					}
 					lo_vid = vid < lo_vid ? vid : lo_vid;
 					hi_vid = vid > hi_vid ? vid : hi_vid;
 					if ((rc = get_version(c, vid, &ver, "a posting"))) {

@@ -25,6 +25,8 @@ void textw_release(textw *w)
 	buf_release(&w->bytes);
 	cr_free(w->p);
 	cr_free(w->doc_terms);
+	cr_free(w->dpos);
+	buf_release(&w->posb);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -56,6 +58,7 @@ static int term_count(struct dctx_text *x, uint32_t ti)
 		w->doc_terms[w->n_doc_terms++] = ti;
 		t->doc = x->vid + 1;
 		t->doc_tf_title = t->doc_tf_values = 0;
+		t->doc_pos_head = t->doc_pos_tail = 0;
 	}
 	if (x->weight)
 		t->doc_tf_values += x->weight;
@@ -102,6 +105,30 @@ static int term_find(textw *w, char tag, const char *s, size_t n, uint32_t *ti)
 	return 0;
 }
 
+/* One more position of word term ti in the document being added. */
+static int term_pos(textw *w, uint32_t ti, uint32_t pos)
+{
+	struct tterm *t = &w->t[ti];
+
+	if (w->n_dpos == w->cap_dpos) {
+		size_t cap = w->cap_dpos ? w->cap_dpos * 2 : 256;
+		struct dpos *nd = cr_reallocarray(w->dpos, cap, sizeof(*nd));
+
+		if (!nd || cap > UINT32_MAX)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		w->dpos = nd;
+		w->cap_dpos = cap;
+	}
+	w->dpos[w->n_dpos].pos = pos;
+	w->dpos[w->n_dpos].next = 0;
+	if (t->doc_pos_tail)
+		w->dpos[t->doc_pos_tail - 1].next = (uint32_t)w->n_dpos + 1;
+	else
+		t->doc_pos_head = (uint32_t)w->n_dpos + 1;
+	t->doc_pos_tail = (uint32_t)++w->n_dpos;
+	return 0;
+}
+
 static int on_token(void *ctx, const token *t)
 {
 	struct dctx_text *x = ctx;
@@ -111,7 +138,8 @@ static int on_token(void *ctx, const token *t)
 
 	if (t->kind != TK_WHOLE)
 		x->words++;
-	if ((rc = term_find(w, TERM_WORD, t->s, t->len, &ti)) || (rc = term_count(x, ti)))
+	if ((rc = term_find(w, TERM_WORD, t->s, t->len, &ti)) || (rc = term_count(x, ti)) ||
+	    (rc = term_pos(w, ti, t->pos)))
 		return rc;
 	if (t->kind != TK_WORD || t->digits)
 		return 0;
@@ -194,6 +222,7 @@ int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size
 	int rc;
 
 	w->n_doc_terms = 0;
+	w->n_dpos = 0;
 	if ((rc = analyze_doc(&x, k, title, title_len, values, dl_title, dl_values)))
 		return rc;
 	w->docs++;
@@ -212,6 +241,21 @@ int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size
 		p->tf_values = t->doc_tf_values;
 		p->dl_title = *dl_title;
 		p->dl_values = *dl_values;
+		p->pos_off = p->pos_len = 0;
+		if (t->doc_pos_head) { /* a word as written: its positions, ascending */
+			uint32_t last = 0;
+
+			if (w->posb.len > UINT32_MAX - 4096)
+				return err_set(CAIRN_ELIMIT, "too many words in one commit");
+			p->pos_off = (uint32_t)w->posb.len;
+			for (uint32_t d = t->doc_pos_head; d; d = w->dpos[d - 1].next) {
+				buf_put_varint(&w->posb, w->dpos[d - 1].pos - last);
+				last = w->dpos[d - 1].pos;
+			}
+			if (w->posb.oom)
+				return err_set(CAIRN_ENOMEM, "out of memory");
+			p->pos_len = (uint32_t)(w->posb.len - p->pos_off);
+		}
 		t->count++;
 	}
 	return 0;
@@ -251,17 +295,23 @@ static int term_cmp(const void *x, const void *y)
  * Encode the postings first.. (those of the same vid >> 16) of a term into
  * out; returns the posting after them (+ 1, 0 at the end).
  *
- *   varint n, u8 repr (0: vids per block, 1: a bitset of the 65,536 vids)
- *   [repr 1: the bitset, 8 KiB]
+ *   varint n, u8 repr (bit 0: a bitset of the 65,536 vids, else vids per
+ *   block; bit 1: the postings carry positions)
+ *   [bit 0: the bitset, 8 KiB]
  *   per block of TEXT_BLOCK postings:
  *     varint first, last (vid & 0xffff), max tf_title, max tf_values,
  *     min dl_title, min dl_values
- *     [repr 0: each posting's vid & 0xffff, 2 bytes little-endian]
- *     varint bytes, the offsets in those bytes of postings 16, 32, ... (2
- *     bytes little-endian each), then per posting varints kind, tf_title,
- *     tf_values, dl_title, dl_values
+ *     [no bitset: each posting's vid & 0xffff, 2 bytes little-endian]
+ *     varint bytes, the offsets in those bytes of postings 16, 32, ... (4
+ *     bytes big-endian each), then per posting varints kind, tf_title,
+ *     tf_values, dl_title, dl_values, and with positions (bit 1: the
+ *     postings of a word as written) a varint byte count and the word's
+ *     positions in the Record, ascending, as varint deltas from 0
+ *
+ * pos: the bytes tpost.pos_off names, or NULL for a term without positions.
  */
-static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t *count)
+static size_t encode_container(const tpost *p, size_t n_run, const uint8_t *pos, buf *out,
+			       uint32_t *count)
 {
 	uint64_t hi = p[0].vid >> TEXT_CONTAINER_BITS;
 	size_t n = 0;
@@ -272,7 +322,7 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 		n++;
 	bitset = n >= TEXT_BITSET_MIN;
 	buf_put_varint(out, n);
-	buf_put_u8(out, (uint8_t)bitset);
+	buf_put_u8(out, (uint8_t)(bitset | (pos ? 2 : 0)));
 	if (bitset) {
 		uint8_t *bits = cr_calloc(1, TEXT_BITSET_BYTES);
 
@@ -302,9 +352,10 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 
 			buf_put(&vids, le, 2);
 			if (j && j % TEXT_SKIP == 0) {
-				uint8_t off[2] = {(uint8_t)pay.len, (uint8_t)(pay.len >> 8)};
+				uint8_t off[4];
 
-				buf_put(&skips, off, 2);
+				be32_put(off, (uint32_t)pay.len);
+				buf_put(&skips, off, 4);
 			}
 			last = lo;
 			mt = q->tf_title > mt ? q->tf_title : mt;
@@ -316,6 +367,10 @@ static size_t encode_container(const tpost *p, size_t n_run, buf *out, uint32_t 
 			buf_put_varint(&pay, q->tf_values);
 			buf_put_varint(&pay, q->dl_title);
 			buf_put_varint(&pay, q->dl_values);
+			if (pos) {
+				buf_put_varint(&pay, q->pos_len);
+				buf_put(&pay, pos + q->pos_off, q->pos_len);
+			}
 		}
 		buf_put_varint(out, lo0);
 		buf_put_varint(out, last);
@@ -410,7 +465,9 @@ int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t 
 			if (sorted[at].vid < min_vid)
 				min_vid = sorted[at].vid;
 			buf_reset(&val);
-			at += encode_container(sorted + at, end - at, &val, &n);
+			at += encode_container(sorted + at, end - at,
+					       w->bytes.p[t->off] == TERM_WORD ? w->posb.p : NULL,
+					       &val, &n);
 			if (val.oom) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
@@ -448,9 +505,10 @@ int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t 
 	buf_release(&val);
 	/* Emptied for the next segment; the stemmer stays. */
 	hmap_clear(&w->terms);
-	w->n_terms = w->n_p = w->n_doc_terms = 0;
+	w->n_terms = w->n_p = w->n_doc_terms = w->n_dpos = 0;
 	w->docs = w->sum_title = w->sum_values = 0;
 	buf_reset(&w->bytes);
+	buf_reset(&w->posb);
 	return rc;
 }
 
@@ -551,6 +609,7 @@ int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
 	rdr r;
 	uint64_t cnt;
 	uint32_t left;
+	uint8_t repr;
 
 	rd_init(&r, v, n);
 	memset(out, 0, sizeof(*out));
@@ -560,7 +619,11 @@ int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
 		return err_set(CAIRN_ECORRUPT, "postings: bad container");
 	out->n = (uint32_t)cnt;
 	out->nb = (uint32_t)((cnt + TEXT_BLOCK - 1) / TEXT_BLOCK);
-	if (rd_u8(&r) == 1 && !(out->bits = rd_bytes(&r, TEXT_BITSET_BYTES)))
+	repr = rd_u8(&r);
+	if (repr > 3)
+		return err_set(CAIRN_ECORRUPT, "postings: bad container");
+	out->positions = (repr & 2) != 0;
+	if ((repr & 1) && !(out->bits = rd_bytes(&r, TEXT_BITSET_BYTES)))
 		return err_set(CAIRN_ECORRUPT, "postings: bad container bitset");
 	if (!(out->b = arena_alloc(a, out->nb * sizeof(*out->b))))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -580,7 +643,7 @@ int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out)
 		if (!out->bits)
 			b->vids = rd_bytes(&r, 2 * (size_t)b->n);
 		len = rd_varint(&r);
-		b->skips = rd_bytes(&r, 2 * (size_t)((b->n - 1) / TEXT_SKIP));
+		b->skips = rd_bytes(&r, 4 * (size_t)((b->n - 1) / TEXT_SKIP));
 		b->payload = rd_bytes(&r, len);
 		b->payload_len = len;
 		if (r.bad || !b->payload || (b->n > TEXT_SKIP && !b->skips) || b->first > b->last ||
@@ -636,13 +699,14 @@ void tpay_begin(const tcont *c, uint32_t bi, tpay *p)
 	p->skips = c->b[bi].skips;
 	p->n = c->b[bi].n;
 	p->done = 0;
+	p->positions = c->positions;
 }
 
 int tpay_upto(tpay *p, uint32_t j)
 {
 	if (j >= p->done + TEXT_SKIP && j < p->n) { /* enter at the last skip at or before j */
 		uint32_t k = j / TEXT_SKIP;
-		size_t off = (size_t)p->skips[2 * (k - 1)] | (size_t)p->skips[2 * k - 1] << 8;
+		size_t off = be32_get(p->skips + 4 * (k - 1));
 
 		if (off > (size_t)(p->r.end - p->base))
 			return err_set(CAIRN_ECORRUPT, "postings: bad block skip");
@@ -657,10 +721,36 @@ int tpay_upto(tpay *p, uint32_t j)
 		p->tf_values[x] = (uint32_t)rd_varint(&p->r);
 		p->dl_title[x] = (uint32_t)rd_varint(&p->r);
 		p->dl_values[x] = (uint32_t)rd_varint(&p->r);
+		if (p->positions) {
+			uint64_t len = rd_varint(&p->r);
+
+			p->pos_len[x] = (uint32_t)len;
+			if (len > UINT32_MAX || !(p->pos[x] = rd_bytes(&p->r, (size_t)len)))
+				return err_set(CAIRN_ECORRUPT, "postings: bad block payload");
+		}
 	}
 	if (p->r.bad || j >= p->n || (p->done == p->n && p->r.p != p->r.end))
 		return err_set(CAIRN_ECORRUPT, "postings: bad block payload");
 	return 0;
+}
+
+int tpos_decode(const uint8_t *p, size_t len, uint32_t *out, size_t cap, size_t *n)
+{
+	rdr r;
+	uint64_t at = 0;
+
+	*n = 0;
+	rd_init(&r, p, len);
+	while (r.p < r.end) {
+		uint64_t d = rd_varint(&r);
+
+		if (r.bad || (*n && d == 0) || (at += d) > UINT32_MAX)
+			return err_set(CAIRN_ECORRUPT, "postings: bad positions");
+		if (*n < cap)
+			out[*n] = (uint32_t)at;
+		++*n;
+	}
+	return *n ? 0 : err_set(CAIRN_ECORRUPT, "postings: a word without positions");
 }
 
 /* ------------------------------------------------------------- rebuild -- */
@@ -878,6 +968,12 @@ static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena
 			p->tf_values = pay.tf_values[j];
 			p->dl_title = pay.dl_title[j];
 			p->dl_values = pay.dl_values[j];
+			p->pos_off = (uint32_t)w->posb.len;
+			p->pos_len = c.positions ? pay.pos_len[j] : 0;
+			if (c.positions)
+				buf_put(&w->posb, pay.pos[j], pay.pos_len[j]);
+			if (w->posb.oom || w->posb.len > UINT32_MAX)
+				return err_set(CAIRN_ENOMEM, "out of memory");
 		}
 	}
 	return 0;
@@ -952,6 +1048,7 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 			memcpy(term, t, tn);
 			/* Its postings, input after input (their vids ascend). */
 			w.n_p = 0;
+			buf_reset(&w.posb);
 			arena_reset(&a);
 			for (size_t i = 0; i < n && !rc; i++)
 				while (!rc && in[i].more && (un = min_term(&in[i], &u)) == tn &&
@@ -970,7 +1067,8 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 				if (w.p[w.n_p - 1].vid > max_vid)
 					max_vid = w.p[w.n_p - 1].vid;
 				buf_reset(&val);
-				at += encode_container(w.p + at, w.n_p - at, &val, &cn);
+				at += encode_container(w.p + at, w.n_p - at,
+						       term[0] == TERM_WORD ? w.posb.p : NULL, &val, &cn);
 				key_tterm(&k, dom, seg, term, tn);
 				kb_be32(&k, (uint32_t)hi);
 				rc = val.oom ? err_set(CAIRN_ENOMEM, "out of memory")
@@ -1004,6 +1102,7 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 		rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, desc, sizeof(desc), 0);
 	}
 	cr_free(w.p);
+	buf_release(&w.posb);
 	buf_release(&val);
 	arena_release(&a);
 	return rc;

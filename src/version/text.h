@@ -40,6 +40,7 @@ typedef struct tpost {
 	uint32_t kind;
 	uint32_t tf_title, tf_values; /* tf_values in tenths, weighted by the attributes */
 	uint32_t dl_title, dl_values;
+	uint32_t pos_off, pos_len; /* a word's positions: bytes in textw.posb (delta varints) */
 } tpost;
 
 /* The postings of one commit (or rebuild), written as one segment. */
@@ -54,6 +55,7 @@ typedef struct textw {
 		uint8_t stem_done;	/* stem is known */
 		uint8_t lex;		/* a word of letters: in the lexicon */
 		uint32_t doc_tf_title, doc_tf_values; /* within the document being added */
+		uint32_t doc_pos_head, doc_pos_tail; /* its positions there: dpos index + 1 */
 		uint64_t doc;		/* the vid doc_tf_* count for */
 	} *t;
 	size_t n_terms, cap_terms;
@@ -62,6 +64,11 @@ typedef struct textw {
 	size_t n_p, cap_p;
 	uint32_t *doc_terms;	/* the terms of the document being added */
 	size_t n_doc_terms, cap_doc_terms;
+	struct dpos {
+		uint32_t pos, next;	/* next: dpos index + 1 of the term's next, 0 at the end */
+	} *dpos;		/* the positions of the words of the document being added */
+	size_t n_dpos, cap_dpos;
+	buf posb;		/* the positions of the postings collected */
 	uint64_t docs, sum_title, sum_values; /* documents added and their lengths */
 } textw;
 
@@ -125,12 +132,13 @@ typedef struct tcont {
 	uint32_t n;		/* postings */
 	uint32_t nb;		/* blocks */
 	const uint8_t *bits;	/* the bitset of a dense container, or NULL */
+	int positions;		/* its postings carry their word positions (terms as written) */
 	struct tblock {
 		uint32_t n;		/* postings */
 		uint32_t first, last;	/* vid - base of the first and the last */
 		uint32_t max_tf_title, max_tf_values, min_dl_title, min_dl_values;
 		const uint8_t *vids, *payload; /* vids: 2 bytes each, when not a bitset */
-		const uint8_t *skips;	/* payload offset of posting 16 k (k >= 1), 2 bytes each */
+		const uint8_t *skips;	/* payload offset of posting 16 k (k >= 1), 4 bytes each */
 		size_t payload_len;
 	} *b;
 } tcont;
@@ -139,9 +147,12 @@ typedef struct tcont {
 typedef struct tpay {
 	uint32_t kind[TEXT_BLOCK], tf_title[TEXT_BLOCK], tf_values[TEXT_BLOCK];
 	uint32_t dl_title[TEXT_BLOCK], dl_values[TEXT_BLOCK];
+	const uint8_t *pos[TEXT_BLOCK];	/* positions, delta varints (when the container has them) */
+	uint32_t pos_len[TEXT_BLOCK];
 	rdr r;
 	const uint8_t *base, *skips;
 	uint32_t n, done;	/* postings in the block, and read up to */
+	int positions;
 } tpay;
 
 /*
@@ -161,6 +172,13 @@ void tpay_begin(const tcont *c, uint32_t bi, tpay *p);
  * the last checks that nothing follows).
  */
 int tpay_upto(tpay *p, uint32_t j);
+
+/*
+ * Decode the positions of a posting (tpay.pos, tpay.pos_len) into
+ * out[0..cap-1]; *n how many there are (even past cap). CAIRN_ECORRUPT
+ * unless there is at least one and they ascend.
+ */
+int tpos_decode(const uint8_t *p, size_t len, uint32_t *out, size_t cap, size_t *n);
 
 /*
  * Rebuild the full-text index of the Domain of d (a write transaction):

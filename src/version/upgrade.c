@@ -6,6 +6,8 @@
  *   4 -> 5: the names index (DB_NAMES) for resolution, built from every
  *           Record Version of every Domain.
  *   5 -> 6: the full-text index (DB_POSTINGS), built the same way.
+ *   6 -> 7: the full-text index again: words carry their positions (for
+ *           phrases), and block skips are 4 bytes.
  */
 #include <string.h>
 
@@ -104,7 +106,7 @@ static int upgrade_txn(cairn_store *st, MDB_txn *txn)
 		name[k.mv_size - 5] = '\0';
 		if (st->format < 5)
 			rc = names_of_domain(st, txn, name);
-		if (!rc && st->format < 6)
+		if (!rc && st->format < 7)
 			rc = text_of_domain(st, txn, name);
 	}
 	mdb_cursor_close(cur);
