@@ -723,12 +723,24 @@ typedef struct cairn_search_options {
 	 */
 	const char *where;
 	size_t where_len;	    /* 0: strlen(where) */
+	/*
+	 * Say why each hit was found (cairn_hit.explain): the terms it has,
+	 * how each stands for a word of the text, in which fields, what each
+	 * adds to the score; and snippets with the matches marked.
+	 */
+	int explain;
 } cairn_search_options;
 
 typedef struct cairn_hit {
 	cairn_record rec;	/* the Version found (valid until the transaction ends) */
 	double score;		/* BM25 */
 	unsigned words;		/* words of the text it has (all of them but in a partial match) */
+	/*
+	 * With explain, a JSON object (docs/search.md, "Explain"), valid until
+	 * the transaction ends; NULL otherwise.
+	 */
+	const char *explain;
+	size_t explain_len;
 } cairn_hit;
 
 /* What a search did, beside its hits. */

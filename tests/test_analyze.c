@@ -34,6 +34,64 @@ static int render_text(const char *s, size_t n, uint32_t *pos, render *r)
 	return analyze(s, n, pos, put_token, r);
 }
 
+/* The tokens of a text, copied. */
+typedef struct toks {
+	struct {
+		char s[TOKEN_CAP];
+		size_t len, start, end;
+		int kind;
+	} t[256];
+	size_t n;
+} toks;
+
+static int take_tok(void *ctx, const token *t)
+{
+	toks *x = ctx;
+
+	if (x->n < 256) {
+		memcpy(x->t[x->n].s, t->s, t->len);
+		x->t[x->n].len = t->len;
+		x->t[x->n].start = t->start;
+		x->t[x->n].end = t->end;
+		x->t[x->n].kind = t->kind;
+		x->n++;
+	}
+	return 0;
+}
+
+/*
+ * Where each token is in the text: its bytes [start, end) analyzed alone
+ * give the same word (an identifier kept whole: the same whole, last).
+ */
+static int offsets_ok(const char *text)
+{
+	toks *all = calloc(1, sizeof(*all)), *one = calloc(1, sizeof(*one));
+	uint32_t pos = 0;
+	int ok = all && one;
+
+	if (ok)
+		analyze(text, strlen(text), &pos, take_tok, all);
+	for (size_t i = 0; ok && i < all->n; i++) {
+		size_t s = all->t[i].start, e = all->t[i].end, j;
+
+		one->n = 0;
+		if (s >= e || e > strlen(text)) {
+			ok = 0;
+			break;
+		}
+		analyze(text + s, e - s, &pos, take_tok, one);
+		j = all->t[i].kind == TK_WHOLE ? one->n - 1 : 0;
+		ok = one->n && one->t[j].kind == all->t[i].kind && one->t[j].len == all->t[i].len &&
+		     memcmp(one->t[j].s, all->t[i].s, all->t[i].len) == 0;
+		if (!ok)
+			fprintf(stderr, "    %s: token %zu at [%zu, %zu) is not \"%.*s\" alone\n", text, i,
+				s, e, (int)all->t[i].len, all->t[i].s);
+	}
+	free(all);
+	free(one);
+	return ok;
+}
+
 void test_analyze_golden(void)
 {
 	FILE *f = fopen(GOLDEN, "r");
@@ -61,6 +119,7 @@ void test_analyze_golden(void)
 				fprintf(stderr, "    %s\n    want:%s\n    got: %s\n", text, line + 1, r.out);
 				CHECK(0);
 			}
+			CHECK(offsets_ok(text));
 			cases++;
 			have = 0;
 		}

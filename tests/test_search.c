@@ -11,6 +11,7 @@
 #include <lmdb.h>
 
 #include "model/analyze.h"
+#include "model/json.h"
 #include "tests.h"
 
 static const char sschema[] =
@@ -553,6 +554,39 @@ static int commit_cs(cairn_store *st, const char *branch, cairn_changeset *cs, u
 	return rc;
 }
 
+/*
+ * An explanation that adds up: its terms' scores sum to the hit's, each term
+ * in a field, and a snippet with a match marked when there are terms.
+ */
+static int explain_ok(const cairn_hit *h)
+{
+	arena a = ARENA_INIT;
+	const jv *x = h->explain ? jv_parse(&a, h->explain, h->explain_len, "explain") : NULL;
+	const jv *terms = jv_get(x, "terms"), *snips = jv_get(x, "snippets");
+	double sum = 0;
+	int ok = jv_is(terms, JV_ARRAY) && jv_is(snips, JV_ARRAY), marked = 0;
+
+	for (uint32_t i = 0; ok && i < terms->len; i++) {
+		const jv *t = &terms->u.items[i], *f = jv_get(t, "fields");
+
+		ok = jv_is_number(jv_get(t, "score")) && jv_is(f, JV_ARRAY) && f->len > 0 &&
+		     jv_is(jv_get(t, "word"), JV_STRING) && jv_is(jv_get(t, "term"), JV_STRING);
+		if (ok)
+			sum += jv_number(jv_get(t, "score"));
+	}
+	for (uint32_t i = 0; ok && i < snips->len; i++) {
+		const jv *t = jv_get(&snips->u.items[i], "text");
+
+		marked |= jv_is(t, JV_STRING) && strstr(t->u.s, "<em>") != NULL;
+	}
+	ok = ok && fabs(sum - h->score) <= 1e-6 * (1 + fabs(h->score)) && marked == (terms->len > 0);
+	if (!ok)
+		fprintf(stderr, "    explanation of %.*s (score %.9f): %.*s\n", (int)h->rec.key_len,
+			h->rec.key, h->score, (int)h->explain_len, h->explain ? h->explain : "");
+	arena_release(&a);
+	return ok;
+}
+
 /* Compare the search with the reference for random texts in one view. */
 static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemmer *stm, int texts)
 {
@@ -658,6 +692,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 		o.limit = 1 + (size_t)(rand() % 40);
 		o.all_words = rand() % 4 == 0;
 		o.no_typos = rand() % 5 == 0;
+		o.explain = rand() % 3 == 0;
 		o.partial_below = rand() % 2 ? 0 : 1 + (size_t)rand() % o.limit;
 		if (kind_only >= 0) {
 			o.kinds = &kname;
@@ -679,7 +714,12 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 			bad = 1;
 			break;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && o.explain && !bad; i++)
+			if ((bad = !explain_ok(&h[i])))
+				fprintf(stderr, "    searching \"%s\"\n", text);
+		for (size_t i = 0; i < n && !o.explain && !bad; i++)
+			bad = h[i].explain != NULL;
+		for (size_t i = 0; i < n && !bad; i++)
 			if (h[i].rec.vid != want[i].vid || (int)h[i].words != want[i].words ||
 			    fabs(h[i].score - want[i].score) > 1e-6 * (1 + fabs(want[i].score))) {
 				fprintf(stderr,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/json.h"
+#include "util/arena.h"
 
 #define LIST_MAX 64
 
@@ -403,7 +405,57 @@ int cmd_resolve(cli *c)
 	return ex;
 }
 
-/* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] */
+/* A hit's explanation as text: its terms, then its snippets with the matches in brackets. */
+static void print_explain(const char *json, size_t len)
+{
+	arena a = ARENA_INIT;
+	const jv *x = jv_parse(&a, json, len, "explain");
+	const jv *terms = jv_get(x, "terms"), *snips = jv_get(x, "snippets");
+
+	for (uint32_t i = 0; jv_is(terms, JV_ARRAY) && i < terms->len; i++) {
+		const jv *t = &terms->u.items[i], *f = jv_get(t, "fields"), *e = jv_get(t, "edits");
+		const jv *w = jv_get(t, "word"), *m = jv_get(t, "term"), *how = jv_get(t, "match");
+		const jv *sc = jv_get(t, "score");
+
+		if (!jv_is(w, JV_STRING) || !jv_is(m, JV_STRING) || !jv_is(how, JV_STRING) ||
+		    !jv_is_number(sc))
+			continue;
+		printf("         %+.3f  %s", jv_number(sc), w->u.s);
+		if (strcmp(w->u.s, m->u.s) != 0)
+			printf(" -> %s", m->u.s);
+		printf(" (%s", how->u.s);
+		if (jv_is_number(e))
+			printf(", %.0f edit%s", jv_number(e), jv_number(e) == 1 ? "" : "s");
+		printf(") in");
+		for (uint32_t j = 0; jv_is(f, JV_ARRAY) && j < f->len; j++)
+			if (jv_is(&f->u.items[j], JV_STRING))
+				printf(" %s", f->u.items[j].u.s);
+		printf("\n");
+	}
+	for (uint32_t i = 0; jv_is(snips, JV_ARRAY) && i < snips->len; i++) {
+		const jv *f = jv_get(&snips->u.items[i], "field"), *t = jv_get(&snips->u.items[i], "text");
+		const char *p;
+
+		if (!jv_is(f, JV_STRING) || !jv_is(t, JV_STRING))
+			continue;
+		printf("         %s: ", f->u.s);
+		for (p = t->u.s; *p;) {
+			if (strncmp(p, "<em>", 4) == 0) {
+				putchar('[');
+				p += 4;
+			} else if (strncmp(p, "</em>", 5) == 0) {
+				putchar(']');
+				p += 5;
+			} else {
+				putchar(*p++);
+			}
+		}
+		printf("\n");
+	}
+	arena_release(&a);
+}
+
+/* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] [--explain] */
 int cmd_search(cli *c)
 {
 	cairn_search_options o;
@@ -416,7 +468,7 @@ int cmd_search(cli *c)
 
 	if (c->nargs != 1)
 		return cli_usage("search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] "
-				 "[--no-typos]");
+				 "[--no-typos] [--explain]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
 	if (c->n_hops || c->dir || c->rel)
@@ -431,6 +483,7 @@ int cmd_search(cli *c)
 	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
 	o.all_words = c->all_words;
 	o.no_typos = c->no_typos;
+	o.explain = c->explain;
 	o.where = c->where;
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
@@ -444,11 +497,16 @@ int cmd_search(cli *c)
 
 			if (c->json) {
 				out_header(stdout, r);
-				printf(",\"score\":%.4f,\"words\":%u}\n", h[i].score, h[i].words);
+				printf(",\"score\":%.4f,\"words\":%u", h[i].score, h[i].words);
+				if (h[i].explain)
+					printf(",\"explain\":%.*s", (int)h[i].explain_len, h[i].explain);
+				printf("}\n");
 			} else {
 				printf("%7.3f  %s:%.*s  %.*s%s\n", h[i].score, r->kind, (int)r->key_len, r->key,
 				       (int)r->title_len, r->title,
 				       h[i].words < info.words ? "  (some of the words)" : "");
+				if (h[i].explain)
+					print_explain(h[i].explain, h[i].explain_len);
 			}
 		}
 		if (c->json)

@@ -71,6 +71,7 @@ static const char usage_text[] =
 	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
 	"                                  the Records a name most likely names, best first\n"
 	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
+	"         [--explain]\n"
 	"                                  Records with every word, best first (BM25), then some\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"

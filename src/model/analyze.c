@@ -29,6 +29,8 @@ typedef struct chunk {
 	size_t part_len;
 	int part_digits;		/* the current part is digits only */
 	size_t last_start;		/* part offset of the last character */
+	size_t part_at, last_at;	/* text offsets: the part's first character, the last one */
+	size_t whole_at;		/* ... the chunk's first character */
 	int last, prev;			/* the classes of the last two characters */
 	char conn;			/* a connector waiting for the next letter or digit */
 	unsigned n_parts;
@@ -41,6 +43,7 @@ typedef struct actx {
 	void *ctx;
 	uint32_t *pos;
 	size_t at;			/* the byte after the character being read */
+	size_t char_at;			/* the byte where it starts */
 	chunk c;
 } actx;
 
@@ -133,9 +136,10 @@ static size_t fold(utf8proc_int32_t cp, char *out)
 	return o;
 }
 
-static int emit(actx *a, const char *s, size_t len, uint32_t pos, int kind, int digits, size_t end)
+static int emit(actx *a, const char *s, size_t len, uint32_t pos, int kind, int digits,
+		size_t start, size_t end)
 {
-	token t = {s, len, pos, kind, digits, end};
+	token t = {s, len, pos, kind, digits, end, start};
 
 	return len ? a->fn(a->ctx, &t) : 0;
 }
@@ -150,7 +154,8 @@ static int end_part(actx *a)
 		return 0;
 	if (c->n_parts == 0)
 		c->first_pos = *a->pos;
-	rc = emit(a, c->part, c->part_len, (*a->pos)++, TK_WORD, c->part_digits, c->end);
+	rc = emit(a, c->part, c->part_len, (*a->pos)++, TK_WORD, c->part_digits, c->part_at,
+		  c->end);
 	c->n_parts++;
 	c->part_len = 0;
 	c->last = c->prev = C_SEP;
@@ -164,7 +169,7 @@ static int end_chunk(actx *a)
 	int rc = end_part(a);
 
 	if (!rc && c->n_parts > 1 && c->n_parts <= MAX_PARTS && !c->whole_over)
-		rc = emit(a, c->whole, c->whole_len, c->first_pos, TK_WHOLE, 0, c->end);
+		rc = emit(a, c->whole, c->whole_len, c->first_pos, TK_WHOLE, 0, c->whole_at, c->end);
 	memset(c, 0, sizeof(*c));
 	return rc;
 }
@@ -197,10 +202,12 @@ static int add_char(actx *a, int cl, const char *f, size_t fn)
 
 			memcpy(carry, c->part + c->last_start, cn);
 			c->part_len = c->last_start;
+			c->end = c->last_at; /* the part ends before the capital */
 			if ((rc = end_part(a)))
 				return rc;
 			memcpy(c->part, carry, cn);
 			c->part_len = cn;
+			c->part_at = c->last_at;
 			c->part_digits = 0;
 			c->prev = C_SEP;
 			c->last = C_UPPER;
@@ -213,9 +220,14 @@ static int add_char(actx *a, int cl, const char *f, size_t fn)
 		whole_put(c, &c->conn, 1);
 		c->conn = 0;
 	}
+	if (!c->whole_len)
+		c->whole_at = a->char_at;
 	whole_put(c, f, fn);
-	if (!c->part_len)
+	if (!c->part_len) {
 		c->part_digits = 1;
+		c->part_at = a->char_at;
+	}
+	c->last_at = a->char_at;
 	c->part_digits &= cl == C_DIGIT;
 	c->prev = c->last;
 	c->last = cl;
@@ -247,6 +259,7 @@ int analyze(const char *s, size_t n, uint32_t *pos, int (*fn)(void *ctx, const t
 		size_t fl;
 		int cl;
 
+		a.char_at = i;
 		if (p[i] < 0x80) {
 			cp = p[i++];
 		} else if ((len = utf8proc_iterate(p + i, (utf8proc_ssize_t)(n - i), &cp)) > 0) {
@@ -268,7 +281,7 @@ int analyze(const char *s, size_t n, uint32_t *pos, int (*fn)(void *ctx, const t
 			break;
 		case C_CJK:
 			if (!(rc = end_chunk(&a)) && (fl = fold(cp, f)))
-				rc = emit(&a, f, fl, (*pos)++, TK_CJK, 0, i);
+				rc = emit(&a, f, fl, (*pos)++, TK_CJK, 0, a.char_at, i);
 			break;
 		case C_SEP:
 			rc = end_chunk(&a);

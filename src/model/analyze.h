@@ -25,6 +25,7 @@ typedef struct token {
 	int kind;      /* enum token_kind */
 	int digits;    /* the token is digits only */
 	size_t end;    /* the byte of the text after its last character */
+	size_t start;  /* the byte of the text where its first character starts */
 } token;
 
 /*

@@ -36,11 +36,16 @@
 #define TYPO_ENTRIES 20000
 #define END UINT64_MAX
 
+/* How a term of the query stands for a word of the text. */
+enum how { HOW_WORD, HOW_STEM, HOW_TYPO, HOW_PREFIX, HOW_PHRASE };
+
 /* A term of the query. */
 typedef struct qterm {
 	char term[TEXT_TERM_MAX];
 	size_t len;
 	double weight;		/* in the query */
+	uint8_t how, edits;	/* enum how; a correction's edits */
+	uint8_t group;
 	uint64_t df;		/* live postings in the view, every segment */
 	double idf;
 	double max_bound;	/* the highest block bound of its lists */
@@ -69,6 +74,8 @@ typedef struct group {
 	uint64_t df;
 	uint64_t cur;		/* the lowest vid of its lists, after group_seek */
 	uint32_t pos;		/* the word's position in the text */
+	char word[TOKEN_CAP];	/* the word, as analyzed */
+	size_t word_len;
 } group;
 
 /* A quoted phrase: groups first..first+n-1, each a word as written, in that order. */
@@ -86,6 +93,7 @@ typedef struct hit {
 	uint64_t vid;
 	double score;
 	unsigned words;		/* groups it matches */
+	uint64_t groups;	/* which: a bit per group */
 } hit;
 
 /* The best so far: a heap, the worst on top. */
@@ -217,7 +225,7 @@ static int count_live(sctx *s, const tcont *c, uint64_t *df)
 /* ------------------------------------------------------------- scoring -- */
 
 /* BM25F of one term in one Record. */
-static double term_score(const sctx *s, const tlist *l, uint32_t tf_title, uint32_t tf_values,
+static double term_score(const sctx *s, const qterm *q, uint32_t tf_title, uint32_t tf_values,
 			 uint32_t dl_title, uint32_t dl_values)
 {
 	double b = s->conf.b, tf = 0;
@@ -228,12 +236,12 @@ static double term_score(const sctx *s, const tlist *l, uint32_t tf_title, uint3
 	if (tf_values)
 		tf += (tf_values / 10.0) /
 		      (s->avg_values > 0 ? 1 - b + b * dl_values / s->avg_values : 1);
-	return l->q->weight * l->q->idf * tf / (s->conf.k1 + tf);
+	return q->weight * q->idf * tf / (s->conf.k1 + tf);
 }
 
 static double block_bound(const sctx *s, const tlist *l, const struct tblock *b)
 {
-	return term_score(s, l, b->max_tf_title, b->max_tf_values, b->min_dl_title,
+	return term_score(s, l->q, b->max_tf_title, b->max_tf_values, b->min_dl_title,
 			  b->min_dl_values);
 }
 
@@ -548,17 +556,17 @@ static int phrase_at(sctx *s, const phrase *ph, uint64_t vid, int *ok)
 
 /*
  * Score the Record at vid: the groups it has (a phrase's only with its
- * words in place) in *words, their terms' BM25F in *score; *counts 0 when
- * it is not live or not of a wanted Kind.
+ * words in place) in x->groups and x->words, their terms' BM25F in
+ * x->score; *counts 0 when it is not live or not of a wanted Kind.
  */
-static int score_at(sctx *s, uint64_t vid, double *score, unsigned *words, int *counts)
+static int score_at(sctx *s, uint64_t vid, hit *x, int *counts)
 {
 	uint32_t kind = 0;
 	uint64_t has = 0;	/* a bit per group */
 	int rc, live;
 
-	*score = 0;
-	*words = 0;
+	memset(x, 0, sizeof(*x));
+	x->vid = vid;
 	*counts = 0;
 	for (size_t gi = 0; gi < s->ng; gi++)
 		for (size_t i = 0; i < s->g[gi].n; i++) {
@@ -594,10 +602,12 @@ static int score_at(sctx *s, uint64_t vid, double *score, unsigned *words, int *
 			const tlist *l = &s->l[s->g[gi].first + i];
 
 			if (l->cur == vid)
-				*score += term_score(s, l, l->pay.tf_title[l->j], l->pay.tf_values[l->j],
-						     l->pay.dl_title[l->j], l->pay.dl_values[l->j]);
+				x->score += term_score(s, l->q, l->pay.tf_title[l->j],
+						       l->pay.tf_values[l->j], l->pay.dl_title[l->j],
+						       l->pay.dl_values[l->j]);
 		}
-	*words = (unsigned)__builtin_popcountll(has);
+	x->groups = has;
+	x->words = (unsigned)__builtin_popcountll(has);
 	if (!kind_wanted(s, kind))
 		return 0;
 	if ((rc = is_live(s, vid, &live)))
@@ -710,16 +720,13 @@ static int walk(sctx *s)
 			}
 		}
 		{
-			double score;
-			unsigned words;
+			hit x;
 			int counts;
 
-			if ((rc = score_at(s, vid, &score, &words, &counts)))
+			if ((rc = score_at(s, vid, &x, &counts)))
 				return rc;
 			s->info.scored++;
-			if (counts && words == s->ng) {
-				hit x = {vid, score, words};
-
+			if (counts && x.words == s->ng) {
 				s->info.matches++;
 				if ((rc = keep_checked(s, &s->best, &x)))
 					return rc;
@@ -747,7 +754,7 @@ static int walk_partial(sctx *s, heap *part)
 	for (;;) {
 		uint64_t m = END;
 		unsigned words = 0;
-		double score;
+		hit x;
 		int counts;
 
 		for (size_t i = 0; i < s->nl; i++) {
@@ -768,12 +775,10 @@ static int walk_partial(sctx *s, heap *part)
 				}
 		/* Those with every group were the first walk's, unless a phrase is out of place. */
 		if (words < s->ng || s->nph) {
-			if ((rc = score_at(s, vid, &score, &words, &counts)))
+			if ((rc = score_at(s, vid, &x, &counts)))
 				return rc;
 			s->info.scored++;
-			if (counts && words < s->ng) {
-				hit x = {vid, score, words};
-
+			if (counts && x.words < s->ng) {
 				if ((rc = keep_checked(s, part, &x)))
 					return rc;
 			}
@@ -784,7 +789,7 @@ static int walk_partial(sctx *s, heap *part)
 
 /* ---------------------------------------------------------- the query -- */
 
-static int add_term(sctx *s, char tag, const char *t, size_t n, double weight)
+static int add_term(sctx *s, char tag, const char *t, size_t n, double weight, int how)
 {
 	qterm *q;
 
@@ -803,6 +808,8 @@ static int add_term(sctx *s, char tag, const char *t, size_t n, double weight)
 	memcpy(q->term + 1, t, n);
 	q->len = n + 1;
 	q->weight = weight;
+	q->how = (uint8_t)how;
+	q->group = (uint8_t)(s->ng - 1);
 	return 0;
 }
 
@@ -846,7 +853,7 @@ static int add_prefix(struct qctx *q, const token *t)
 		if (k.mv_size <= p.n || memcmp(k.mv_data, p.b, p.n) != 0 || taken == PREFIX_TAKE)
 			break;
 		s->d->stats.entries++;
-		rc = add_term(s, TERM_WORD, (const char *)k.mv_data + 4, k.mv_size - 5, 1);
+		rc = add_term(s, TERM_WORD, (const char *)k.mv_data + 4, k.mv_size - 5, 1, HOW_PREFIX);
 		taken++;
 	}
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
@@ -932,8 +939,11 @@ static int add_typos(struct qctx *q, const token *t)
 	if (x.n)
 		s->info.corrected++;
 	qsort(x.f, x.n, sizeof(x.f[0]), fix_cmp);
-	for (size_t i = 0; i < x.n && i < TYPO_TAKE && !rc; i++)
-		rc = add_term(s, TERM_WORD, x.f[i].w, x.f[i].len, x.f[i].d == 1 ? TYPO_WEIGHT1 : TYPO_WEIGHT2);
+	for (size_t i = 0; i < x.n && i < TYPO_TAKE && !rc; i++) {
+		rc = add_term(s, TERM_WORD, x.f[i].w, x.f[i].len,
+			      x.f[i].d == 1 ? TYPO_WEIGHT1 : TYPO_WEIGHT2, HOW_TYPO);
+		s->q[s->nq - 1].edits = (uint8_t)x.f[i].d;
+	}
 	return rc;
 }
 
@@ -952,8 +962,10 @@ static int on_query_token(void *ctx, const token *t)
 	g = &s->g[s->ng++];
 	g->qfirst = s->nq;
 	g->pos = t->pos;
+	g->word_len = t->len;
+	memcpy(g->word, t->s, t->len);
 	if (q->in_phrase) {
-		rc = add_term(s, TERM_WORD, t->s, t->len, 1);
+		rc = add_term(s, TERM_WORD, t->s, t->len, 1, HOW_PHRASE);
 		g->qn = s->nq - g->qfirst;
 		return rc;
 	}
@@ -962,20 +974,255 @@ static int on_query_token(void *ctx, const token *t)
 		g->qn = s->nq - g->qfirst;
 		return rc;
 	}
-	if ((rc = add_term(s, TERM_WORD, t->s, t->len, 1)))
+	if ((rc = add_term(s, TERM_WORD, t->s, t->len, 1, HOW_WORD)))
 		return rc;
 	if (t->kind == TK_WORD && !t->digits && q->stem) {
 		const char *st;
 		size_t sn = stem(q->stem, t->s, t->len, &st);
 
 		/* Every word of the same stem, this one too: a match as written scores both. */
-		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT)))
+		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT, HOW_STEM)))
 			return rc;
 	}
 	if ((rc = add_typos(q, t)))
 		return rc;
 	g->qn = s->nq - g->qfirst;
 	return 0;
+}
+
+/* ------------------------------------------------------------- explain -- */
+
+#define SNIPPET_BEFORE 4	/* words shown before a value's first match */
+#define SNIPPET_WORDS 16	/* words of a value's snippet */
+#define SNIPPET_TITLE 48	/* ... of the title's */
+#define SNIPPETS_MAX 4		/* value snippets per hit */
+
+/* A word of the field being explained: where it is, and whether a term matched it. */
+typedef struct etok {
+	size_t start, end;
+	int hit;
+} etok;
+
+typedef struct ectx {
+	sctx *s;
+	stemmer *stem;
+	uint64_t groups;	/* the hit's */
+	uint32_t weight;	/* tenths, for values; 0 in the title */
+	uint32_t words;
+	uint32_t *tf_title, *tf_values; /* per term, as the index counts them */
+	uint64_t *fields;	/* per term: bit 0 the title, bit 1 + i the searched Attribute i */
+	unsigned field;
+	etok *tok;
+	size_t ntok, captok;
+	int hits;		/* words matched in the field */
+} ectx;
+
+static int explain_token(void *ctx, const token *t)
+{
+	ectx *e = ctx;
+	const char *st = NULL;
+	size_t sn = 0;
+	int matched = 0;
+
+	if (t->kind != TK_WHOLE)
+		e->words++;
+	if (e->stem && t->kind == TK_WORD && !t->digits)
+		sn = stem(e->stem, t->s, t->len, &st);
+	for (size_t qi = 0; qi < e->s->nq; qi++) {
+		const qterm *q = &e->s->q[qi];
+		int is = q->term[0] == TERM_STEM ? sn && q->len == sn + 1 && !memcmp(q->term + 1, st, sn)
+						  : q->len == t->len + 1 && !memcmp(q->term + 1, t->s, t->len);
+
+		if (!is || !(e->groups >> q->group & 1))
+			continue;
+		if (e->weight)
+			e->tf_values[qi] += e->weight;
+		else
+			e->tf_title[qi]++;
+		e->fields[qi] |= 1ull << e->field;
+		matched = 1;
+	}
+	if (t->kind == TK_WHOLE) { /* an identifier kept whole: its parts came before it */
+		for (size_t i = e->ntok; matched && i > 0 && e->tok[i - 1].start >= t->start; i--)
+			e->tok[i - 1].hit = 1;
+		e->hits += matched;
+		return 0;
+	}
+	if (e->ntok == e->captok) {
+		size_t cap = e->captok ? e->captok * 2 : 64;
+		etok *n = cr_reallocarray(e->tok, cap, sizeof(*n));
+
+		if (!n)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		e->tok = n;
+		e->captok = cap;
+	}
+	e->tok[e->ntok++] = (etok){t->start, t->end, matched};
+	e->hits += matched;
+	return 0;
+}
+
+/*
+ * The snippet of a field: from a few words before its first match, some
+ * words, each match between <em> and </em>, "…" where the text goes on.
+ */
+static void snippet(buf *b, const char *field, const char *text, size_t len, const etok *tok,
+		    size_t ntok, size_t words)
+{
+	size_t f = 0, a, z, at;
+	buf t = BUF_INIT;
+
+	while (f < ntok && !tok[f].hit)
+		f++;
+	a = f > SNIPPET_BEFORE ? f - SNIPPET_BEFORE : 0;
+	z = a + words < ntok ? a + words : ntok;
+	at = a ? tok[a].start : 0;
+	if (at)
+		buf_puts(&t, "\xe2\x80\xa6");
+	for (size_t i = a; i < z; i++) {
+		buf_put(&t, text + at, tok[i].start - at);
+		if (tok[i].hit)
+			buf_puts(&t, "<em>");
+		buf_put(&t, text + tok[i].start, tok[i].end - tok[i].start);
+		if (tok[i].hit)
+			buf_puts(&t, "</em>");
+		at = tok[i].end;
+	}
+	if (z == ntok) {
+		buf_put(&t, text + at, len - at);
+	} else {
+		buf_puts(&t, "\xe2\x80\xa6");
+	}
+	buf_puts(b, b->len && b->p[b->len - 1] != '[' ? ",{\"field\":" : "{\"field\":");
+	json_quote(b, field, strlen(field));
+	buf_puts(b, ",\"text\":");
+	json_quote(b, (const char *)t.p, t.len);
+	buf_put_u8(b, '}');
+	b->oom |= t.oom;
+	buf_release(&t);
+}
+
+/* Analyze one field of the hit; its snippet into snips (if not NULL) when a term matched it. */
+static int explain_field(ectx *e, buf *snips, const char *name, const char *text, size_t len,
+			 size_t words)
+{
+	uint32_t pos = 0;
+	int rc;
+
+	e->ntok = 0;
+	e->hits = 0;
+	if ((rc = analyze(text, len, &pos, explain_token, e)))
+		return rc;
+	if (e->hits && snips)
+		snippet(snips, name, text, len, e->tok, e->ntok, words);
+	return 0;
+}
+
+static const char *const how_name[] = {"word", "stem", "typo", "prefix", "phrase"};
+
+/*
+ * Why hit h (Version v, of Kind k) was found: the terms it has, in which
+ * fields, what each adds to the score (they add up to it), and snippets.
+ * The JSON goes to out->explain, in the transaction's memory.
+ */
+static int explain_hit(sctx *s, stemmer *stm, const vrec *v, const kind_def *k, const hit *h,
+		       cairn_hit *out)
+{
+	ectx e;
+	buf b = BUF_INIT, snips = BUF_INIT;
+	arena_mark mark = arena_mark_get(&s->t->scratch);
+	const jv *vals = NULL;
+	uint32_t dl_title, n_snips = 0;
+	int rc = 0, first = 1;
+	char *copy;
+
+	memset(&e, 0, sizeof(e));
+	e.s = s;
+	e.stem = stm;
+	e.groups = h->groups;
+	e.tf_title = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.tf_title));
+	e.tf_values = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.tf_values));
+	e.fields = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.fields));
+	if (!e.tf_title || !e.tf_values || !e.fields)
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	buf_put_u8(&snips, '[');
+	if (!rc)
+		rc = explain_field(&e, &snips, "title", v->title, v->title_len, SNIPPET_TITLE);
+	dl_title = e.words;
+	e.words = 0;
+	if (!rc && v->values_len &&
+	    !(vals = jv_parse(&s->t->scratch, v->values, v->values_len, "stored values")))
+		rc = err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	/* The searched values as the index reads them (text.c, analyze_doc). */
+	for (size_t i = 0; !rc && vals && i < k->n_attrs && i < 63; i++) {
+		const attr_def *a = &k->attrs[i];
+		const jv *x = a->search > 0 ? jv_get(vals, a->name) : NULL;
+		size_t m = jv_is(x, JV_ARRAY) ? x->len : 1;
+
+		e.weight = (uint32_t)(a->search * 10 + 0.5);
+		e.field = (unsigned)i + 1;
+		for (size_t j = 0; x && j < m && !rc; j++) {
+			const jv *el = jv_is(x, JV_ARRAY) ? &x->u.items[j] : x;
+			size_t before = snips.len;
+
+			if (el->type != JV_STRING)
+				continue;
+			rc = explain_field(&e, n_snips < SNIPPETS_MAX ? &snips : NULL, a->name,
+					   el->u.s, el->len, SNIPPET_WORDS);
+			n_snips += snips.len > before;
+		}
+	}
+	buf_puts(&snips, "]");
+	buf_puts(&b, "{\"terms\":[");
+	for (size_t qi = 0; qi < s->nq && !rc; qi++) {
+		const qterm *q = &s->q[qi];
+		const group *g = &s->g[q->group];
+
+		if (!e.fields[qi])
+			continue;
+		buf_puts(&b, first ? "{\"word\":" : ",{\"word\":");
+		first = 0;
+		json_quote(&b, g->word, g->word_len);
+		buf_puts(&b, ",\"term\":");
+		json_quote(&b, q->term + 1, q->len - 1);
+		buf_puts(&b, ",\"match\":\"");
+		buf_puts(&b, how_name[q->how]);
+		buf_put_u8(&b, '"');
+		if (q->how == HOW_TYPO) {
+			buf_puts(&b, ",\"edits\":");
+			json_number(&b, q->edits);
+		}
+		buf_puts(&b, ",\"fields\":[");
+		for (unsigned f = 0, nf = 0; f < 64; f++) {
+			if (!(e.fields[qi] >> f & 1))
+				continue;
+			buf_puts(&b, nf++ ? "," : "");
+			json_quote(&b, f ? k->attrs[f - 1].name : "title",
+				   strlen(f ? k->attrs[f - 1].name : "title"));
+		}
+		buf_puts(&b, "],\"score\":");
+		json_number(&b, term_score(s, q, e.tf_title[qi], e.tf_values[qi], dl_title, e.words));
+		buf_put_u8(&b, '}');
+	}
+	buf_puts(&b, "],\"snippets\":");
+	buf_put(&b, snips.p, snips.len);
+	buf_put_u8(&b, '}');
+	if (!rc && (b.oom || snips.oom))
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	if (!rc && !(copy = arena_strndup(&s->t->mem, (const char *)b.p, b.len)))
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	if (!rc) {
+		out->explain = copy;
+		out->explain_len = b.len;
+	}
+	cr_free(e.tf_title);
+	cr_free(e.tf_values);
+	cr_free(e.fields);
+	cr_free(e.tok);
+	buf_release(&b);
+	buf_release(&snips);
+	arena_rewind(&s->t->scratch, mark);
+	return rc;
 }
 
 static int by_score(const void *x, const void *y)
@@ -1162,6 +1409,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 			out[i].rec.revision = v.rev;
 			out[i].score = all[i].score;
 			out[i].words = all[i].words;
+			if (o->explain && (rc = explain_hit(&s, q.stem, &v, k, &all[i], &out[i])))
+				break;
 			*n = i + 1;
 		}
 	}

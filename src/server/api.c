@@ -2044,7 +2044,7 @@ static void h_resolve(req *r)
 static void h_search(req *r)
 {
 	static const char *const names[] = {"text",	 "kinds",    "limit", "values",
-					    "all_words", "no_typos", "where", NULL};
+					    "all_words", "no_typos", "where", "explain", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;

@@ -237,6 +237,12 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 		return -1;
 	}
 	s->no_typos = jv_is(aw, JV_TRUE);
+	aw = jv_get(o, "explain");
+	if (aw && aw->type != JV_NULL && !jv_is_bool(aw)) {
+		snprintf(err, errlen, "explain is true or false");
+		return -1;
+	}
+	s->explain = jv_is(aw, JV_TRUE);
 	if ((aw = jv_get(o, "where")) && aw->type != JV_NULL) {
 		buf w = BUF_INIT;
 
@@ -262,6 +268,10 @@ void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *inf
 	for (size_t i = 0; i < n; i++) {
 		w_header(b, &h[i].rec, i == 0);
 		buf_printf(b, ",\"score\":%.4f,\"words\":%u", h[i].score, h[i].words);
+		if (h[i].explain) {
+			buf_put(b, ",\"explain\":", 11);
+			buf_put(b, h[i].explain, h[i].explain_len);
+		}
 		if (values) {
 			buf_put(b, ",\"values\":", 10);
 			buf_put(b, h[i].rec.values, h[i].rec.values_len);

@@ -108,11 +108,12 @@ static const tool tools[] = {
 	 "Words match as written and by their stem, close spellings count for less, and a word "
 	 "ending in * stands for the words that start with it. Narrow it with kinds, and with "
 	 "one kind, with where: a filter on its attributes ({\"status\":\"open\"}, "
-	 "{\"amount\":{\"gte\":100}}).",
+	 "{\"amount\":{\"gte\":100}}). Words in double quotes are a phrase, in a row. explain: "
+	 "why each hit matched (terms, fields, snippets with <em> marks).",
 	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
 	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"where\":{\"type\":\"object\"},"
 	 "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":20},\"all_words\":" BOOL
-	 "," BRANCH "," AT "}}",
+	 ",\"explain\":" BOOL "," BRANCH "," AT "}}",
 	 0, t_search},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "

@@ -25,6 +25,10 @@ void buf_put_varint(buf *b, uint64_t v);
 /* A varint length followed by the bytes. */
 void buf_put_str(buf *b, const void *p, size_t n);
 void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void buf_puts(buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
 /* Append a NUL without counting it in len (for C-string use). */
 void buf_cstr(buf *b);
 void buf_release(buf *b);

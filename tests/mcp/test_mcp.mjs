@@ -69,6 +69,8 @@ async function tour(client, tag) {
 	eq([r.matches[0].key, r.matches[0].score, r.matches[0].source], [`S-${tag}`, 1, 'key']);
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
 	check(r.hits.some((h) => h.key === `P-${tag}` && h.score > 0), 'found by the stem of its title');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], explain: true } }));
+	check(r.hits.every((h) => h.explain.terms.length > 0 && h.explain.snippets.some((s) => s.text.includes('<em>'))), 'explained');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolt', kinds: ['Part'], where: { sku: 'B1' } } }));
 	check(r.hits.some((h) => h.key === `P-${tag}`), 'with a filter');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolt', kinds: ['Part'], where: { sku: 'none-such' } } }));

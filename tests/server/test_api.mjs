@@ -593,6 +593,21 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq([r.body.hits, r.body.corrected], [[], 0]);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'hous* stee*', all_words: true } });
 	eq(r.body.hits.map((h) => h.key), ['W2'], 'prefixes: housings, steel');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: '"steel valves"' } });
+	eq(r.body.hits.map((h) => h.key), ['W1'], 'a phrase: in a row, as written');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: '"valves steel"' } });
+	eq(r.body.hits, []);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'forged valve', explain: true } });
+	const x = r.body.hits[0].explain;
+	eq(r.body.hits[0].key, 'W1');
+	eq(x.terms.map((t) => [t.word, t.term, t.match, t.fields]),
+		[['forged', 'forged', 'word', ['title']], ['forged', 'forg', 'stem', ['title']], ['valve', 'valv', 'stem', ['title']]]);
+	check(Math.abs(x.terms.reduce((s, t) => s + t.score, 0) - r.body.hits[0].score) < 1e-3, 'the terms add up');
+	eq(x.snippets, [{ field: 'title', text: '<em>Forged</em> steel <em>valves</em>' }]);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel' } });
+	check(r.body.hits.every((h) => h.explain === undefined), 'only when asked');
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', explain: 'yes' } });
+	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: { vat: 'DE77701' } } });
 	eq(r.body.hits.map((h) => h.key), ['W1'], 'a filter inside the ranking');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', where: { vat: 'DE77701' } } });
