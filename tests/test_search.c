@@ -1040,12 +1040,39 @@ void test_search_schema(void)
 	FOUND(NULL, "pump", "b n");
 	FOUND(NULL, "runs", "b");
 	CHECK(check_clean_search(st));
+	FOUND(NULL, "the turbine", "b n"); /* partial: the, or turbine */
+	FOUND(NULL, "turbne", "n");	    /* 1 edit: 5 letters and more */
+	/* Stop words (folded like any word) leave a text, unless nothing else is left. */
+	{
+		const char *stop = "{\"search\":{\"language\":\"none\",\"stop_words\":[\"The\",\"OF\"]}}";
+		const char *notypos = "{\"search\":{\"language\":\"none\",\"typos\":false}}";
+		const char *longer = "{\"search\":{\"language\":\"none\",\"typos\":{\"one\":7}}}";
+
+		OK(cairn_schema_apply(st, &co, stop, strlen(stop), NULL));
+		FOUND(NULL, "the turbine", "n");
+		FOUND(NULL, "THE", "b");		/* nothing but stop words: looked for */
+		FOUND(NULL, "\"the pump\"", "b");	/* in a phrase: kept */
+		FOUND(NULL, "\"the pump\" of", "b");
+		FOUND(NULL, "turbne", "n");
+		OK(cairn_schema_apply(st, &co, notypos, strlen(notypos), NULL));
+		FOUND(NULL, "the turbine", "b n"); /* the block replaced: no stop words */
+		FOUND(NULL, "turbne", "");
+		OK(cairn_schema_apply(st, &co, longer, strlen(longer), NULL));
+		FOUND(NULL, "turbne", "");	    /* 6 letters: under 7 */
+		FOUND(NULL, "turbinne", "n");	    /* 8 letters, 1 edit */
+		CHECK(check_clean_search(st));
+	}
 	/* A bad setting is refused and changes nothing. */
 	{
 		static const char *const bad[] = {
 			"{\"search\":{\"language\":\"klingon\"}}", "{\"search\":{\"k1\":-1}}",
 			"{\"search\":{\"b\":1.5}}", "{\"search\":{\"title_weight\":0}}",
 			"{\"search\":{\"stop\":1}}", "{\"search\":[]}",
+			"{\"search\":{\"typos\":{\"one\":0}}}", "{\"search\":{\"typos\":{\"one\":10}}}",
+			"{\"search\":{\"typos\":{\"one\":3,\"two\":2}}}",
+			"{\"search\":{\"typos\":{\"one\":2.5}}}", "{\"search\":{\"typos\":\"yes\"}}",
+			"{\"search\":{\"typos\":{\"three\":1}}}", "{\"search\":{\"stop_words\":\"the\"}}",
+			"{\"search\":{\"stop_words\":[1]}}",
 			"{\"kinds\":[{\"name\":\"Doc\",\"attributes\":[{\"name\":\"n\","
 			"\"type\":\"int\",\"search\":true}]}]}",
 			"{\"kinds\":[{\"name\":\"Doc\",\"attributes\":[{\"name\":\"code\","
@@ -1056,6 +1083,7 @@ void test_search_schema(void)
 				 CAIRN_ESCHEMA);
 	}
 	FOUND(NULL, "pump", "b n");
+	FOUND(NULL, "turbne", "");	/* the settings are those of the last good schema */
 	cairn_close(st);
 }
 

@@ -45,6 +45,65 @@ static void search_defaults(search_conf *c)
 	c->title_weight = SEARCH_TITLE_WEIGHT;
 	c->k1 = SEARCH_K1;
 	c->b = SEARCH_B;
+	c->typo_one = SEARCH_TYPO_ONE;
+	c->typo_two = SEARCH_TYPO_TWO;
+}
+
+int search_stop_word(const search_conf *c, const char *w, size_t n)
+{
+	for (size_t at = 0; at < c->stop_len;) {
+		size_t m = strlen(c->stop + at);
+
+		if (m == n && memcmp(c->stop + at, w, n) == 0)
+			return 1;
+		at += m + 1;
+	}
+	return 0;
+}
+
+/* A stop word, analyzed: each of its words (an identifier's parts) joins the list. */
+static int stop_token(void *ctx, const token *t)
+{
+	search_conf *c = ctx;
+
+	if (t->kind == TK_WHOLE || search_stop_word(c, t->s, t->len))
+		return 0;
+	if (c->stop_len + t->len + 1 > sizeof(c->stop))
+		return err_set(CAIRN_ESCHEMA, "search: \"stop_words\" holds at most %d bytes",
+			       SEARCH_STOP_BYTES);
+	memcpy(c->stop + c->stop_len, t->s, t->len);
+	c->stop[c->stop_len + t->len] = '\0';
+	c->stop_len += t->len + 1;
+	return 0;
+}
+
+static int parse_typos(const jv *v, search_conf *c)
+{
+	static const char *const allowed[] = {"one", "two", NULL};
+	const jv *one = jv_get(v, "one"), *two = jv_get(v, "two");
+	int rc;
+
+	if (jv_is(v, JV_FALSE)) {
+		c->typo_one = c->typo_two = 0;
+		return 0;
+	}
+	if (jv_is(v, JV_TRUE))
+		return 0;
+	if (!jv_is(v, JV_OBJECT))
+		return err_set(CAIRN_ESCHEMA, "search: \"typos\" is true, false or "
+					      "{\"one\": letters, \"two\": letters}");
+	if ((rc = jv_only(v, allowed, CAIRN_ESCHEMA, "search: typos")))
+		return rc;
+	if ((one && (!jv_is(one, JV_INT) || one->u.i < 1 || one->u.i > 64)) ||
+	    (two && (!jv_is(two, JV_INT) || two->u.i < 1 || two->u.i > 64)))
+		return err_set(CAIRN_ESCHEMA, "search: typos: \"one\" and \"two\" are letters, 1 to 64");
+	if (one)
+		c->typo_one = (unsigned)one->u.i;
+	if (two)
+		c->typo_two = (unsigned)two->u.i;
+	if (c->typo_two < c->typo_one)
+		return err_set(CAIRN_ESCHEMA, "search: typos: \"two\" is at least \"one\"");
+	return 0;
 }
 
 schema *schema_new(void)
@@ -222,7 +281,9 @@ static int get_setting(const jv *o, const char *field, double lo, double hi, int
 
 static int parse_search(const jv *o, search_conf *c)
 {
-	static const char *const allowed[] = {"language", "title_weight", "k1", "b", NULL};
+	static const char *const allowed[] = {"language", "title_weight", "k1",	      "b",
+					      "typos",	  "stop_words",	  NULL};
+	const jv *stop = jv_get(o, "stop_words");
 	const jv *lang = jv_get(o, "language");
 	int rc;
 
@@ -242,8 +303,20 @@ static int parse_search(const jv *o, search_conf *c)
 	}
 	if ((rc = get_setting(o, "title_weight", 0, SEARCH_WEIGHT_MAX, 1, &c->title_weight)) ||
 	    (rc = get_setting(o, "k1", 0, 10, 0, &c->k1)) ||
-	    (rc = get_setting(o, "b", 0, 1, 0, &c->b)))
+	    (rc = get_setting(o, "b", 0, 1, 0, &c->b)) ||
+	    (jv_get(o, "typos") && (rc = parse_typos(jv_get(o, "typos"), c))))
 		return rc;
+	if (stop && !jv_is(stop, JV_ARRAY))
+		return err_set(CAIRN_ESCHEMA, "search: \"stop_words\" is an array of strings");
+	for (uint32_t i = 0; stop && i < stop->len; i++) {
+		const jv *w = &stop->u.items[i];
+		uint32_t pos = 0;
+
+		if (!jv_is(w, JV_STRING))
+			return err_set(CAIRN_ESCHEMA, "search: \"stop_words\" is an array of strings");
+		if ((rc = analyze(w->u.s, w->len, &pos, stop_token, c)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -674,8 +747,22 @@ static void serialize(schema *s, buf *b)
 	if (s->search.set) {
 		buf_printf(b, "\"search\":{\"language\":");
 		json_quote(b, s->search.language, strlen(s->search.language));
-		buf_printf(b, ",\"title_weight\":%.17g,\"k1\":%.17g,\"b\":%.17g},",
+		buf_printf(b, ",\"title_weight\":%.17g,\"k1\":%.17g,\"b\":%.17g,\"typos\":",
 			   s->search.title_weight, s->search.k1, s->search.b);
+		if (s->search.typo_one)
+			buf_printf(b, "{\"one\":%u,\"two\":%u}", s->search.typo_one,
+				   s->search.typo_two);
+		else
+			buf_printf(b, "false");
+		buf_printf(b, ",\"stop_words\":[");
+		for (size_t at = 0; at < s->search.stop_len;) {
+			size_t m = strlen(s->search.stop + at);
+
+			buf_printf(b, "%s", at ? "," : "");
+			json_quote(b, s->search.stop + at, m);
+			at += m + 1;
+		}
+		buf_printf(b, "]},");
 	}
 	buf_put(b, "\"kinds\":[", 9);
 	for (size_t i = 0; i < s->n_kinds; i++) {

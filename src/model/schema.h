@@ -70,11 +70,22 @@ typedef struct rel_def {
 	char *description;
 } rel_def;
 
+#define SEARCH_STOP_BYTES 2048 /* the stop words, folded, each with its NUL */
+
 /* Full-text search settings of a Domain (docs/search.md). */
 typedef struct search_conf {
 	char language[24]; /* Snowball language of the stems; "none": no stemming */
 	double title_weight;
 	double k1, b;	   /* BM25 */
+	/*
+	 * Typo tolerance: a word not found of typo_one letters or more is
+	 * looked for 1 edit away, of typo_two or more 2 edits away (and its
+	 * first letter may change); 0: never.
+	 */
+	unsigned typo_one, typo_two;
+	/* Words a search leaves out of its text (folded, each NUL-terminated, in order). */
+	char stop[SEARCH_STOP_BYTES];
+	size_t stop_len;
 	int set;	   /* given in a schema (else the defaults) */
 } search_conf;
 
@@ -83,6 +94,11 @@ typedef struct search_conf {
 #define SEARCH_K1 1.2
 #define SEARCH_B 0.75
 #define SEARCH_WEIGHT_MAX 10.0
+#define SEARCH_TYPO_ONE 5
+#define SEARCH_TYPO_TWO 9
+
+/* Is word w[0..n-1] (folded) one of the stop words of c? */
+int search_stop_word(const search_conf *c, const char *w, size_t n);
 
 typedef struct schema {
 	search_conf search;

@@ -26,8 +26,6 @@
 #define SEARCH_GROUPS_MAX 32 /* words of a text searched for */
 #define SEARCH_TEXT_MAX 1024
 #define STEM_WEIGHT 0.5	     /* a match by stem counts half a match as written */
-#define TYPO_MIN1 5	     /* a word this long or longer not found: 1 edit */
-#define TYPO_MIN2 9	     /* ... 2 edits, and the first letter may change */
 #define TYPO_TAKE 4	     /* close spellings looked for, the closest first */
 #define PREFIX_TAKE 32	     /* words a prefix (supp*) stands for, in byte order */
 #define TYPO_WEIGHT1 0.6     /* a match 1 edit away */
@@ -821,6 +819,8 @@ struct qctx {
 	const char *text;	/* the part of the text being read */
 	size_t text_len;
 	int in_phrase;		/* it is a quoted phrase: its words as written, nothing else */
+	int skip_stop;		/* leave the stop words out (the text has other words) */
+	size_t content;		/* words counted by count_content */
 };
 
 static int lexicon_cursor(struct qctx *q)
@@ -913,7 +913,8 @@ static int add_typos(struct qctx *q, const token *t)
 	uint8_t p[4];
 	int rc;
 
-	if (q->no_typos || t->kind != TK_WORD || t->digits || t->len < TYPO_MIN1)
+	if (q->no_typos || t->kind != TK_WORD || t->digits || !s->conf.typo_one ||
+	    t->len < s->conf.typo_one)
 		return 0;
 	key_lexicon(&k, s->d->dom, t->s, t->len);
 	s->d->stats.seeks++;
@@ -928,8 +929,8 @@ static int add_typos(struct qctx *q, const token *t)
 	o.plen = 4;
 	o.q = t->s;
 	o.m = t->len;
-	o.k = t->len < TYPO_MIN2 ? 1 : 2;
-	o.first_fixed = t->len < TYPO_MIN2;
+	o.k = t->len < s->conf.typo_two ? 1 : 2;
+	o.first_fixed = t->len < s->conf.typo_two;
 	o.max_seeks = TYPO_SEEKS;
 	o.max_entries = TYPO_ENTRIES;
 	o.fn = take_fix;
@@ -956,6 +957,8 @@ static int on_query_token(void *ctx, const token *t)
 
 	if (t->kind == TK_WHOLE)
 		return 0; /* its parts are the words; the whole is one of them in the index */
+	if (q->skip_stop && !q->in_phrase && search_stop_word(&s->conf, t->s, t->len))
+		return 0;
 	if (s->ng == SEARCH_GROUPS_MAX)
 		return err_set(CAIRN_ELIMIT, "a search looks for at most %d words",
 			       SEARCH_GROUPS_MAX);
@@ -1225,6 +1228,41 @@ static int explain_hit(sctx *s, stemmer *stm, const vrec *v, const kind_def *k, 
 	return rc;
 }
 
+/* Count the words of the text a search would keep without its stop words. */
+static int count_content(void *ctx, const token *t)
+{
+	struct qctx *q = ctx;
+
+	if (t->kind != TK_WHOLE && (q->in_phrase || !search_stop_word(&q->s->conf, t->s, t->len)))
+		q->content++;
+	return 0;
+}
+
+/*
+ * Analyze the text part by part (outside quotes, a phrase, outside, ...: an
+ * unclosed quote runs to the end), each token to fn.
+ */
+static int analyze_query(struct qctx *q, const char *text, size_t len,
+			 int (*fn)(void *ctx, const token *t))
+{
+	int rc = 0;
+
+	q->in_phrase = 0;
+	for (size_t at = 0; !rc && at <= len; q->in_phrase = !q->in_phrase) {
+		const char *e = memchr(text + at, '"', len - at);
+		size_t end = e ? (size_t)(e - text) : len, g0 = q->s->ng;
+		uint32_t pos = 0;
+
+		q->text = text + at;
+		q->text_len = end - at;
+		rc = analyze(q->text, q->text_len, &pos, fn, q);
+		if (!rc && fn == on_query_token && q->in_phrase && q->s->ng - g0 > 1)
+			q->s->ph[q->s->nph++] = (phrase){g0, q->s->ng - g0};
+		at = end + 1;
+	}
+	return rc;
+}
+
 static int by_score(const void *x, const void *y)
 {
 	const hit *a = x, *b = y;
@@ -1236,7 +1274,7 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		 size_t *n, cairn_search_info *info)
 {
 	sctx s;
-	struct qctx q = {&s, NULL, 0, NULL, NULL, 0, 0};
+	struct qctx q = {&s, NULL, 0, NULL, NULL, 0, 0, 0, 0};
 	heap part = {NULL, 0, 0};
 	size_t partial_below;
 	tseg *segs = NULL;
@@ -1244,7 +1282,6 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	uint64_t max_vid = 0, docs = 0, sum_t = 0, sum_v = 0;
 	MDB_cursor *cur = NULL;
 	arena_mark mark;
-	uint32_t pos = 0;
 	int rc = 0, mrc;
 
 	if (!t || !o || !out || !n || !o->text)
@@ -1286,19 +1323,11 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	}
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
-	/* The text between quotes is a phrase (an unclosed quote runs to the end). */
-	for (size_t at = 0; !rc && at <= text_len; q.in_phrase = !q.in_phrase) {
-		const char *e = memchr(o->text + at, '"', text_len - at);
-		size_t end = e ? (size_t)(e - o->text) : text_len, g0 = s.ng;
-
-		q.text = o->text + at;
-		q.text_len = end - at;
-		pos = 0;
-		rc = analyze(q.text, q.text_len, &pos, on_query_token, &q);
-		if (!rc && q.in_phrase && s.ng - g0 > 1)
-			s.ph[s.nph++] = (phrase){g0, s.ng - g0};
-		at = end + 1;
-	}
+	/* Stop words are left out, unless the text has nothing else. */
+	if (!rc && s.conf.stop_len && !(rc = analyze_query(&q, o->text, text_len, count_content)))
+		q.skip_stop = q.content > 0;
+	if (!rc)
+		rc = analyze_query(&q, o->text, text_len, on_query_token);
 	if (q.lex)
 		mdb_cursor_close(q.lex);
 	if (!rc && s.ng && !(rc = text_segments(t->txn, t->st, t->d.dom, &segs, &n_segs)) && n_segs) {
