@@ -719,7 +719,8 @@ typedef struct cairn_search_options {
 	/*
 	 * A filter of cairn_query's language (docs/query.md) the hits must
 	 * satisfy, checked inside the ranking (so limit hits come back when
-	 * limit Records match); it needs exactly one Kind in kinds.
+	 * limit Records match); it needs kinds, and is read for each of
+	 * them (each must have its Attributes, CAIRN_EQUERY otherwise).
 	 */
 	const char *where;
 	size_t where_len;	    /* 0: strlen(where) */

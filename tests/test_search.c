@@ -965,7 +965,7 @@ void test_search_errors(void)
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
 	o.kinds = NULL;
 	o.n_kinds = 0;
-	o.where = "{\"code\":\"x\"}"; /* a filter needs its one Kind */
+	o.where = "{\"code\":\"x\"}"; /* a filter needs the Kinds it is over */
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
 	{
 		const char *doc = "Doc";
@@ -1172,6 +1172,61 @@ void test_search_phrases(void)
 		cairn_txn_end(t);
 	}
 	CHECK(check_clean_search(st));
+	cairn_close(st);
+}
+
+/* A filter over several Kinds: parsed for each, each Record checked with its Kind's. */
+void test_search_filters(void)
+{
+	cairn_store *st = sstore();
+	cairn_commit_options co = {0};
+	const char *more = "{\"kinds\":[{\"name\":\"Note\",\"attributes\":["
+			   "{\"name\":\"code\",\"type\":\"int\"}]}]}";
+	const char *both[] = {"Doc", "Note"};
+	cairn_read_options ro = {0};
+	cairn_search_options o = {0};
+	cairn_hit h[10];
+	cairn_txn *t;
+	size_t n;
+
+	CHECK(st);
+	if (!st)
+		return;
+	co.domain = "d";
+	co.prov.actor = "test";
+	OK(put_lines(st, NULL,
+		     "{\"kind\":\"Doc\",\"key\":\"d1\",\"title\":\"steel\",\"values\":{\"code\":\"A\"}}\n"
+		     "{\"kind\":\"Doc\",\"key\":\"d2\",\"title\":\"steel\",\"values\":{\"code\":\"B\"}}\n"
+		     "{\"kind\":\"Note\",\"key\":\"n1\",\"title\":\"steel\"}"));
+	ro.domain = "d";
+	o.text = "steel";
+	o.limit = 10;
+	o.kinds = both;
+	o.n_kinds = 2;
+	o.where = "{\"code\":\"A\"}";
+	OK(cairn_read_begin(st, &ro, &t));
+	/* Note has no code: the filter is refused, naming it. */
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY);
+	cairn_txn_end(t);
+	/* Now it has one, of another type: each Kind's filter is its own. */
+	OK(cairn_schema_apply(st, &co, more, strlen(more), NULL));
+	OK(put_lines(st, NULL,
+		     "{\"kind\":\"Note\",\"key\":\"n2\",\"title\":\"steel\",\"values\":{\"code\":7}}"));
+	OK(cairn_read_begin(st, &ro, &t));
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY); /* "A" is no int */
+	o.where = "{\"code\":{\"exists\":true}}";
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 3); /* d1, d2, n2; not n1 */
+	for (size_t i = 0; i < n; i++)
+		CHECK(!(h[i].rec.key_len == 2 && memcmp(h[i].rec.key, "n1", 2) == 0));
+	o.where = "{\"not\":{\"code\":{\"exists\":true}}}";
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 1 && memcmp(h[0].rec.key, "n1", 2) == 0);
+	o.n_kinds = 1; /* Doc alone */
+	o.where = "{\"code\":\"B\"}";
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 1 && memcmp(h[0].rec.key, "d2", 2) == 0);
+	cairn_txn_end(t);
 	cairn_close(st);
 }
 

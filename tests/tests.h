@@ -98,6 +98,7 @@
 	X(search_schema)                                                                           \
 	X(search_branches)                                                                         \
 	X(search_phrases)                                                                          \
+	X(search_filters)                                                                          \
 	X(search_check_detects)                                                                    \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \

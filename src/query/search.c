@@ -123,7 +123,7 @@ typedef struct sctx {
 	MDB_cursor *cells;
 	heap best;		/* Records with every word */
 	size_t limit;
-	const qfilter *filter;	/* the hits' filter, or NULL */
+	const qfilter *filter[64]; /* the hits' filter, parsed for each of kinds (NULL: none) */
 	cairn_search_info info;
 } sctx;
 
@@ -453,11 +453,18 @@ static int keep_checked(sctx *s, heap *p, const hit *x)
 	vrec v;
 	int match, rc;
 
-	if (s->filter) {
+	if (s->filter[0]) {
+		size_t k = 0;
+
 		if (!p->cap || (p->n == p->cap && !worse(&p->h[0], x)))
 			return 0; /* it would not be kept: no need to read it */
-		if ((rc = version_get(s->d, x->vid, &v)) ||
-		    (rc = qfilter_match(s->filter, &s->t->scratch, v.values, v.values_len, &match)))
+		if ((rc = version_get(s->d, x->vid, &v)))
+			return rc;
+		while (k < s->n_kinds && s->kinds[k] != v.kr)
+			k++;
+		if (k == s->n_kinds)
+			return err_set(CAIRN_ECORRUPT, "a posting's Kind is not its Version's");
+		if ((rc = qfilter_match(s->filter[k], &s->t->scratch, v.values, v.values_len, &match)))
 			return rc;
 		if (!match)
 			return 0;
@@ -1313,14 +1320,15 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		s.kinds[s.n_kinds++] = k->id;
 	}
 	q.no_typos = o->no_typos;
-	if (o->where && o->n_kinds != 1)
-		return err_set(CAIRN_EINVAL, "where needs exactly one Kind in kinds");
+	if (o->where && !o->n_kinds)
+		return err_set(CAIRN_EINVAL, "where needs the Kinds it is over, in kinds");
 	mark = arena_mark_get(&t->scratch);
-	if (o->where && (rc = qfilter_parse(t, &t->scratch, o->kinds[0], o->where,
-					    o->where_len ? o->where_len : strlen(o->where), &s.filter))) {
-		arena_rewind(&t->scratch, mark);
-		return rc;
-	}
+	for (size_t i = 0; o->where && i < o->n_kinds; i++) /* each Kind with its Attributes */
+		if ((rc = qfilter_parse(t, &t->scratch, o->kinds[i], o->where,
+					o->where_len ? o->where_len : strlen(o->where), &s.filter[i]))) {
+			arena_rewind(&t->scratch, mark);
+			return rc;
+		}
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
 	/* Stop words are left out, unless the text has nothing else. */

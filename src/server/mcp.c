@@ -107,7 +107,7 @@ static const tool tools[] = {
 	 "words, words saying how many: for what you know by its words rather than its name. "
 	 "Words match as written and by their stem, close spellings count for less, and a word "
 	 "ending in * stands for the words that start with it. Narrow it with kinds, and with "
-	 "one kind, with where: a filter on its attributes ({\"status\":\"open\"}, "
+	 "kinds, with where: a filter on their attributes ({\"status\":\"open\"}, "
 	 "{\"amount\":{\"gte\":100}}). Words in double quotes are a phrase, in a row. explain: "
 	 "why each hit matched (terms, fields, snippets with <em> marks).",
 	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR

@@ -611,7 +611,7 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: { vat: 'DE77701' } } });
 	eq(r.body.hits.map((h) => h.key), ['W1'], 'a filter inside the ranking');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', where: { vat: 'DE77701' } } });
-	eq(r.status, 400, 'a filter needs one Kind');
+	eq(r.status, 400, 'a filter needs its Kinds');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: { nope: 1 } } });
 	eq([r.status, r.body.error.code], [400, 'invalid_query']);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'steel', kinds: ['Supplier'], where: 'x' } });
