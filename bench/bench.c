@@ -43,9 +43,11 @@ typedef struct result {
 
 /* One operation timed on every engine: p50 and p99 per engine. */
 typedef struct cmp_row {
-	char name[64];
+	char name[96];
 	double p50[MAX_ENGINES], p99[MAX_ENGINES];
 	int ok[MAX_ENGINES];
+	double overlap[MAX_ENGINES];	/* searches: the share of Cairn's top 20 in the peer's */
+	int search;
 } cmp_row;
 
 /* An attribute query of q_filters.txt, with its filter in Cairn's JSON form. */
@@ -110,7 +112,9 @@ typedef struct bench {
 	size_t n_eng;
 	double load_rec_s[MAX_ENGINES], load_link_s[MAX_ENGINES];
 	uint64_t size[MAX_ENGINES];
-	cmp_row cmp[16];
+	cmp_row cmp[24];
+	char (*ref_hits)[SEARCH_TOP][SEARCH_HIT_BYTES]; /* Cairn's hits per call of a search row */
+	size_t *ref_n;
 	size_t n_cmp;
 	char peer_notes[1024];
 } bench;
@@ -1517,6 +1521,31 @@ static int ce_update(engine *e, const bench_update *u, size_t n)
 	return rc;
 }
 
+static int ce_search(engine *e, const char *text, int any, char (*hits)[SEARCH_HIT_BYTES],
+		     size_t *n, uint64_t *bytes)
+{
+	cairn_read_options ro = {0};
+	cairn_search_options o = {0};
+	cairn_hit h[SEARCH_TOP];
+	cairn_txn *t;
+	int rc;
+
+	(void)any; /* Cairn's partial matches follow the Records with every word by themselves */
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+		return rc;
+	o.text = text;
+	o.limit = SEARCH_TOP;
+	rc = cairn_search(t, &o, h, SEARCH_TOP, n, NULL);
+	for (size_t j = 0; !rc && j < *n; j++) {
+		snprintf(hits[j], SEARCH_HIT_BYTES, "%s:%.*s", h[j].rec.kind, (int)h[j].rec.key_len,
+			 h[j].rec.key);
+		*bytes += h[j].rec.key_len + h[j].rec.title_len + 8;
+	}
+	cairn_txn_end(t);
+	return rc;
+}
+
 static void cairn_engine(bench *b, engine *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -1530,16 +1559,36 @@ static void cairn_engine(bench *b, engine *e)
 	e->query = ce_query;
 	e->hood = ce_hood;
 	e->resolve = ce_resolve;
+	e->search = ce_search;
 	e->update = ce_update;
 }
 
 enum cmp_op {
 	CMP_GET, CMP_PAGE, CMP_LINKS, CMP_COUNT, CMP_QEQ, CMP_QRANGE, CMP_HOOD, CMP_HOODV, CMP_RESOLVE,
+	CMP_S_WORD, CMP_S_COMMON, CMP_S_TWO, CMP_S_TYPO, CMP_S_PARTIAL, CMP_S_PHRASE, /* stext[0..5] */
 	CMP_UPDATE1, CMP_UPDATE1000
 };
 
-/* Time one operation on engine e, with the random sequence seeded the same for every engine. */
-static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
+/* How many of a (Cairn's) are in b: over the larger of the two (1 when both are empty). */
+static double overlap(char (*a)[SEARCH_HIT_BYTES], size_t na, char (*b)[SEARCH_HIT_BYTES], size_t nb)
+{
+	size_t both = 0;
+
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if (strcmp(a[i], b[j]) == 0) {
+				both++;
+				break;
+			}
+	return na || nb ? (double)both / (double)(na > nb ? na : nb) : 1;
+}
+
+/*
+ * Time one operation on engine e (the k-th), with the random sequence
+ * seeded the same for every engine. A search keeps Cairn's hits (ei 0) and
+ * gives a peer's mean overlap with them in *ov.
+ */
+static int cmp_time(bench *b, engine *e, size_t ei, int op, double *p50, double *p99, double *ov)
 {
 	unsigned calls = op == CMP_UPDATE1000 ? (b->o->calls / 10 > 10 ? b->o->calls / 10 : 10)
 			 : op == CMP_COUNT    ? 50
@@ -1556,6 +1605,7 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 		free(us);
 		return -1;
 	}
+	*ov = 0;
 	for (unsigned c = 0; c < calls + warm && !rc; c++) {
 		uint64_t bytes = 0, n = 0, t0;
 		size_t i;
@@ -1593,6 +1643,28 @@ static int cmp_time(bench *b, engine *e, int op, double *p50, double *p99)
 			case CMP_RESOLVE:
 				rc = e->resolve(e, b->rtext[i % b->n_rtext][1], &bytes);
 				break;
+			case CMP_S_WORD:
+			case CMP_S_COMMON:
+			case CMP_S_TWO:
+			case CMP_S_TYPO:
+			case CMP_S_PARTIAL:
+			case CMP_S_PHRASE: {
+				int w = op - CMP_S_WORD;
+				char hits[SEARCH_TOP][SEARCH_HIT_BYTES];
+				size_t nh = 0;
+
+				rc = e->search(e, b->stext[w][i % b->n_stext[w]], op == CMP_S_PARTIAL, hits,
+					       &nh, &bytes);
+				if (rc)
+					break;
+				if (ei == 0) {
+					memcpy(b->ref_hits[c], hits, sizeof(hits));
+					b->ref_n[c] = nh;
+				} else if (c >= warm) {
+					*ov += overlap(b->ref_hits[c], b->ref_n[c], hits, nh) / calls;
+				}
+				break;
+			}
 			case CMP_HOOD:
 			case CMP_HOODV: {
 				size_t k = b->parts[i % b->n_parts];
@@ -1635,6 +1707,12 @@ static int compare(bench *b)
 					    "2-hop neighborhood of a Part, headers",
 					    "2-hop neighborhood of a Part, with values",
 					    "resolution of a title in capitals, exact and folded only",
+					    "full-text search of a title word, top 20",
+					    "full-text search of a very common word, top 20",
+					    "full-text search of two common words, top 20",
+					    "search of a title word with two letters swapped, top 20",
+					    "search of three rare title words, some or all, top 20",
+					    "phrase search of two title words in a row, top 20",
 					    "commit of one update, durable",
 					    "commit of 1,000 updates, durable"};
 	engine cairn;
@@ -1668,13 +1746,19 @@ static int compare(bench *b)
 	}
 	if (b->n_eng < 2)
 		return 0;
+	if (!(b->ref_hits = calloc(b->o->calls + b->o->warmup, sizeof(*b->ref_hits))) ||
+	    !(b->ref_n = calloc(b->o->calls + b->o->warmup, sizeof(*b->ref_n))))
+		return -1;
 	for (int op = CMP_GET; op <= CMP_UPDATE1000; op++) {
 		cmp_row *r = &b->cmp[b->n_cmp++];
 
 		snprintf(r->name, sizeof(r->name), "%s", names[op]);
+		r->search = op >= CMP_S_WORD && op <= CMP_S_PHRASE;
 		for (size_t k = 0; k < b->n_eng; k++) {
 			fprintf(stderr, "bench: %s: %s\n", b->eng[k]->name, names[op]);
-			r->ok[k] = cmp_time(b, b->eng[k], op, &r->p50[k], &r->p99[k]) == 0;
+			r->ok[k] = cmp_time(b, b->eng[k], k, op, &r->p50[k], &r->p99[k],
+					    &r->overlap[k]) == 0 &&
+				   (k == 0 || r->ok[0]);
 			if (!r->ok[k])
 				fprintf(stderr, "bench: %s: %s failed: %s\n", b->eng[k]->name,
 					names[op], k ? b->eng[k]->err : cairn_errmsg());
@@ -1708,6 +1792,9 @@ static void report_compare(FILE *f, bench *b)
 				fprintf(f, " failed |");
 			else if (k == 0 || !r->ok[0])
 				fprintf(f, " %.1f / %.1f |", r->p50[k], r->p99[k]);
+			else if (r->search)
+				fprintf(f, " %.1f / %.1f (%.1f×, %.0f%% of the top 20) |", r->p50[k],
+					r->p99[k], r->p50[k] / r->p50[0], 100 * r->overlap[k]);
 			else
 				fprintf(f, " %.1f / %.1f (%.1f×) |", r->p50[k], r->p99[k],
 					r->p50[k] / r->p50[0]);
@@ -2063,6 +2150,8 @@ out:
 		free(b.stext[i]);
 	free(b.rtext);
 	free(b.rtext_key);
+	free(b.ref_hits);
+	free(b.ref_n);
 	free(b.qrange);
 	free(b.upd);
 	cairn_close(b.st);

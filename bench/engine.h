@@ -12,6 +12,9 @@
 
 typedef struct engine engine;
 
+#define SEARCH_TOP 20
+#define SEARCH_HIT_BYTES 80
+
 /* One update: set a numeric attribute of a Record. */
 typedef struct bench_update {
 	const char *kind, *key, *attr;
@@ -48,6 +51,13 @@ struct engine {
 	/* The 2-hop neighborhood of a Record, both directions, no cap: its Records and Links. */
 	int (*hood)(engine *e, const char *kind, const char *key, int values, uint64_t *bytes,
 		    uint64_t *nodes);
+	/*
+	 * Full-text search of the titles, the best SEARCH_TOP first: every word
+	 * (a text in double quotes: a phrase), or with any, some of them. Their
+	 * "Kind:key" into hits, *n how many.
+	 */
+	int (*search)(engine *e, const char *text, int any, char (*hits)[SEARCH_HIT_BYTES],
+		      size_t *n, uint64_t *bytes);
 	/* One durable commit of n updates. */
 	int (*update)(engine *e, const bench_update *u, size_t n);
 	uint64_t (*size)(engine *e);	/* bytes on disk */

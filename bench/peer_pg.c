@@ -383,6 +383,38 @@ static int pg_hood(engine *e, const char *kind, const char *key, int values, uin
 	return 0;
 }
 
+/* websearch_to_tsquery's text: as it is (every word, "a phrase"), or with any, words or'ed. */
+static int pg_search(engine *e, const char *text, int any, char (*hits)[SEARCH_HIT_BYTES],
+		     size_t *n, uint64_t *bytes)
+{
+	char q[512];
+	const char *args[] = {q};
+	PGresult *r;
+	size_t len = 0;
+
+	q[0] = '\0';
+	if (!any)
+		snprintf(q, sizeof(q), "%s", text);
+	for (const char *p = text; any && *p && len + 8 < sizeof(q);) {
+		size_t w = strcspn(p, " \t");
+
+		if (w)
+			len += (size_t)snprintf(q + len, sizeof(q) - len, "%s%.*s", len ? " or " : "",
+						(int)w, p);
+		p += w;
+		p += strspn(p, " \t");
+	}
+	if (query(e, "search", 1, args, &r))
+		return -1;
+	*n = 0;
+	for (int i = 0; i < PQntuples(r) && *n < SEARCH_TOP; i++)
+		snprintf(hits[(*n)++], SEARCH_HIT_BYTES, "%s:%s", PQgetvalue(r, i, 0),
+			 PQgetvalue(r, i, 1));
+	*bytes += result_bytes(r, 0, 3);
+	PQclear(r);
+	return 0;
+}
+
 static int pg_resolve(engine *e, const char *text, uint64_t *bytes)
 {
 	const char *args[] = {text};
@@ -477,7 +509,8 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	e->name = "PostgreSQL";
 	e->config = "PostgreSQL 15 over libpq on loopback: fsync and synchronous_commit on, "
 		    "shared_buffers 2 GB, C collation, the same indexes, prepared statements, "
-		    "COPY loads";
+		    "COPY loads; search: a generated tsvector of the titles (english) with a GIN "
+		    "index, websearch_to_tsquery, ranked by ts_rank";
 	e->load = pg_load;
 	e->get = pg_get;
 	e->page = pg_page;
@@ -486,6 +519,7 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	e->query = pg_query;
 	e->hood = pg_hood;
 	e->resolve = pg_resolve;
+	e->search = pg_search;
 	e->update = pg_update;
 	e->size = pg_size;
 	e->close = pg_close;
@@ -534,7 +568,9 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 		goto out_fail;
 	}
 	if (cmd_ok(e, "CREATE TABLE records (kind text NOT NULL, key text NOT NULL, title text, "
-		      "vals jsonb, rev int, PRIMARY KEY (kind, key))") ||
+		      "vals jsonb, rev int, tsv tsvector GENERATED ALWAYS AS "
+		      "(to_tsvector('english', coalesce(title, ''))) STORED, PRIMARY KEY (kind, key))") ||
+	    cmd_ok(e, "CREATE INDEX records_tsv ON records USING gin (tsv)") ||
 	    cmd_ok(e, "CREATE TABLE links (from_kind text NOT NULL, from_key text NOT NULL, "
 		      "rel text NOT NULL, to_kind text NOT NULL, to_key text NOT NULL, vals jsonb, "
 		      "PRIMARY KEY (from_kind, from_key, rel, to_kind, to_key))") ||
@@ -573,7 +609,10 @@ engine *peer_pg_open(const char *dir, char *why, size_t whylen)
 	if (cmd_ok(e, "CREATE INDEX records_key ON records (key)") ||
 	    cmd_ok(e, "CREATE INDEX records_title ON records (lower(title))") ||
 	    prepare(e, "resolve", "SELECT kind, key, title FROM records WHERE key = $1 UNION "
-				  "SELECT kind, key, title FROM records WHERE lower(title) = lower($1)"))
+				  "SELECT kind, key, title FROM records WHERE lower(title) = lower($1)") ||
+	    prepare(e, "search", "SELECT kind, key, title FROM records, "
+				 "websearch_to_tsquery('english', $1) q WHERE tsv @@ q "
+				 "ORDER BY ts_rank(tsv, q) DESC LIMIT 20"))
 		goto out_err;
 	return e;
 out_err:

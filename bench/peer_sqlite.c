@@ -27,7 +27,7 @@ typedef struct sq {
 	char path[1024];
 	sqlite3_stmt *get, *page, *links, *count, *update, *commit_row, *ins_rec, *ins_link;
 	sqlite3_stmt *hood[2]; /* headers, with values */
-	sqlite3_stmt *resolve;
+	sqlite3_stmt *resolve, *search;
 	/* Attribute queries: one statement per Kind, attribute and shape, prepared on first use. */
 	struct {
 		char id[96];
@@ -292,6 +292,48 @@ static int sq_hood(engine *e, const char *kind, const char *key, int values, uin
 	return rc == SQLITE_DONE ? 0 : fail(e, "neighborhood");
 }
 
+/* The text as FTS5 asks it: each word quoted, all of them (AND) or any (OR); a phrase as it is. */
+static void peer_fts_query(const char *text, int any, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (strchr(text, '"')) {
+		snprintf(out, cap, "%s", text);
+		return;
+	}
+	for (const char *p = text; *p && n + 8 < cap;) {
+		size_t w = strcspn(p, " \t");
+
+		if (w)
+			n += (size_t)snprintf(out + n, cap - n, "%s\"%.*s\"",
+					      n ? (any ? " OR " : " ") : "", (int)w, p);
+		p += w;
+		p += strspn(p, " \t");
+	}
+}
+
+static int sq_search(engine *e, const char *text, int any, char (*hits)[SEARCH_HIT_BYTES],
+		     size_t *n, uint64_t *bytes)
+{
+	sq *s = e->h;
+	char q[512];
+	int rc;
+
+	peer_fts_query(text, any, q, sizeof(q));
+	*n = 0;
+	sqlite3_bind_text(s->search, 1, q, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(s->search)) == SQLITE_ROW) {
+		if (*n < SEARCH_TOP)
+			snprintf(hits[(*n)++], SEARCH_HIT_BYTES, "%s:%s",
+				 (const char *)sqlite3_column_text(s->search, 0),
+				 (const char *)sqlite3_column_text(s->search, 1));
+		*bytes += row_bytes(s->search, 0, 3);
+	}
+	sqlite3_reset(s->search);
+	return rc == SQLITE_DONE ? 0 : fail(e, "search");
+}
+
 static int sq_resolve(engine *e, const char *text, uint64_t *bytes)
 {
 	sq *s = e->h;
@@ -338,6 +380,7 @@ static void sq_close(engine *e)
 		sqlite3_finalize(s->hood[0]);
 		sqlite3_finalize(s->hood[1]);
 		sqlite3_finalize(s->resolve);
+		sqlite3_finalize(s->search);
 		sqlite3_close(s->db);
 		free(s);
 	}
@@ -361,7 +404,9 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	e->h = s;
 	e->name = "SQLite";
 	e->config = "SQLite " SQLITE_VERSION ": WAL, synchronous=FULL, 1 GiB cache, mmap, "
-		    "WITHOUT ROWID tables, the same indexes, prepared statements";
+		    "WITHOUT ROWID tables, the same indexes, prepared statements; search: FTS5 over "
+		    "the titles (porter stemmer, unicode61 with diacritics removed, bm25 rank), kept "
+		    "by a trigger during loads";
 	e->load = sq_load;
 	e->get = sq_get;
 	e->page = sq_page;
@@ -370,6 +415,7 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	e->query = sq_query;
 	e->hood = sq_hood;
 	e->resolve = sq_resolve;
+	e->search = sq_search;
 	e->update = sq_update;
 	e->size = sq_size;
 	e->close = sq_close;
@@ -387,7 +433,12 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 		    "rel TEXT NOT NULL, to_kind TEXT NOT NULL, to_key TEXT NOT NULL, vals TEXT, "
 		    "PRIMARY KEY (from_kind, from_key, rel, to_kind, to_key)) WITHOUT ROWID") ||
 	    exec(e, "CREATE INDEX links_in ON links (to_kind, to_key, rel, from_kind, from_key)") ||
-	    exec(e, "CREATE TABLE commits (id INTEGER PRIMARY KEY, actor TEXT, time INTEGER)"))
+	    exec(e, "CREATE TABLE commits (id INTEGER PRIMARY KEY, actor TEXT, time INTEGER)") ||
+	    /* Full-text search of the titles, kept by a trigger: the index is on during loads. */
+	    exec(e, "CREATE VIRTUAL TABLE fts USING fts5(title, kind UNINDEXED, key UNINDEXED, "
+		    "tokenize = 'porter unicode61 remove_diacritics 2')") ||
+	    exec(e, "CREATE TRIGGER records_fts AFTER INSERT ON records BEGIN INSERT INTO fts "
+		    "(title, kind, key) VALUES (new.title, new.kind, new.key); END"))
 		goto out_fail;
 	for (size_t i = 0; i < n_attrs; i++) {
 		snprintf(sql, sizeof(sql),
@@ -432,7 +483,9 @@ engine *peer_sqlite_open(const char *dir, char *why, size_t whylen)
 	    exec(e, "CREATE INDEX records_title ON records (lower(title))") ||
 	    prepare(e, "SELECT kind, key, title FROM records WHERE key = ?1 UNION "
 		       "SELECT kind, key, title FROM records WHERE lower(title) = lower(?1)",
-		    &s->resolve))
+		    &s->resolve) ||
+	    prepare(e, "SELECT kind, key, title FROM fts WHERE fts MATCH ?1 ORDER BY rank LIMIT 20",
+		    &s->search))
 		goto out_fail;
 	return e;
 out_fail:
