@@ -12,7 +12,9 @@
 
 #include "model/analyze.h"
 #include "model/json.h"
+#include "query/read.h"
 #include "tests.h"
+#include "version/text.h"
 
 static const char sschema[] =
 	"{\"search\":{\"language\":\"english\",\"title_weight\":2,\"k1\":1.2,\"b\":0.75},"
@@ -1227,6 +1229,76 @@ void test_search_filters(void)
 	OK(cairn_search(t, &o, h, 10, &n, NULL));
 	CHECK(n == 1 && memcmp(h[0].rec.key, "d2", 2) == 0);
 	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+/* The postings of each segment of Domain d, in id order; how many segments. */
+static size_t segment_sizes(cairn_store *st, uint64_t *out, size_t cap)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	tseg *segs;
+	size_t n = 0;
+
+	ro.domain = "d";
+	if (cairn_read_begin(st, &ro, &t))
+		return 0;
+	if (text_segments(t->txn, st, t->d.dom, &segs, &n) == 0) {
+		for (size_t i = 0; i < n && i < cap; i++)
+			out[i] = segs[i].postings;
+		free(segs);
+	}
+	cairn_txn_end(t);
+	return n;
+}
+
+/*
+ * Merges stay short: small segments merge among themselves; a large one
+ * waits until enough has gathered beside it.
+ */
+void test_search_merge_policy(void)
+{
+	cairn_store *st = sstore();
+	uint64_t sz[64], big;
+	size_t n;
+	int pending = 1;
+	char line[256];
+
+	CHECK(st);
+	if (!st)
+		return;
+	{
+		size_t len = 0, cap = 2000 * 80;
+		char *lines = malloc(cap);
+
+		for (int i = 0; i < 2000; i++)
+			len += (size_t)snprintf(lines + len, cap - len,
+						"%s{\"kind\":\"Doc\",\"key\":\"big%d\",\"title\":\"steel bolt "
+						"%d\"}",
+						i ? "\n" : "", i, i);
+		OK(put_lines(st, NULL, lines));
+		free(lines);
+	}
+	for (int i = 0; i < 8; i++) {
+		snprintf(line, sizeof(line), "{\"kind\":\"Doc\",\"key\":\"s%d\",\"title\":\"tin\"}", i);
+		OK(put_lines(st, NULL, line));
+		if (i != 6)
+			continue;
+		/* 8 segments, but the big one with 7 small: no merge */
+		OK(cairn_store_maintain(st, 100, &pending));
+		CHECK(!pending && segment_sizes(st, sz, 64) == 8);
+	}
+	n = segment_sizes(st, sz, 64);
+	CHECK(n == 9);
+	big = sz[0];
+	CHECK(big > 2000);
+	pending = 1;
+	for (int i = 0; i < 20 && pending; i++)
+		OK(cairn_store_maintain(st, 100, &pending));
+	n = segment_sizes(st, sz, 64);
+	CHECK(n == 2 && sz[0] == big && sz[1] == 16); /* the 8 small ones, each tin and its stem */
+	FOUND(NULL, "tin", "s0 s1 s2 s3 s4 s5 s6 s7");
+	CHECK(check_clean_search(st));
 	cairn_close(st);
 }
 

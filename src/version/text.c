@@ -858,60 +858,47 @@ int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branc
 
 /* --------------------------------------------------------------- merges -- */
 
-static int by_min_vid(const void *x, const void *y)
+static int by_branch_vid(const void *x, const void *y)
 {
 	const tseg *a = x, *b = y;
 
+	if (a->branch != b->branch)
+		return a->branch < b->branch ? -1 : 1;
 	return (a->min_vid > b->min_vid) - (a->min_vid < b->min_vid);
 }
 
 /*
- * The segments to merge next, if any: of the branch with the most segments
- * (at least TEXT_MERGE_MIN), the TEXT_MERGE_FANIN neighbours in vid order
- * with the fewest postings between them. *n 0 when there is nothing to do.
+ * The segments to merge next, if any: of a branch with TEXT_MERGE_MIN
+ * segments or more, TEXT_MERGE_FANIN neighbours in vid order whose largest
+ * is at most TEXT_MERGE_RATIO times the others together, the fewest postings
+ * between them (of every branch). Small segments merge among themselves, and
+ * a large one (an import's) only once enough has gathered beside it, so that
+ * a merge, which holds the writer, costs at most a few times what it brings
+ * together. segs is sorted by branch and vid; *n 0 when there is nothing to
+ * do.
  */
 static int merge_pick(tseg *segs, size_t n_segs, size_t *first, size_t *n)
 {
-	size_t best_branch = 0, best_count = 0;
+	uint64_t best = UINT64_MAX;
 
 	*n = 0;
-	for (size_t i = 0; i < n_segs; i++) {
-		size_t count = 0;
+	qsort(segs, n_segs, sizeof(*segs), by_branch_vid);
+	for (size_t a = 0, z; a < n_segs; a = z) {
+		for (z = a; z < n_segs && segs[z].branch == segs[a].branch; z++)
+			;
+		for (size_t i = a; z - a >= TEXT_MERGE_MIN && i + TEXT_MERGE_FANIN <= z; i++) {
+			uint64_t sum = 0, hi = 0;
 
-		for (size_t j = 0; j < n_segs; j++)
-			count += segs[j].branch == segs[i].branch;
-		if (count > best_count) {
-			best_count = count;
-			best_branch = i;
-		}
-	}
-	if (best_count < TEXT_MERGE_MIN)
-		return 0;
-	{
-		uint32_t branch = segs[best_branch].branch;
-		size_t m = 0;
-		uint64_t best = UINT64_MAX;
-
-		/* The branch's segments first, in vid order (their ranges do not overlap). */
-		for (size_t i = 0; i < n_segs; i++)
-			if (segs[i].branch == branch) {
-				tseg t = segs[m];
-
-				segs[m++] = segs[i];
-				segs[i] = t;
-			}
-		qsort(segs, m, sizeof(*segs), by_min_vid);
-		for (size_t i = 0; i + TEXT_MERGE_FANIN <= m; i++) {
-			uint64_t sum = 0;
-
-			for (size_t j = i; j < i + TEXT_MERGE_FANIN; j++)
+			for (size_t j = i; j < i + TEXT_MERGE_FANIN; j++) {
 				sum += segs[j].postings;
-			if (sum < best) {
+				hi = segs[j].postings > hi ? segs[j].postings : hi;
+			}
+			if (hi <= TEXT_MERGE_RATIO * (sum - hi) && sum < best) {
 				best = sum;
 				*first = i;
+				*n = TEXT_MERGE_FANIN;
 			}
 		}
-		*n = TEXT_MERGE_FANIN;
 	}
 	return 0;
 }

@@ -113,6 +113,7 @@ typedef struct tseg {
  */
 #define TEXT_MERGE_MIN 8
 #define TEXT_MERGE_FANIN 8
+#define TEXT_MERGE_RATIO 8	/* the largest of a merge's segments, at most this times the rest */
 int text_merge_step(MDB_txn *txn, cairn_store *st, uint32_t dom, int dry, int *found);
 
 /* Drop the segments of a deleted branch (its clearing's last step). */
