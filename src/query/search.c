@@ -352,6 +352,31 @@ static int seek_vid(tlist *l, uint64_t vid)
 			l->cur = c->base + c->b[l->bi].first;
 			return 0;
 		}
+		if (!c->bits) { /* fixed-width vids: gallop from where the list is, then bisect */
+			const struct tblock *b = &c->b[l->bi];
+			uint32_t lo = l->j, hi = b->n - 1, want = (uint32_t)(vid - c->base), at, step = 1;
+
+			while (lo + step < hi && tblock_vid(b, lo + step) < want) {
+				lo += step + 1;
+				step *= 2;
+			}
+			if (lo + step < hi)
+				hi = lo + step;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+
+				if (tblock_vid(b, mid) < want)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			at = tblock_vid(b, lo);
+			if (at < want || at > b->last)
+				return err_set(CAIRN_ECORRUPT, "postings: a block's vids are out of order");
+			l->j = lo;
+			l->cur = c->base + at;
+			return 0;
+		}
 		if (!l->lo_ok) {
 			if ((rc = tblock_vids(c, l->bi, l->lo)))
 				return rc;
@@ -473,10 +498,16 @@ static int keep_checked(sctx *s, heap *p, const hit *x)
 	return 0;
 }
 
-/* The score a Record must beat to be kept (-1 while fewer than the heap holds are). */
-static double threshold(const heap *p)
+/*
+ * Can nothing under bound beat the kept Records? A bound adds the same
+ * terms' scores as a Record's score but in another order, so where they are
+ * equal (the kept Records hold the best score there is, as often when titles
+ * are short) it may come out an ulp above: a relative 1e-12 absorbs that,
+ * far below any real difference of two scores.
+ */
+static int beaten(const heap *p, double bound)
 {
-	return p->n < p->cap ? -1 : p->h[0].score;
+	return p->n == p->cap && bound <= p->h[0].score * (1 + 1e-12);
 }
 
 /* ------------------------------------------------------------ the walk -- */
@@ -636,7 +667,7 @@ static double group_bound(const sctx *s, const group *g, uint64_t end)
 		}
 		if (l->cur == END || l->cur > end)
 			continue;
-		if ((x = block_bound(s, l, cur_block(l))) > term)
+		if ((x = cur_block(l)->bound) > term)
 			term = x;
 	}
 	return bound + term;
@@ -680,7 +711,7 @@ static int walk(sctx *s)
 				for (size_t qi = s->g[o].qfirst; o != lead && qi < s->g[o].qfirst + s->g[o].qn;
 				     qi++)
 					bound += s->q[qi].max_bound;
-			if (bound <= threshold(&s->best)) {
+			if (beaten(&s->best, bound)) {
 				vid = end + 1;
 				continue;
 			}
@@ -714,7 +745,7 @@ static int walk(sctx *s)
 						end = block_end(&s->l[i]);
 				for (size_t o = 0; o < s->ng; o++)
 					bound += group_bound(s, &s->g[o], end);
-				if (bound <= threshold(&s->best)) {
+				if (beaten(&s->best, bound)) {
 					vid = end + 1;
 					continue;
 				}
@@ -1385,6 +1416,7 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 				for (uint32_t b = 0; b < l->c[c].nb; b++) {
 					double x = block_bound(&s, l, &l->c[c].b[b]);
 
+					l->c[c].b[b].bound = x;
 					if (x > term->max_bound)
 						term->max_bound = x;
 				}

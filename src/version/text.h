@@ -141,6 +141,7 @@ typedef struct tcont {
 		const uint8_t *vids, *payload; /* vids: 2 bytes each, when not a bitset */
 		const uint8_t *skips;	/* payload offset of posting 16 k (k >= 1), 4 bytes each */
 		size_t payload_len;
+		double bound;		/* a ranking's own: the score no posting of it exceeds */
 	} *b;
 } tcont;
 
@@ -161,6 +162,11 @@ typedef struct tpay {
  * vid >> 16 = hi); the blocks are allocated in a. CAIRN_ECORRUPT on bad bytes.
  */
 int tcont_decode(const void *v, size_t n, uint64_t hi, arena *a, tcont *out);
+/* The vid (- base) of posting j of a block of a container without a bitset. */
+static inline uint32_t tblock_vid(const struct tblock *b, uint32_t j)
+{
+	return (uint32_t)b->vids[2 * j] | (uint32_t)b->vids[2 * j + 1] << 8;
+}
 /* The vids (- base) of block bi, in order, into lo[0..b->n - 1]. */
 int tblock_vids(const tcont *c, uint32_t bi, uint16_t *lo);
 /* The vids and the whole payload of block bi, every posting checked. */
