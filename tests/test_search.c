@@ -1232,6 +1232,70 @@ void test_search_filters(void)
 	cairn_close(st);
 }
 
+/*
+ * Dense words: containers stored as bitsets, walked and seeked in. steel is
+ * in every title, bolt in every third; the rest are fillers of their own, so
+ * a score only falls with the title's length: the best are the shortest
+ * titles, the first written first.
+ */
+void test_search_dense(void)
+{
+	cairn_store *st = sstore();
+	size_t len = 0, cap = 5000 * 120;
+	char *lines = malloc(cap), want[512], got[512];
+	int k = 0;
+
+	CHECK(st && lines);
+	if (!st || !lines) {
+		free(lines);
+		cairn_close(st);
+		return;
+	}
+	for (int i = 0; i < 5000; i++) {
+		len += (size_t)snprintf(lines + len, cap - len,
+					"%s{\"kind\":\"Doc\",\"key\":\"k%d\",\"title\":\"steel%s", i ? "\n" : "",
+					i, i % 3 == 0 ? " bolt" : "");
+		for (int f = 0; f < (i * 7) % 5; f++)
+			len += (size_t)snprintf(lines + len, cap - len, " f%dx%d", i, f);
+		len += (size_t)snprintf(lines + len, cap - len, "\"}");
+	}
+	OK(put_lines(st, NULL, lines));
+	/* Gone: the first two that would lead; the walk must step over them. */
+	OK(put_lines(st, NULL, "{\"kind\":\"Doc\",\"key\":\"k0\",\"title\":\"copper\"}"));
+	{
+		cairn_commit_options co = {0};
+		cairn_changeset *cs;
+
+		co.domain = "d";
+		co.prov.actor = "test";
+		OK(cairn_changeset_new(&cs));
+		OK(cairn_cs_delete(cs, "Doc", "k15", 3, 0));
+		OK(cairn_commit(st, &co, cs, NULL));
+		cairn_changeset_free(cs);
+	}
+	want[0] = '\0';
+	for (int i = 30, n = 0; n < 20; i += 15, n++) /* i % 15 == 0: bolt, and no filler */
+		k += snprintf(want + k, sizeof(want) - (size_t)k, "%sk%d", n ? " " : "", i);
+	OK(found(st, NULL, "steel bolt", got, sizeof(got)));
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "    got  %s\n    want %s\n", got, want);
+	CHECK(strcmp(got, want) == 0);
+	OK(found(st, NULL, "\"steel bolt\"", got, sizeof(got)));
+	CHECK(strcmp(got, want) == 0);
+	/* steel alone: the shortest titles are steel and nothing else (i % 5 == 0, not % 3) */
+	k = 0;
+	for (int i = 5, n = 0; n < 20; i += 5)
+		if (i % 3)
+			k += snprintf(want + k, sizeof(want) - (size_t)k, "%sk%d", n++ ? " " : "", i);
+	OK(found(st, NULL, "steel", got, sizeof(got)));
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "    got  %s\n    want %s\n", got, want);
+	CHECK(strcmp(got, want) == 0);
+	CHECK(check_clean_search(st));
+	free(lines);
+	cairn_close(st);
+}
+
 /* The postings of each segment of Domain d, in id order; how many segments. */
 static size_t segment_sizes(cairn_store *st, uint64_t *out, size_t cap)
 {

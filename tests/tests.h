@@ -100,6 +100,7 @@
 	X(search_phrases)                                                                          \
 	X(search_filters)                                                                          \
 	X(search_merge_policy)                                                                     \
+	X(search_dense)                                                                            \
 	X(search_check_detects)                                                                    \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \

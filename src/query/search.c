@@ -325,6 +325,46 @@ static int load_term(sctx *s, size_t qi, const tseg *segs, size_t n_segs, MDB_cu
 	return rc;
 }
 
+/* 64 bits of a container's bitset, from bit 64 w on (bit i is vid 64 w + i). */
+static inline uint64_t bits64(const uint8_t *bits, uint32_t w)
+{
+	const uint8_t *p = bits + 8 * (size_t)w;
+
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+	       (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+	       (uint64_t)p[7] << 56;
+}
+
+/*
+ * In a bitset container's block: the first vid at or after want (within
+ * first..last) in *at, and its place in the block in *j.
+ */
+static int bitset_seek(const tcont *c, const struct tblock *b, uint32_t want, uint32_t *at,
+		       uint32_t *j)
+{
+	uint32_t w = want >> 6, f = b->first >> 6, n = 0;
+	uint64_t x = bits64(c->bits, w) & (~0ull << (want & 63));
+
+	while (!x && ++w <= b->last >> 6)
+		x = bits64(c->bits, w);
+	if (!x || (*at = 64 * w + (uint32_t)__builtin_ctzll(x)) > b->last)
+		return err_set(CAIRN_ECORRUPT, "postings: a block's bitset does not hold its last vid");
+	/* Its place: the bits from first up to it. */
+	for (uint32_t k = f; k <= w; k++) {
+		uint64_t y = bits64(c->bits, k);
+
+		if (k == f)
+			y &= ~0ull << (b->first & 63);
+		if (k == w)
+			y &= (*at & 63) ? ~0ull >> (64 - (*at & 63)) : 0;
+		n += (uint32_t)__builtin_popcountll(y);
+	}
+	if (n >= b->n)
+		return err_set(CAIRN_ECORRUPT, "postings: a block's bitset holds more than its postings");
+	*j = n;
+	return 0;
+}
+
 /* Position list l on its first posting at or after vid (END when none). */
 static int seek_vid(tlist *l, uint64_t vid)
 {
@@ -377,15 +417,15 @@ static int seek_vid(tlist *l, uint64_t vid)
 			l->cur = c->base + at;
 			return 0;
 		}
-		if (!l->lo_ok) {
-			if ((rc = tblock_vids(c, l->bi, l->lo)))
+		{
+			uint32_t at = 0, want = (uint32_t)(vid - c->base);
+
+			if ((rc = bitset_seek(c, &c->b[l->bi], want < c->b[l->bi].first ? c->b[l->bi].first : want,
+					      &at, &l->j)))
 				return rc;
-			l->lo_ok = 1;
+			l->cur = c->base + at;
+			return 0;
 		}
-		while (c->base + l->lo[l->j] < vid)
-			l->j++;
-		l->cur = c->base + l->lo[l->j];
-		return 0;
 	}
 	l->cur = END;
 	return 0;
