@@ -17,6 +17,7 @@
  * of Revisions would need.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ typedef struct cctx {
 	wlist wl;	    /* the index entries and Versions to write, sorted at the end */
 	textw tw;	    /* the full-text postings of the new Record Versions */
 	int tw_on;
+	int tw_async;	    /* a thread of its own collects them (text_thread) */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
 } cctx;
@@ -1500,6 +1502,44 @@ static int write_text(cctx *c, uint32_t kind, const pop *o, const vrec *v)
 			 o->values, &dt, &dv);
 }
 
+/*
+ * A large commit collects its postings on a thread of its own while the
+ * writer puts the other entries: analysis reads only what validation
+ * planned (the encoded Versions, the parsed values, the schema), which
+ * nothing changes until the commit ends.
+ */
+#define TEXT_THREAD_MIN 512 /* Record Versions a commit needs to take a thread */
+
+struct text_job {
+	cctx *c;
+	uint32_t seg;	/* the segment it prepares */
+	int rc;
+	char msg[256];
+};
+
+static void *text_thread(void *arg)
+{
+	struct text_job *j = arg;
+	cctx *c = j->c;
+
+	for (size_t i = 0; i < c->n_ops && !j->rc; i++) {
+		const pop *o = &c->ops[i];
+		vrec v;
+
+		if (o->type != V_REC)
+			continue;
+		if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
+			j->rc = err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
+		else
+			j->rc = write_text(c, c->rs[o->st].kind, o, &v);
+	}
+	if (!j->rc && c->tw_on)
+		j->rc = textw_prepare(&c->tw, c->d.dom, j->seg, c->d.br.id);
+	if (j->rc)
+		snprintf(j->msg, sizeof(j->msg), "%s", cairn_errmsg());
+	return NULL;
+}
+
 /* The commit's postings segment, if it has Record Versions: already in key order. */
 static int write_segment(cctx *c)
 {
@@ -1566,7 +1606,7 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 			if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
 				return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
 			if ((rc = write_name_entries(c, r->kind, o, &v)) ||
-			    (rc = write_text(c, r->kind, o, &v)))
+			    (!c->tw_async && (rc = write_text(c, r->kind, o, &v))))
 				return rc;
 		}
 		if (o->vec || o->vec_from) {
@@ -1705,6 +1745,9 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	sha256_ctx h;
 	uint8_t digest[32];
 	uint64_t first_vid = c->n_ops ? c->ops[0].vid : c->ctr.next_vid;
+	struct text_job job = {c, 0, 0, ""};
+	pthread_t th;
+	size_t n_recs = 0;
 	int rc = 0;
 
 	deltas = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
@@ -1714,6 +1757,13 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		cr_free(deltas);
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < c->n_ops; i++)
+		n_recs += c->ops[i].type == V_REC;
+	/* The segment's id is read first: the thread does not touch the transaction. */
+	if (n_recs >= TEXT_THREAD_MIN)
+		rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &job.seg);
+	c->tw_async = !rc && n_recs >= TEXT_THREAD_MIN &&
+		      pthread_create(&th, NULL, text_thread, &job) == 0;
 	for (size_t i = 0; i < c->n_ops && !rc; i++) {
 		pop *o = &c->ops[i];
 
@@ -1727,6 +1777,12 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	}
 	if (!rc)
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
+	if (c->tw_async) {
+		pthread_join(th, NULL);
+		c->tw_async = 0;
+		if (!rc && job.rc)
+			rc = err_set(job.rc, "%s", job.msg);
+	}
 	if (!rc)
 		rc = write_segment(c);
 	for (size_t i = 0; i < n_chunks && !rc; i++)

@@ -27,6 +27,8 @@ void textw_release(textw *w)
 	cr_free(w->doc_terms);
 	cr_free(w->dpos);
 	buf_release(&w->posb);
+	buf_release(&w->prep);
+	cr_free(w->order);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -280,13 +282,12 @@ void key_tterm(kbuf *k, uint32_t dom, uint32_t seg, const char *term, size_t len
 	kb_u8(k, 0);
 }
 
-static const textw *sort_w;
-
-static int term_cmp(const void *x, const void *y)
+static int term_cmp(const void *x, const void *y, void *ctx)
 {
-	const struct tterm *a = &sort_w->t[*(const uint32_t *)x], *b = &sort_w->t[*(const uint32_t *)y];
+	const textw *w = ctx;
+	const struct tterm *a = &w->t[*(const uint32_t *)x], *b = &w->t[*(const uint32_t *)y];
 	size_t n = a->len < b->len ? a->len : b->len;
-	int r = memcmp(sort_w->bytes.p + a->off, sort_w->bytes.p + b->off, n);
+	int r = memcmp(w->bytes.p + a->off, w->bytes.p + b->off, n);
 
 	return r ? r : (a->len > b->len) - (a->len < b->len);
 }
@@ -422,45 +423,47 @@ static int lexicon_add(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom,
 	return rc;
 }
 
-int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t seg,
-		uint32_t branch)
+int textw_prepare(textw *w, uint32_t dom, uint32_t seg, uint32_t branch)
 {
-	uint32_t *order = NULL;
 	size_t *start = NULL;
 	tpost *sorted = NULL;
 	uint64_t containers = 0, postings = 0, min_vid = UINT64_MAX, max_vid = 0;
 	buf val = BUF_INIT;
-	uint8_t desc[TSEG_BYTES];
 	kbuf k;
 	int rc = 0;
 
+	w->prepared = 1;
+	w->seg = seg;
+	buf_reset(&w->prep);
 	if (!w->docs)
 		return 0;
-	if (w->n_terms && !(order = cr_reallocarray(NULL, w->n_terms, sizeof(*order))))
+	cr_free(w->order);
+	if (w->n_terms && !(w->order = cr_reallocarray(NULL, w->n_terms, sizeof(*w->order))))
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	for (size_t i = 0; i < w->n_terms; i++)
-		order[i] = (uint32_t)i;
-	sort_w = w;
+		w->order[i] = (uint32_t)i;
 	if (w->n_terms)
-		qsort(order, w->n_terms, sizeof(*order), term_cmp);
+		qsort_r(w->order, w->n_terms, sizeof(*w->order), term_cmp, w);
 	/* The postings grouped by term, in term order (each term's in vid order). */
 	if (w->n_p && !(sorted = cr_reallocarray(NULL, w->n_p, sizeof(*sorted))))
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 	if (!rc && w->n_terms && !(start = cr_reallocarray(NULL, w->n_terms, sizeof(*start))))
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 	for (size_t i = 0, at = 0; !rc && i < w->n_terms; i++) {
-		start[order[i]] = at;
-		at += w->t[order[i]].count;
+		start[w->order[i]] = at;
+		at += w->t[w->order[i]].count;
 	}
 	for (size_t i = 0; !rc && i < w->n_p; i++)
 		sorted[start[w->p[i].term]++] = w->p[i];
+	/* Each container as a key and a value: u16 key length, key, u32 value length, value. */
 	for (size_t i = 0, at = 0; i < w->n_terms && !rc; i++) {
-		const struct tterm *t = &w->t[order[i]];
+		const struct tterm *t = &w->t[w->order[i]];
 		size_t end = at + t->count;
 
 		while (at < end && !rc) {
 			uint64_t hi = sorted[at].vid >> TEXT_CONTAINER_BITS;
 			uint32_t n;
+			uint8_t len[4];
 
 			if (sorted[at].vid < min_vid)
 				min_vid = sorted[at].vid;
@@ -468,47 +471,76 @@ int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t 
 			at += encode_container(sorted + at, end - at,
 					       w->bytes.p[t->off] == TERM_WORD ? w->posb.p : NULL,
 					       &val, &n);
-			if (val.oom) {
+			key_tterm(&k, dom, seg, (const char *)w->bytes.p + t->off, t->len);
+			kb_be32(&k, (uint32_t)hi);
+			if (val.oom || val.len > UINT32_MAX) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
 			}
-			key_tterm(&k, dom, seg, (const char *)w->bytes.p + t->off, t->len);
-			kb_be32(&k, (uint32_t)hi);
 			if (k.over) {
 				rc = err_set(CAIRN_ELIMIT, "postings key too long");
 				break;
 			}
-			rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, val.p, val.len, 0);
+			len[0] = (uint8_t)(k.n >> 8);
+			len[1] = (uint8_t)k.n;
+			buf_put(&w->prep, len, 2);
+			buf_put(&w->prep, k.b, k.n);
+			be32_put(len, (uint32_t)val.len);
+			buf_put(&w->prep, len, 4);
+			buf_put(&w->prep, val.p, val.len);
 			containers++;
 			postings += n;
 		}
 		if (t->count && sorted[end - 1].vid > max_vid)
 			max_vid = sorted[end - 1].vid;
 	}
-	if (!rc) {
-		be64_put(desc, containers);
-		be64_put(desc + 8, postings);
-		be64_put(desc + 16, min_vid == UINT64_MAX ? 0 : min_vid);
-		be64_put(desc + 24, max_vid);
-		be64_put(desc + 32, w->docs);
-		be64_put(desc + 40, w->sum_title);
-		be64_put(desc + 48, w->sum_values);
-		be32_put(desc + 56, branch);
-		key_tseg(&k, dom, seg);
-		rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, desc, sizeof(desc), 0);
-	}
-	if (!rc)
-		rc = lexicon_add(w, txn, st, dom, order);
-	cr_free(order);
+	if (!rc && w->prep.oom)
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	be64_put(w->desc, containers);
+	be64_put(w->desc + 8, postings);
+	be64_put(w->desc + 16, min_vid == UINT64_MAX ? 0 : min_vid);
+	be64_put(w->desc + 24, max_vid);
+	be64_put(w->desc + 32, w->docs);
+	be64_put(w->desc + 40, w->sum_title);
+	be64_put(w->desc + 48, w->sum_values);
+	be32_put(w->desc + 56, branch);
 	cr_free(start);
 	cr_free(sorted);
 	buf_release(&val);
+	return rc;
+}
+
+int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t seg,
+		uint32_t branch)
+{
+	kbuf k;
+	int rc = 0;
+
+	if (!w->docs)
+		return 0;
+	if (!w->prepared || w->seg != seg)
+		rc = textw_prepare(w, dom, seg, branch);
+	for (size_t at = 0; !rc && at < w->prep.len;) {
+		const uint8_t *p = w->prep.p + at;
+		size_t kn = (size_t)p[0] << 8 | p[1], vn = be32_get(p + 2 + kn);
+
+		rc = db_put(txn, st, DB_POSTINGS, p + 2, kn, p + 6 + kn, vn, 0);
+		at += 6 + kn + vn;
+	}
+	if (!rc) {
+		key_tseg(&k, dom, seg);
+		rc = db_put(txn, st, DB_POSTINGS, k.b, k.n, w->desc, sizeof(w->desc), 0);
+	}
+	if (!rc)
+		rc = lexicon_add(w, txn, st, dom, w->order);
 	/* Emptied for the next segment; the stemmer stays. */
 	hmap_clear(&w->terms);
 	w->n_terms = w->n_p = w->n_doc_terms = w->n_dpos = 0;
 	w->docs = w->sum_title = w->sum_values = 0;
+	w->prepared = 0;
 	buf_reset(&w->bytes);
 	buf_reset(&w->posb);
+	buf_reset(&w->prep);
 	return rc;
 }
 

@@ -69,6 +69,12 @@ typedef struct textw {
 	} *dpos;		/* the positions of the words of the document being added */
 	size_t n_dpos, cap_dpos;
 	buf posb;		/* the positions of the postings collected */
+	/* The segment prepared for writing (textw_prepare) */
+	int prepared;
+	uint32_t seg;
+	buf prep;		/* its containers: u16 key length, key, u32 value length, value */
+	uint32_t *order;	/* its terms, in byte order */
+	uint8_t desc[60];	/* its descriptor (TSEG_BYTES) */
 	uint64_t docs, sum_title, sum_values; /* documents added and their lengths */
 } textw;
 
@@ -87,9 +93,14 @@ static inline int textw_empty(const textw *w)
 int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size_t title_len,
 	      const jv *values, uint32_t *dl_title, uint32_t *dl_values);
 /*
- * Write what was collected as segment seg of Domain dom (its keys in order,
- * then its descriptor), and its new words into the lexicon; the writer is
- * emptied.
+ * Encode what was collected as segment seg of Domain dom, ready to write,
+ * without touching the store (a thread of its own may do it).
+ */
+int textw_prepare(textw *w, uint32_t dom, uint32_t seg, uint32_t branch);
+/*
+ * Write what was collected (prepared first, unless it was for seg) as
+ * segment seg of Domain dom (its keys in order, then its descriptor), and
+ * its new words into the lexicon; the writer is emptied.
  */
 int textw_flush(textw *w, MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t seg,
 		uint32_t branch);
