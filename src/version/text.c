@@ -914,7 +914,8 @@ static int merge_pick(tseg *segs, size_t n_segs, size_t *first, size_t *n)
 	uint64_t best = UINT64_MAX;
 
 	*n = 0;
-	qsort(segs, n_segs, sizeof(*segs), by_branch_vid);
+	if (n_segs)
+		qsort(segs, n_segs, sizeof(*segs), by_branch_vid);
 	for (size_t a = 0, z; a < n_segs; a = z) {
 		for (z = a; z < n_segs && segs[z].branch == segs[a].branch; z++)
 			;
