@@ -1189,7 +1189,12 @@ void test_graph_values(void)
 		CHECK(g0.nodes[i].rec.values == NULL && g0.nodes[i].rec.values_len == 0);
 		CHECK(g0.nodes[i].rec.vid == g.nodes[i].rec.vid &&
 		      g0.nodes[i].depth == g.nodes[i].depth);
-		CHECK(g0.nodes[i].rec.title_len == g.nodes[i].rec.title_len);
+		CHECK(g0.nodes[i].rec.title_len == g.nodes[i].rec.title_len &&
+		      memcmp(g0.nodes[i].rec.title, g.nodes[i].rec.title, g.nodes[i].rec.title_len) == 0 &&
+		      g0.nodes[i].rec.revision == g.nodes[i].rec.revision &&
+		      g0.nodes[i].rec.vector_dim == g.nodes[i].rec.vector_dim &&
+		      g0.nodes[i].rec.key_len == g.nodes[i].rec.key_len &&
+		      memcmp(g0.nodes[i].rec.key, g.nodes[i].rec.key, g.nodes[i].rec.key_len) == 0);
 	}
 	for (size_t i = 0; i < g0.n_links; i++) {
 		CHECK(g0.links[i].values == NULL && g0.links[i].values_len == 0);
@@ -2181,5 +2186,73 @@ void test_graph_errors(void)
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	free(before);
 	free(after);
+	cairn_close(st);
+}
+
+/*
+ * Headers without values come from the keys entry when it carries them (a
+ * title of up to 240 bytes), else from the Version: the same either way,
+ * after a rename and at the revision before it, with a vector.
+ */
+void test_graph_headers(void)
+{
+	cairn_store *st = test_store();
+	char lines[2048], longt[301];
+	cairn_commit_result r1;
+	uint64_t at[2];
+
+	CHECK(st);
+	if (!st)
+		return;
+	memset(longt, 'L', 300);
+	longt[300] = '\0';
+	snprintf(lines, sizeof(lines),
+		 "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"Acme\",\"vector\":[1,0,0]}\n"
+		 "{\"kind\":\"Supplier\",\"key\":\"S2\",\"title\":\"%s\"}\n"
+		 "{\"kind\":\"Part\",\"key\":\"P1\",\"title\":\"bolt\",\"values\":{\"sku\":\"1\"}}\n"
+		 "{\"rel\":\"supplied_by\",\"from\":\"Part:P1\",\"to\":\"Supplier:S1\"}\n"
+		 "{\"rel\":\"supplied_by\",\"from\":\"Part:P1\",\"to\":\"Supplier:S2\"}",
+		 longt);
+	OK(test_commit(st, lines, &r1));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"Acme Two\"}", NULL));
+	at[0] = r1.revision;
+	at[1] = 0;
+	for (int i = 0; i < 2; i++) {
+		cairn_read_options ro = {0};
+		cairn_neighborhood_options o = {0};
+		cairn_ref p1 = {"Part", "P1", 0};
+		cairn_graph g[2];
+		cairn_txn *t;
+
+		ro.domain = "d";
+		ro.at_revision = at[i];
+		OK(cairn_read_begin(st, &ro, &t));
+		o.start = &p1;
+		o.n_start = 1;
+		for (int v = 0; v < 2; v++) {
+			o.values = v;
+			OK(cairn_neighborhood(t, &o, &g[v]));
+		}
+		CHECK(g[0].n_nodes == 3 && g[1].n_nodes == 3);
+		for (size_t j = 0; j < g[0].n_nodes && g[1].n_nodes == 3; j++) {
+			const cairn_record *a = &g[0].nodes[j].rec, *b = &g[1].nodes[j].rec;
+			cairn_record want;
+
+			OK(cairn_get(t, a->kind, a->key, a->key_len, &want));
+			CHECK(a->title_len == want.title_len &&
+			      memcmp(a->title, want.title, a->title_len) == 0);
+			CHECK(b->title_len == want.title_len &&
+			      memcmp(b->title, want.title, b->title_len) == 0);
+			CHECK(a->vector_dim == want.vector_dim && a->revision == want.revision &&
+			      a->vid == want.vid);
+			if (a->key_len == 2 && memcmp(a->key, "S1", 2) == 0)
+				CHECK(a->vector_dim == 3 &&
+				      test_streq(a->title, a->title_len, i ? "Acme Two" : "Acme"));
+			if (a->key_len == 2 && memcmp(a->key, "S2", 2) == 0)
+				CHECK(a->title_len == 300);
+		}
+		cairn_txn_end(t);
+	}
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }

@@ -79,6 +79,7 @@
 	X(query_reference)                                                                         \
 	X(timetravel_reference)                                                                    \
 	X(graph_neighborhood_reference)                                                            \
+	X(graph_headers)                                                                           \
 	X(graph_neighborhood_caps)                                                                 \
 	X(graph_values)                                                                            \
 	X(graph_follow_reference)                                                                  \

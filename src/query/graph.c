@@ -334,17 +334,22 @@ static int by_vid(const void *x, const void *y, void *arg)
  * The Versions of nodes sel[0..n-1]: their keys looked up in key order and
  * their Versions read in vid order, so that neighbors in the indexes share
  * B-tree pages (a positioned LMDB cursor finds a key on its current page
- * without descending again).
+ * without descending again). Without values, a keys entry that carries the
+ * header (EF_TITLE) is enough: its Version is not read.
  */
-static int lookup(gwalk *w, const size_t *sel, size_t n, vrec *v /* by node index */)
+static int lookup(gwalk *w, const size_t *sel, size_t n, int values, vrec *v /* by node index */)
 {
 	cairn_txn *t = w->t;
 	size_t *ord = cr_malloc((n ? n : 1) * sizeof(*ord));
+	uint8_t *have = cr_calloc(w->nn ? w->nn : 1, 1);
 	MDB_cursor *vc = NULL;
 	int rc = 0, mrc;
 
-	if (!ord)
+	if (!ord || !have) {
+		cr_free(ord);
+		cr_free(have);
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++)
 		ord[i] = sel ? sel[i] : i;
 	qsort_r(ord, n, sizeof(*ord), by_kind_key, w->n);
@@ -359,6 +364,22 @@ static int lookup(gwalk *w, const size_t *sel, size_t n, vrec *v /* by node inde
 		if (!id.visible)
 			rc = err_set(CAIRN_ECORRUPT, "a live Link names a Record that does not exist");
 		g->vid = id.vid;
+		if (!values && id.has_title) {
+			vrec *x = &v[ord[i]];
+
+			memset(x, 0, sizeof(*x));
+			x->type = V_REC;
+			x->kr = g->kind;
+			x->key = g->key;
+			x->key_len = g->key_len;
+			x->title = id.title;
+			x->title_len = id.title_len;
+			x->dim = id.dim;
+			x->rev = id.rev;
+			x->values = "{}";
+			x->values_len = 2;
+			have[ord[i]] = 1;
+		}
 	}
 	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_VERSIONS], &vc)))
 		rc = store_err(mrc, "versions");
@@ -369,6 +390,8 @@ static int lookup(gwalk *w, const size_t *sel, size_t n, vrec *v /* by node inde
 		MDB_val k, val;
 		kbuf kb;
 
+		if (have[at])
+			continue;
 		key_u64(&kb, t->d.dom, w->n[at].vid);
 		k.mv_data = kb.b;
 		k.mv_size = kb.n;
@@ -383,6 +406,7 @@ static int lookup(gwalk *w, const size_t *sel, size_t n, vrec *v /* by node inde
 	if (vc)
 		mdb_cursor_close(vc);
 	cr_free(ord);
+	cr_free(have);
 	return rc;
 }
 
@@ -404,7 +428,7 @@ static int answer(gwalk *w, const size_t *sel, size_t n, int values, cairn_graph
 		cr_free(vr);
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
-	rc = lookup(w, sel, n, vr);
+	rc = lookup(w, sel, n, values, vr);
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t at = sel ? sel[i] : i;
 		gnode *g = &w->n[at];

@@ -236,7 +236,10 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.kr != be32_get(k + 4) ||
 	    ver.key_len != kn - 17 || memcmp(ver.key, k + 8, ver.key_len) != 0 ||
 	    ver.rid != e.rid || ver.branch != e.branch || ver.rev != e.rev ||
-	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC))
+	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC) ||
+	    ((e.flags & EF_TITLE) &&
+	     (e.title_len != ver.title_len || e.dim != ver.dim ||
+	      memcmp(e.title, ver.title, e.title_len) != 0)))
 		problem(c, "keys entry for Version %llu does not match it", (unsigned long long)vid);
 	return 0;
 }

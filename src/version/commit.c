@@ -1588,11 +1588,20 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		return rc;
 	if (o->type == V_REC || o->type == V_REC_DEL) {
 		rstate *r = &c->rs[o->st];
+		vrec v;
 
+		if (o->type == V_REC && vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
+			return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
 		e.flags = o->type == V_REC_DEL ? EF_TOMBSTONE : 0;
 		e.branch = c->d.br.id;
 		e.rev = c->rev;
 		e.rid = r->rid;
+		if (o->type == V_REC && v.title_len <= KEYS_TITLE_MAX) {
+			e.flags |= EF_TITLE;
+			e.title = v.title;
+			e.title_len = v.title_len;
+			e.dim = v.dim;
+		}
 		n = ventry_encode(val, &e, VE_KEYS);
 		key_keys(&k, c->d.dom, r->kind, r->key, r->key_len);
 		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
@@ -1601,10 +1610,6 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values, o->vid)))
 			return rc;
 		if (o->type == V_REC) {
-			vrec v;
-
-			if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
-				return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
 			if ((rc = write_name_entries(c, r->kind, o, &v)) ||
 			    (!c->tw_async && (rc = write_text(c, r->kind, o, &v))))
 				return rc;

@@ -270,6 +270,11 @@ size_t ventry_encode(uint8_t *out, const ventry *e, int what)
 	n += put_varint(out + n, e->rev);
 	if (what == VE_KEYS) {
 		n += put_varint(out + n, e->rid);
+		if (e->flags & EF_TITLE) {
+			n += put_varint(out + n, e->dim);
+			memcpy(out + n, e->title, e->title_len);
+			n += e->title_len;
+		}
 	} else if (what == VE_ADJ) {
 		n += put_varint(out + n, e->kind);
 		memcpy(out + n, e->key, e->key_len);
@@ -290,8 +295,22 @@ int ventry_decode(const void *p, size_t n, int what, ventry *out)
 	out->kind = 0;
 	out->key = NULL;
 	out->key_len = 0;
+	out->title = NULL;
+	out->title_len = 0;
+	out->dim = 0;
 	if (what == VE_KEYS) {
 		out->rid = rd_varint(&r);
+		if (out->flags & EF_TITLE) {
+			uint64_t dim = rd_varint(&r);
+
+			out->dim = (uint32_t)dim;
+			out->title = (const char *)r.p;
+			out->title_len = (size_t)(r.end - r.p);
+			r.p = r.end;
+			if (dim > UINT32_MAX || out->title_len > KEYS_TITLE_MAX ||
+			    (out->flags & EF_TOMBSTONE))
+				r.bad = 1;
+		}
 	} else if (what == VE_ADJ) {
 		out->kind = (uint32_t)rd_varint(&r);
 		out->key = (const char *)r.p;
@@ -349,6 +368,10 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 		out->rev = e.rev;
 		out->tomb = e.flags & EF_TOMBSTONE;
 		out->visible = !out->tomb;
+		out->has_title = (e.flags & EF_TITLE) != 0;
+		out->title = e.title;
+		out->title_len = e.title_len;
+		out->dim = e.dim;
 		break;
 	}
 	if (cur != c->kcur)

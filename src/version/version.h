@@ -39,6 +39,13 @@
  */
 #define EF_TOMBSTONE 1u
 #define EF_VALUES 2u	/* a Link entry whose Version has values */
+/*
+ * A keys entry of a Record Version that carries its header: the vector
+ * dimension (varint) and the title, when the title is KEYS_TITLE_MAX bytes
+ * or less, so a graph read lists a Record's header without its Version.
+ */
+#define EF_TITLE 4u
+#define KEYS_TITLE_MAX 240
 
 enum ventry_kind {
 	VE_KEYS = 1,
@@ -53,9 +60,13 @@ typedef struct ventry {
 	uint32_t kind;		/* VE_ADJ: Kind of the other end */
 	const char *key;	/* VE_ADJ: key of the other end (points into the value) */
 	size_t key_len;
+	const char *title;	/* VE_KEYS with EF_TITLE: the title (points into the value) */
+	size_t title_len;
+	uint32_t dim;		/* ... and the vector dimension */
 } ventry;
 
 #define VENTRY_MAX (1 + 5 + 10 + 10 + 5 + CAIRN_MAX_KEY)
+_Static_assert(KEYS_TITLE_MAX <= CAIRN_MAX_KEY, "a keys entry's title fits VENTRY_MAX");
 
 /* Decode a value of an identity index. CAIRN_ECORRUPT if malformed. */
 int ventry_decode(const void *p, size_t n, int what, ventry *out);
@@ -239,6 +250,10 @@ typedef struct ident {
 	uint64_t vid;	/* the Version the view sees (0 if none) */
 	uint64_t rev;
 	int tomb;	/* the newest entry the view sees is a tombstone */
+	int has_title;	/* its entry carries the header: title and vector dimension */
+	const char *title; /* (into the map) */
+	size_t title_len;
+	uint32_t dim;
 } ident;
 
 /* Look up Record (kind, key) in the view. */
