@@ -819,6 +819,13 @@ void test_search_reference(void)
 	CHECK(compare_view(st, "b", 0, stm, 150));
 	for (int i = 0; i < np; i++)
 		CHECK(compare_view(st, NULL, past[i], stm, 60));
+	/* The walk by masks (common words), taken for every word: the same answers. */
+	search_dense_min = 0;
+	CHECK(compare_view(st, NULL, 0, stm, 100));
+	CHECK(compare_view(st, "b", 0, stm, 60));
+	if (np)
+		CHECK(compare_view(st, NULL, past[0], stm, 40));
+	search_dense_min = 1024;
 	CHECK(check_clean_search(st));
 	/* Segments merged (in the background of an open store): the same answers. */
 	{

@@ -16,6 +16,8 @@ struct cairn_txn {
 
 /* Index entries under which a query collects and sorts rather than walking in order (query.c). */
 extern uint64_t query_small;
+/* Postings per container of a search's rarest word from which its walk uses masks (search.c). */
+extern uint64_t search_dense_min;
 
 /* A filter of the query language (query.c) over one Kind, on its own. */
 typedef struct qfilter qfilter;

@@ -125,6 +125,9 @@ typedef struct sctx {
 	size_t limit;
 	const qfilter *filter[64]; /* the hits' filter, parsed for each of kinds (NULL: none) */
 	cairn_search_info info;
+	/* walk's shortcut (dense_next): the vids where every group is, in one container range */
+	uint64_t mask_range;	/* vid >> 16 of the mask + 1; 0: none */
+	uint64_t mask[TEXT_BITSET_BYTES / 8];
 } sctx;
 
 /* ---------------------------------------------------------------- live -- */
@@ -713,19 +716,106 @@ static double group_bound(const sctx *s, const group *g, uint64_t end)
 	return bound + term;
 }
 
+/* The container of list l for vid range r (vid >> 16), or NULL. */
+static const tcont *range_cont(const tlist *l, uint64_t r)
+{
+	size_t lo = l->ci, hi = l->nc;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (l->c[m].base >> TEXT_CONTAINER_BITS < r)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < l->nc && l->c[lo].base >> TEXT_CONTAINER_BITS == r ? &l->c[lo] : NULL;
+}
+
+/*
+ * Where every group may be, from vid on, when every group is common (the
+ * rarest has search_dense_min postings per container or more): per container range
+ * of 65,536 vids, the AND over the groups of the OR of their lists' vids as
+ * bitsets says it a word at a time, so the walk goes straight to the next
+ * vid where all are (or to the next range) instead of seeking list after
+ * list at each vid of the rarest. Building a range's mask reads each vid of
+ * it once, about what the walk would; when one group is rare, seeking it is
+ * cheaper, and vid stays as it is.
+ */
+uint64_t search_dense_min = 1024;
+
+static void dense_next(sctx *s, uint64_t *vid)
+{
+	if (*vid != END) {
+		uint64_t r = *vid >> TEXT_CONTAINER_BITS, lo = *vid & 0xffff;
+		uint32_t w;
+
+		if (s->mask_range != r + 1) {
+			s->mask_range = r + 1;
+			for (size_t gi = 0; gi < s->ng; gi++) {
+				uint64_t any[TEXT_BITSET_BYTES / 8];
+
+				memset(any, 0, sizeof(any));
+				for (size_t i = 0; i < s->g[gi].n; i++) {
+					const tcont *c = range_cont(&s->l[s->g[gi].first + i], r);
+
+					for (uint32_t k = 0; c && c->bits && k < TEXT_BITSET_BYTES / 8; k++)
+						any[k] |= bits64(c->bits, k);
+					for (uint32_t b = 0; c && !c->bits && b < c->nb; b++)
+						for (uint32_t j = 0; j < c->b[b].n; j++) {
+							uint32_t x = tblock_vid(&c->b[b], j);
+
+							any[x >> 6] |= 1ull << (x & 63);
+						}
+				}
+				for (uint32_t k = 0; k < TEXT_BITSET_BYTES / 8; k++)
+					s->mask[k] = gi ? s->mask[k] & any[k] : any[k];
+			}
+		}
+		w = (uint32_t)(lo >> 6);
+		{
+			uint64_t x = s->mask[w] & (~0ull << (lo & 63));
+
+			while (!x && ++w < TEXT_BITSET_BYTES / 8)
+				x = s->mask[w];
+			if (x) {
+				*vid = (r << TEXT_CONTAINER_BITS) + 64 * w + (uint64_t)__builtin_ctzll(x);
+				return;
+			}
+		}
+		*vid = (r + 1) << TEXT_CONTAINER_BITS; /* none left in the range: the seeks go on */
+	}
+}
+
 static int walk(sctx *s)
 {
 	size_t lead = 0;
 	uint64_t vid = 0;
 	int rc = 0;
 
+	int dense;
+
 	for (size_t i = 1; i < s->ng; i++)
 		if (s->g[i].df < s->g[lead].df)
 			lead = i;
+	{
+		uint64_t postings = 0, containers = 0;
+
+		for (size_t i = 0; i < s->g[lead].n; i++) {
+			const tlist *l = &s->l[s->g[lead].first + i];
+
+			containers += l->nc;
+			for (size_t c = 0; c < l->nc; c++)
+				postings += l->c[c].n;
+		}
+		dense = s->ng > 1 && postings >= search_dense_min * (containers ? containers : 1);
+	}
 	for (;;) {
 		group *g = &s->g[lead];
 		int all = 1;
 
+		if (dense)
+			dense_next(s, &vid);
 		if ((rc = group_seek(s, g, vid)))
 			return rc;
 		if ((vid = g->cur) == END)
