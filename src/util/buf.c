@@ -147,7 +147,7 @@ uint64_t rd_be64(rdr *r)
 	return v;
 }
 
-uint64_t rd_varint(rdr *r)
+uint64_t rd_varint_long(rdr *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;

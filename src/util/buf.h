@@ -82,7 +82,14 @@ static inline void rd_init(rdr *r, const void *p, size_t n)
 uint8_t rd_u8(rdr *r);
 uint32_t rd_be32(rdr *r);
 uint64_t rd_be64(rdr *r);
-uint64_t rd_varint(rdr *r);
+uint64_t rd_varint_long(rdr *r);
+/* A varint; one byte (most of them) inline. */
+static inline uint64_t rd_varint(rdr *r)
+{
+	if (r->p < r->end && !(*r->p & 0x80))
+		return *r->p++;
+	return rd_varint_long(r);
+}
 /* A varint length and the bytes; returns a pointer into the input. */
 const uint8_t *rd_str(rdr *r, size_t *n);
 const uint8_t *rd_bytes(rdr *r, size_t n);
