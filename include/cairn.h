@@ -764,6 +764,41 @@ typedef struct cairn_search_info {
 CAIRN_API int cairn_search(cairn_txn *txn, const cairn_search_options *o, cairn_hit *out,
 			   size_t cap, size_t *n, cairn_search_info *info);
 
+/* ------------------------------------------------------- vector search -- */
+
+enum cairn_metric {
+	CAIRN_COSINE = 0, /* cosine similarity, 1 the closest */
+	CAIRN_DOT = 1,	  /* dot product */
+	CAIRN_L2 = 2,	  /* the score is minus the Euclidean distance */
+};
+
+/*
+ * Exact vector search (docs/vectors.md): the Records of the view whose
+ * vectors are nearest a query vector, or nearest a Record's own (near; the
+ * Record itself left out), best first (ties: the Version written first).
+ */
+typedef struct cairn_vsearch_options {
+	const float *vector;	    /* the query, dim components; or */
+	size_t dim;
+	const cairn_ref *near;	    /* the Record whose vector is the query */
+	const char *const *kinds;   /* only Records of these Kinds (NULL: every Kind) */
+	size_t n_kinds;
+	const char *where;	    /* a filter (docs/query.md) over each Kind of kinds */
+	size_t where_len;
+	size_t limit;		    /* 1 to 100; 0: 20 */
+	int metric;		    /* enum cairn_metric */
+} cairn_vsearch_options;
+
+/*
+ * out[0..*n-1] get the hits (cairn_hit.score the similarity; words 0).
+ * CAIRN_EINVAL for bad options, CAIRN_EDIM for a vector of another
+ * dimension than the Domain's, CAIRN_ENOTFOUND for a near Record that does
+ * not exist (CAIRN_EINVAL when it has no vector),
+ * CAIRN_EUNKNOWNKIND, CAIRN_EQUERY for a bad filter.
+ */
+CAIRN_API int cairn_vsearch(cairn_txn *txn, const cairn_vsearch_options *o, cairn_hit *out,
+			    size_t cap, size_t *n);
+
 /* ------------------------------------------------------------ embedder -- */
 
 /*

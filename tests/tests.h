@@ -94,6 +94,8 @@
 	X(analyze_invariants)                                                                      \
 	X(analyze_positions)                                                                       \
 	X(analyze_stem)                                                                            \
+	X(vsearch_reference)                                                                       \
+	X(vsearch_errors)                                                                          \
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \

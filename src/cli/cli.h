@@ -66,6 +66,9 @@ typedef struct cli {
 	const char *model;	/* --model FILE (embed) */
 	const char *model_id;	/* --id ID (model convert) */
 	const char *pairs;	/* --pairs FILE (embed) */
+	const char *near;	/* --near KIND:KEY (search) */
+	const char *vector;	/* --vector JSON (search) */
+	const char *metric;	/* --metric cosine|dot|l2 (search) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;

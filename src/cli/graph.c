@@ -455,6 +455,103 @@ static void print_explain(const char *json, size_t len)
 	arena_release(&a);
 }
 
+/* search --near KIND:KEY | --vector JSON [--metric M] [--kind K,..] [--where JSON] [--limit N] */
+static int vector_search(cli *c)
+{
+	cairn_vsearch_options o;
+	cairn_ref near = {0, 0, 0};
+	float *q = NULL;
+	char kind[CAIRN_MAX_NAME + 1];
+	cairn_hit *h = NULL;
+	cli_hop kinds;
+	graph_cmd gc;
+	arena a = ARENA_INIT;
+	size_t n = 0;
+	int rc = 0, ex;
+
+	if (c->nargs || (!c->near == !c->vector))
+		return cli_usage("search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] "
+				 "[--kind K,..] [--where JSON] [--limit N]");
+	if (c->limit > 100)
+		return cli_usage("--limit is at most 100");
+	memset(&o, 0, sizeof(o));
+	if (c->metric && strcmp(c->metric, "cosine") && strcmp(c->metric, "dot") &&
+	    strcmp(c->metric, "l2"))
+		return cli_usage("--metric is cosine, dot or l2");
+	o.metric = !c->metric || !strcmp(c->metric, "cosine") ? CAIRN_COSINE
+		   : !strcmp(c->metric, "dot")		       ? CAIRN_DOT
+							       : CAIRN_L2;
+	if (c->near) {
+		const char *colon = strchr(c->near, ':');
+
+		if (!colon || colon == c->near || !colon[1] || (size_t)(colon - c->near) > CAIRN_MAX_NAME)
+			return cli_usage("--near is KIND:KEY");
+		memcpy(kind, c->near, (size_t)(colon - c->near));
+		kind[colon - c->near] = '\0';
+		near.kind = kind;
+		near.key = colon + 1;
+		o.near = &near;
+	} else {
+		const jv *v = jv_parse(&a, c->vector, strlen(c->vector), "--vector");
+
+		if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM) {
+			arena_release(&a);
+			return cli_usage("--vector is a JSON array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
+		}
+		if (!(q = malloc(v->len * sizeof(float)))) {
+			arena_release(&a);
+			return cli_fail(c, CAIRN_ENOMEM, "search");
+		}
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (!jv_is_number(&v->u.items[i])) {
+				free(q);
+				arena_release(&a);
+				return cli_usage("--vector is a JSON array of numbers");
+			}
+			q[i] = (float)jv_number(&v->u.items[i]);
+		}
+		o.vector = q;
+		o.dim = v->len;
+	}
+	arena_release(&a);
+	if ((ex = graph_begin(c, &gc, 1))) {
+		free(q);
+		return ex;
+	}
+	kinds = gc.hops[0];
+	o.kinds = kinds.h.kinds;
+	o.n_kinds = kinds.h.n_kinds;
+	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
+	o.where = c->where;
+	if (!(h = calloc(o.limit, sizeof(*h))))
+		rc = CAIRN_ENOMEM;
+	else
+		rc = cairn_vsearch(gc.t, &o, h, o.limit, &n);
+	if (rc) {
+		ex = cli_fail(c, rc, "search");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const cairn_record *r = &h[i].rec;
+
+			if (c->json) {
+				out_header(stdout, r);
+				printf(",\"score\":%.6f}\n", h[i].score);
+			} else {
+				printf("%9.6f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len,
+				       r->key, (int)r->title_len, r->title);
+			}
+		}
+		if (c->json)
+			printf("{\"hits\":%zu}\n", n);
+		else if (!n)
+			printf("no Record has a vector\n");
+	}
+	free(h);
+	free(q);
+	graph_end(&gc);
+	return ex;
+}
+
 /* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] [--explain] */
 int cmd_search(cli *c)
 {
@@ -466,6 +563,8 @@ int cmd_search(cli *c)
 	size_t n = 0;
 	int rc, ex;
 
+	if (c->near || c->vector)
+		return vector_search(c);
 	if (c->nargs != 1)
 		return cli_usage("search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] "
 				 "[--no-typos] [--explain]");

@@ -72,6 +72,8 @@ static const char usage_text[] =
 	"                                  the Records a name most likely names, best first\n"
 	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
 	"         [--explain]\n"
+	"  search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] [--kind K,..]\n"
+	"         [--where JSON] [--limit N]   nearest vectors, exactly\n"
 	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
 	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
 	"  model convert SOURCE.json OUT.cemb [--id ID]   a model file from word vectors\n"
@@ -1336,7 +1338,7 @@ enum {
 	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS,
+	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1416,6 +1418,9 @@ int main(int argc, char **argv)
 		{"model", required_argument, 0, OPT_MODEL},
 		{"id", required_argument, 0, OPT_MODEL_ID},
 		{"pairs", required_argument, 0, OPT_PAIRS},
+		{"near", required_argument, 0, OPT_NEAR},
+		{"vector", required_argument, 0, OPT_VECTOR},
+		{"metric", required_argument, 0, OPT_METRIC},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1520,6 +1525,9 @@ int main(int argc, char **argv)
 		case OPT_MODEL: c.model = optarg; break;
 		case OPT_MODEL_ID: c.model_id = optarg; break;
 		case OPT_PAIRS: c.pairs = optarg; break;
+		case OPT_NEAR: c.near = optarg; break;
+		case OPT_VECTOR: c.vector = optarg; break;
+		case OPT_METRIC: c.metric = optarg; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;

@@ -1027,6 +1027,35 @@ run model convert "$T/none.json" "$T/x.cemb"
 want_rc 1
 end
 
+# ------------------------------------------------------ vector search --
+
+begin "search by vector and near a Record"
+cat >"$T/vec.jsonl" <<'EOF'
+{"kind":"Supplier","key":"v1","values":{"vat":"V1"},"vector":[1,0,0]}
+{"kind":"Supplier","key":"v2","values":{"vat":"V2"},"vector":[0.8,0.2,0]}
+EOF
+run import "$T/vec.jsonl"
+want_rc 0
+run search --near Supplier:v1 --limit 1
+want_rc 0
+line_has 1 '"key":"v2"'
+run search --vector '[1,0,0]' --metric dot --limit 2
+want_rc 0
+line_has 1 '"key":"v1"'
+line_has 3 '"hits":2'
+run search --vector '[1,0]'
+want_rc 4
+err_has '"code":"vector_dimension"'
+run search --near Supplier:nope
+want_rc 3
+run search --near Supplier:v1 --metric manhattan
+want_rc 2
+run search --near nokey
+want_rc 2
+run search --vector '[1,"x",0]'
+want_rc 2
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only
