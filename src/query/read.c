@@ -115,16 +115,22 @@ uint64_t cairn_txn_revision(const cairn_txn *t)
 	return t ? t->d.rev : 0;
 }
 
-static int fill_record(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out)
+int record_fill(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out, vrec *vout)
 {
 	vrec v;
 	int rc = version_get(&t->d, vid, &v);
 
 	if (rc)
 		return rc;
-	if (v.type != V_REC || v.kr != k->id)
-		return err_set(CAIRN_ECORRUPT, "Version %llu is not a Record of %s",
-			       (unsigned long long)vid, k->name);
+	if (!k && v.type == V_REC)
+		k = schema_kind_id(t->d.s, v.kr);
+	if (v.type != V_REC || !k || v.kr != k->id)
+		return err_set(CAIRN_ECORRUPT, "Version %llu is not a Record%s%s",
+			       (unsigned long long)vid, k ? " of " : " of a known Kind",
+			       k ? k->name : "");
+	memset(out, 0, sizeof(*out));
+	if (vout)
+		*vout = v;
 	out->kind = k->name;
 	out->key = v.key;
 	out->key_len = v.key_len;
@@ -164,7 +170,7 @@ int cairn_get(cairn_txn *t, const char *kind, const char *key, size_t key_len, c
 		return rc;
 	if (!id.visible)
 		return err_set(CAIRN_ENOTFOUND, "%s:%.*s does not exist", kind, (int)key_len, key);
-	return fill_record(t, k, id.vid, out);
+	return record_fill(t, k, id.vid, out, NULL);
 }
 
 int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_len,
@@ -222,7 +228,7 @@ int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_l
 		last_len = ident_len;
 		if (e.flags & EF_TOMBSTONE)
 			continue;
-		rc = fill_record(t, k, ~be64_get(kk + ident_len), &out[*n]);
+		rc = record_fill(t, k, ~be64_get(kk + ident_len), &out[*n], NULL);
 		if (rc)
 			break;
 		(*n)++;

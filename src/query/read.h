@@ -27,6 +27,12 @@ int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, s
 /* Do these stored values satisfy f? (a: scratch, given back) */
 int qfilter_match(const qfilter *f, arena *a, const char *values, size_t len, int *match);
 
+/*
+ * Fill a cairn_record from Version vid, a Record of Kind k (NULL: its own);
+ * its vrec too when vout is not NULL. CAIRN_ECORRUPT when it is not one.
+ */
+int record_fill(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out, vrec *vout);
+
 /* Fill a cairn_revision from revision rev (pointers into the map). */
 int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out);
 

@@ -1598,29 +1598,14 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		}
 		for (size_t i = 0; i < s.best.n + part.n && !rc; i++) {
 			vrec v;
-			const kind_def *k;
 
-			if ((rc = version_get(&t->d, all[i].vid, &v)))
-				break;
-			if (v.type != V_REC || !(k = schema_kind_id(t->d.s, v.kr))) {
-				rc = err_set(CAIRN_ECORRUPT, "a posting names Version %llu, not a Record",
-					     (unsigned long long)all[i].vid);
-				break;
-			}
 			memset(&out[i], 0, sizeof(out[i]));
-			out[i].rec.kind = k->name;
-			out[i].rec.key = v.key;
-			out[i].rec.key_len = v.key_len;
-			out[i].rec.title = v.title;
-			out[i].rec.title_len = v.title_len;
-			out[i].rec.values = v.values;
-			out[i].rec.values_len = v.values_len;
-			out[i].rec.vector_dim = v.dim;
-			out[i].rec.vid = all[i].vid;
-			out[i].rec.revision = v.rev;
+			if ((rc = record_fill(t, NULL, all[i].vid, &out[i].rec, &v)))
+				break;
 			out[i].score = all[i].score;
 			out[i].words = all[i].words;
-			if (o->explain && (rc = explain_hit(&s, q.stem, &v, k, &all[i], &out[i])))
+			if (o->explain && (rc = explain_hit(&s, q.stem, &v, schema_kind_id(t->d.s, v.kr),
+							    &all[i], &out[i])))
 				break;
 			*n = i + 1;
 		}

@@ -218,27 +218,9 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
 		rc = store_err(mrc, "vectors");
 	for (size_t i = 0; !rc && i < v.n; i++) {
-		vrec r;
-		const kind_def *kd;
-
-		if ((rc = version_get(&t->d, v.h[i].vid, &r)))
-			break;
-		if (r.type != V_REC || !(kd = schema_kind_id(t->d.s, r.kr))) {
-			rc = err_set(CAIRN_ECORRUPT, "a vector of Version %llu, not a Record",
-				     (unsigned long long)v.h[i].vid);
-			break;
-		}
 		memset(&out[i], 0, sizeof(out[i]));
-		out[i].rec.kind = kd->name;
-		out[i].rec.key = r.key;
-		out[i].rec.key_len = r.key_len;
-		out[i].rec.title = r.title;
-		out[i].rec.title_len = r.title_len;
-		out[i].rec.values = r.values;
-		out[i].rec.values_len = r.values_len;
-		out[i].rec.vector_dim = r.dim;
-		out[i].rec.vid = v.h[i].vid;
-		out[i].rec.revision = r.rev;
+		if ((rc = record_fill(t, NULL, v.h[i].vid, &out[i].rec, NULL)))
+			break;
 		out[i].score = v.h[i].score;
 		*n = i + 1;
 	}
