@@ -2040,11 +2040,47 @@ static void h_resolve(req *r)
 	cairn_txn_end(t);
 }
 
+/* POST /v1/domains/{d}/search with "near" or "vector": exact vector search. */
+static void h_vsearch(req *r, const jv *b, long limit, int values)
+{
+	static const char *const only_v[] = {"near", "vector", "metric", "kinds", "where",
+					     "limit", "values", NULL};
+	cairn_vsearch_options o;
+	cairn_ref near = {0, 0, 0};
+	cairn_search_info info;
+	cairn_hit *h;
+	char err[256];
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (only(r, b, only_v))
+		return;
+	if (gio_vsearch_options(&r->mem, b, &o, &near, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	o.limit = limit ? (size_t)limit : 20;
+	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	if (begin(r, r->seg[2], &t))
+		return;
+	if ((rc = cairn_vsearch(t, &o, h, o.limit, &n))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	memset(&info, 0, sizeof(info));
+	buf_put_u8(&r->out, '{');
+	gio_hits(&r->out, h, n, &info, values);
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
 /* POST /v1/domains/{d}/search */
 static void h_search(req *r)
 {
-	static const char *const names[] = {"text",	 "kinds",    "limit", "values",
-					    "all_words", "no_typos", "where", "explain", NULL};
+	static const char *const names[] = {"text",	 "kinds",    "limit",  "values",
+					    "all_words", "no_typos", "where",  "explain",
+					    "near",	 "vector",   "metric", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;
@@ -2059,6 +2095,8 @@ static void h_search(req *r)
 	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
 	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit))
 		return;
+	if (gio_is_vsearch(b))
+		return h_vsearch(r, b, limit, values);
 	if (gio_search_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;

@@ -262,6 +262,80 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
+int gio_is_vsearch(const jv *o)
+{
+	return jv_get(o, "near") || jv_get(o, "vector");
+}
+
+int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
+			size_t errlen)
+{
+	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric");
+	const jv *w = jv_get(o, "where");
+
+	memset(s, 0, sizeof(*s));
+	if (jv_get(o, "text") || (n && v)) {
+		snprintf(err, errlen, "a search is by text, near a Record, or by vector: one of them");
+		return -1;
+	}
+	if (n) {
+		const jv *k = jv_get(n, "kind"), *key = jv_get(n, "key");
+
+		if (!jv_is(k, JV_STRING) || !jv_is(key, JV_STRING) || !key->len) {
+			snprintf(err, errlen, "near is {\"kind\": name, \"key\": key}");
+			return -1;
+		}
+		near->kind = k->u.s;
+		near->key = key->u.s;
+		near->key_len = key->len;
+		s->near = near;
+	} else {
+		float *q;
+
+		if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
+		    !(q = arena_alloc(a, v->len * sizeof(float)))) {
+			snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
+			return -1;
+		}
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (!jv_is_number(&v->u.items[i])) {
+				snprintf(err, errlen, "vector is an array of numbers");
+				return -1;
+			}
+			q[i] = (float)jv_number(&v->u.items[i]);
+		}
+		s->vector = q;
+		s->dim = v->len;
+	}
+	if (m && m->type != JV_NULL) {
+		if (!jv_is(m, JV_STRING) ||
+		    (strcmp(m->u.s, "cosine") && strcmp(m->u.s, "dot") && strcmp(m->u.s, "l2"))) {
+			snprintf(err, errlen, "metric is \"cosine\", \"dot\" or \"l2\"");
+			return -1;
+		}
+		s->metric = !strcmp(m->u.s, "cosine") ? CAIRN_COSINE
+			    : !strcmp(m->u.s, "dot")  ? CAIRN_DOT
+						      : CAIRN_L2;
+	}
+	if (w && w->type != JV_NULL) {
+		buf b = BUF_INIT;
+
+		if (w->type != JV_OBJECT) {
+			snprintf(err, errlen, "where: a filter is an object");
+			return -1;
+		}
+		jv_canon(w, &b);
+		s->where = b.oom ? NULL : arena_strndup(a, (const char *)b.p, b.len);
+		s->where_len = b.len;
+		buf_release(&b);
+		if (!s->where) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
+}
+
 void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
 {
 	buf_put(b, "\"hits\":[", 8);

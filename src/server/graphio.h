@@ -39,6 +39,14 @@ void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int valu
 
 /* Search options from a request object (text, kinds); the caller sets limit. */
 int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen);
+/* Is o a search by vector (it has "near" or "vector")? */
+int gio_is_vsearch(const jv *o);
+/*
+ * A search by vector's members: "near" {"kind","key"} or "vector" [numbers],
+ * "metric" ("cosine", "dot", "l2"), "kinds", "where" (o's text must be absent).
+ */
+int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
+			size_t errlen);
 /* "hits":[{header..., "score"[, "values"]}...],"words":N */
 void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values);
 

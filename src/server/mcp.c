@@ -109,8 +109,10 @@ static const tool tools[] = {
 	 "ending in * stands for the words that start with it. Narrow it with kinds, and with "
 	 "kinds, with where: a filter on their attributes ({\"status\":\"open\"}, "
 	 "{\"amount\":{\"gte\":100}}). Words in double quotes are a phrase, in a row. explain: "
-	 "why each hit matched (terms, fields, snippets with <em> marks).",
-	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
+	 "why each hit matched (terms, fields, snippets with <em> marks). Instead of text, near "
+	 "({\"kind\",\"key\"}) finds the Records whose vectors are closest to that Record's.",
+	 "{\"type\":\"object\",\"properties\":{\"text\":" STR
+	 ",\"near\":{\"type\":\"object\",\"properties\":{\"kind\":" STR ",\"key\":" STR "}}"
 	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"where\":{\"type\":\"object\"},"
 	 "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":20},\"all_words\":" BOOL
 	 ",\"explain\":" BOOL "," BRANCH "," AT "}}",
@@ -460,6 +462,38 @@ static int t_resolve(call *k)
 	return 0;
 }
 
+/* search with near: the Records whose vectors are closest to that Record's. */
+static int t_vsearch(call *k)
+{
+	cairn_vsearch_options o;
+	cairn_ref near = {0, 0, 0};
+	cairn_search_info info;
+	cairn_hit *h;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (gio_vsearch_options(k->mem, k->args, &o, &near, k->err, sizeof(k->err)))
+		return -1;
+	o.limit = (size_t)int_arg(k, "limit", 10, 1, 20);
+	if (!(h = arena_alloc(k->mem, o.limit * sizeof(*h)))) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		return -1;
+	}
+	if (begin(k, &t))
+		return -1;
+	if ((rc = cairn_vsearch(t, &o, h, o.limit, &n))) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	memset(&info, 0, sizeof(info));
+	buf_put_u8(k->out, '{');
+	gio_hits(k->out, h, n, &info, 0);
+	buf_put_u8(k->out, '}');
+	cairn_txn_end(t);
+	return 0;
+}
+
 static int t_search(call *k)
 {
 	cairn_search_options o;
@@ -469,6 +503,8 @@ static int t_search(call *k)
 	size_t n;
 	int rc;
 
+	if (gio_is_vsearch(k->args))
+		return t_vsearch(k);
 	if (gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
 	o.limit = (size_t)int_arg(k, "limit", 10, 1, 20);

@@ -75,6 +75,8 @@ async function tour(client, tag) {
 	check(r.hits.some((h) => h.key === `P-${tag}`), 'with a filter');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolt', kinds: ['Part'], where: { sku: 'none-such' } } }));
 	eq(r.hits, []);
+	r = await client.callTool({ name: 'search', arguments: { near: { kind: 'Part', key: `P-${tag}` } } });
+	check(r.isError && r.content[0].text.includes('no vector'), 'near a Record without a vector is a tool error');
 	r = await client.callTool({ name: 'search', arguments: { text: 'x', kinds: ['Nope'] } });
 	check(r.isError && r.content[0].text.includes('unknown_kind'), 'an unknown Kind is a tool error');
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'out' } }));

@@ -630,6 +630,34 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq(r.status, 403);
 });
 
+await test('search by vector: near a Record, by a vector, metrics, filters; errors', async () => {
+	const rev = (await c('POST', `${D}/commits`, { token: writer, body: { changes: [
+		{ kind: 'Supplier', key: 'V1', title: 'first', values: { vat: 'DE-V1' }, vector: [1, 0, 0] },
+		{ kind: 'Supplier', key: 'V2', title: 'second', values: { vat: 'DE-V2' }, vector: [0.8, 0.2, 0] },
+		{ kind: 'Supplier', key: 'V3', title: 'third', values: { vat: 'DE-V3' }, vector: [0, 1, 0] }] } })).body.revision;
+	check(rev > 0);
+	let r = await c('POST', `${D}/search`, { token: reader, body: { near: { kind: 'Supplier', key: 'V1' }, limit: 2 } });
+	eq(r.status, 200);
+	eq(r.body.hits.map((h) => h.key), ['V2', 'V3'], 'nearest first, itself left out');
+	check(r.body.hits[0].score > 0.9);
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [0, 1, 0], metric: 'l2', limit: 1, values: true } });
+	eq([r.body.hits[0].key, r.body.hits[0].values.vat], ['V3', 'DE-V3']);
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [1, 0, 0], kinds: ['Supplier'], where: { vat: 'DE-V3' } } });
+	eq(r.body.hits.map((h) => h.key), ['V3'], 'a filter inside the top k');
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [1, 0] } });
+	eq([r.status, r.body.error.code], [422, 'vector_dimension']);
+	r = await c('POST', `${D}/search`, { token: reader, body: { near: { kind: 'Supplier', key: 'none' } } });
+	eq(r.status, 404);
+	r = await c('POST', `${D}/search`, { token: reader, body: { near: { kind: 'Supplier', key: 'V1' }, text: 'x' } });
+	eq(r.status, 400, 'text or near, not both');
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [1, 0, 0], metric: 'manhattan' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [1, 'x', 0] } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { vector: [1, 0, 0], explain: true } });
+	eq(r.status, 400, 'explain is for text');
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);
