@@ -1,6 +1,7 @@
 /* The built-in embedder: the model file, its conversion, and embedding (embed.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,10 @@ int emb_parse_wink(const char *p, size_t n, uint32_t *dim, emb_word_fn fn, void 
 					if ((i && (rc = ws_char(&r, ',', "',' expected"))) ||
 					    (rc = ws_number(&r, &d)))
 						goto out;
+					if (fabs(d) > FLT_MAX) {
+						rc = ws_bad(&r, "a number out of a float's range");
+						goto out;
+					}
 					v[i] = (float)d;
 				}
 				if ((rc = ws_char(&r, ']', "a vector of dimensions + 2 numbers")))
