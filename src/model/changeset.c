@@ -81,6 +81,24 @@ int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i)
 	return 0;
 }
 
+int changeset_take_all(cairn_changeset *dst, cairn_changeset *src)
+{
+	if (dst->n + src->n > dst->cap) {
+		size_t cap = dst->n + src->n;
+		cs_change *v = cr_reallocarray(dst->v, cap, sizeof(*v));
+
+		if (!v)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		dst->v = v;
+		dst->cap = cap;
+	}
+	if (src->n)
+		memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+	dst->n += src->n;
+	src->n = 0;
+	return 0;
+}
+
 int key_check(const char *key, size_t len, long idx)
 {
 	if (len == 0)

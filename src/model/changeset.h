@@ -51,5 +51,7 @@ int key_check(const char *key, size_t len, long idx);
 void changeset_remove(cairn_changeset *cs, size_t i);
 /* Move change i of src to the end of dst (src keeps an empty slot removed). */
 int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i);
+/* Move every change of src, in order, to the end of dst; src is left empty. */
+int changeset_take_all(cairn_changeset *dst, cairn_changeset *src);
 
 #endif

@@ -16,6 +16,7 @@
  * at once; the bad lines are reported in line order (and the import stops at
  * the first, or skips them) and the rest of the batch is committed.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,6 @@ struct cairn_import {
 	size_t n_files;
 	cairn_import_stats stats;
 	int rc;			   /* a stopping error, once one happened */
-	char *line;
-	size_t line_cap;
 };
 
 static void tag_where(cairn_import *im, uint64_t tag, const char **file, uint64_t *line)
@@ -118,7 +117,6 @@ void cairn_import_abort(cairn_import *im)
 	cr_free(im->files);
 	cr_free(im->domain);
 	cr_free(im->branch);
-	cr_free(im->line);
 	cr_free(im);
 }
 
@@ -445,12 +443,92 @@ static int add_file(cairn_import *im, const char *name, size_t *idx)
 	return 0;
 }
 
+/*
+ * The lines of a file are read and parsed on a thread of their own, a
+ * batch ahead: while the importer commits one batch, the next is parsed.
+ * The reader hands over a batch when it has o.batch changes or
+ * BATCH_BYTES of lines, at a line that does not parse (with its error, so
+ * that the lines before it are judged first), and at the end of the file.
+ */
+typedef struct reader {
+	cairn_import *im;
+	FILE *in;
+	size_t fidx;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	cairn_changeset *cs;	/* the batch being handed over */
+	int ready;		/* cs is full and waits for the importer */
+	int stop;		/* the importer wants no more */
+	int eof, io_error;	/* after this batch, the file ended (or could not be read) */
+	uint64_t lines, bytes, batch_bytes; /* of this batch */
+	int bad_rc;		/* this batch ends at a line that does not parse: */
+	uint64_t bad_tag;
+	char bad_msg[1024];
+	char *line;
+	size_t line_cap;
+	uint64_t line_no;
+} reader;
+
+static void *reader_main(void *arg)
+{
+	reader *r = arg;
+	cairn_import *im = r->im;
+	int done = 0;
+
+	while (!done) {
+		ssize_t n;
+
+		pthread_mutex_lock(&r->mu);
+		while (r->ready && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		done = r->stop;
+		pthread_mutex_unlock(&r->mu);
+		if (done)
+			break;
+		r->lines = r->bytes = r->batch_bytes = 0;
+		r->bad_rc = 0;
+		while (!r->bad_rc && r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES &&
+		       (n = getline(&r->line, &r->line_cap, r->in)) >= 0) {
+			size_t len = (size_t)n, s = 0;
+			int rc;
+
+			r->line_no++;
+			r->lines++;
+			r->bytes += len;
+			while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
+				len--;
+			while (s < len && (r->line[s] == ' ' || r->line[s] == '\t'))
+				s++;
+			if (s == len)
+				continue; /* blank lines are allowed */
+			if ((rc = cairn_cs_add_json(r->cs, r->line + s, len - s))) {
+				r->bad_rc = rc;
+				r->bad_tag = (uint64_t)r->fidx << TAG_LINE_BITS | r->line_no;
+				snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", cairn_errmsg());
+				break;
+			}
+			r->cs->v[r->cs->n - 1].tag = (uint64_t)r->fidx << TAG_LINE_BITS | r->line_no;
+			r->batch_bytes += len;
+		}
+		if (!r->bad_rc && (r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES)) {
+			r->eof = 1;
+			r->io_error = ferror(r->in) != 0;
+			done = 1;
+		}
+		pthread_mutex_lock(&r->mu);
+		r->ready = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return NULL;
+}
+
 int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 {
-	uint64_t line = 0;
+	reader r;
+	pthread_t th;
 	size_t fidx = 0;
-	ssize_t n;
-	int rc;
+	int rc = 0, started;
 
 	if (!im || !in)
 		return err_set(CAIRN_EINVAL, "cairn_import_feed: NULL argument");
@@ -458,43 +536,73 @@ int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 		return err_set(im->rc, "the import already stopped");
 	if ((rc = add_file(im, name, &fidx)))
 		return im->rc = rc;
-	while ((n = getline(&im->line, &im->line_cap, in)) >= 0) {
-		size_t len = (size_t)n, s = 0;
-
-		line++;
-		im->stats.lines++;
-		im->stats.bytes += len;
-		while (len > 0 && (im->line[len - 1] == '\n' || im->line[len - 1] == '\r'))
-			len--;
-		while (s < len && (im->line[s] == ' ' || im->line[s] == '\t'))
-			s++;
-		if (s == len)
-			continue; /* blank lines are allowed */
-		rc = cairn_cs_add_json(im->batch, im->line + s, len - s);
-		if (rc) {
-			char msg[1024];
-			int brc;
-
-			if (rc == CAIRN_ENOMEM)
-				return im->rc = rc;
-			snprintf(msg, sizeof(msg), "%s", cairn_errmsg());
-			/* The lines before this one are judged first, so reports keep line order. */
-			if ((brc = batch_done(im)))
-				return im->rc = brc;
-			rc = bad_line(im, (uint64_t)fidx << TAG_LINE_BITS | line, rc, msg);
-			if (rc)
-				return im->rc = rc;
-			continue;
-		}
-		im->batch->v[im->batch->n - 1].tag = (uint64_t)fidx << TAG_LINE_BITS | line;
-		im->batch_bytes += len;
-		if ((im->batch->n >= im->o.batch || im->batch_bytes >= BATCH_BYTES) &&
-		    (rc = batch_done(im)))
-			return im->rc = rc;
+	memset(&r, 0, sizeof(r));
+	r.im = im;
+	r.in = in;
+	r.fidx = fidx;
+	if ((rc = cairn_changeset_new(&r.cs)))
+		return im->rc = rc;
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	started = pthread_create(&th, NULL, reader_main, &r) == 0;
+	if (!started) {
+		rc = err_set(CAIRN_ENOMEM, "cannot start the reader of %s", im->files[fidx]);
+		goto out;
 	}
-	if (ferror(in))
-		return im->rc = err_set(CAIRN_EIO, "%s: read error", im->files[fidx]);
-	return 0;
+	for (;;) {
+		int eof, bad_rc, io_error;
+		uint64_t bad_tag;
+		char msg[1024];
+
+		pthread_mutex_lock(&r.mu);
+		while (!r.ready)
+			pthread_cond_wait(&r.cv, &r.mu);
+		im->stats.lines += r.lines;
+		im->stats.bytes += r.bytes;
+		im->batch_bytes += r.batch_bytes;
+		rc = changeset_take_all(im->batch, r.cs);
+		eof = r.eof;
+		io_error = r.io_error;
+		bad_rc = r.bad_rc;
+		bad_tag = r.bad_tag;
+		memcpy(msg, r.bad_msg, sizeof(msg));
+		/* The next batch is read while this one commits. */
+		r.ready = 0;
+		pthread_cond_broadcast(&r.cv);
+		pthread_mutex_unlock(&r.mu);
+		if (rc)
+			break;
+		if (bad_rc == CAIRN_ENOMEM) {
+			rc = bad_rc;
+			break;
+		}
+		if (bad_rc) {
+			/* The lines before this one are judged first, so reports keep line order. */
+			if ((rc = batch_done(im)) || (rc = bad_line(im, bad_tag, bad_rc, msg)))
+				break;
+		} else if ((im->batch->n >= im->o.batch || im->batch_bytes >= BATCH_BYTES) &&
+			   (rc = batch_done(im))) {
+			break;
+		}
+		if (eof) {
+			if (io_error)
+				rc = err_set(CAIRN_EIO, "%s: read error", im->files[fidx]);
+			break;
+		}
+	}
+out:
+	if (started) {
+		pthread_mutex_lock(&r.mu);
+		r.stop = 1;
+		pthread_cond_broadcast(&r.cv);
+		pthread_mutex_unlock(&r.mu);
+		pthread_join(th, NULL);
+	}
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+	cairn_changeset_free(r.cs);
+	free(r.line);
+	return rc ? (im->rc = rc) : 0;
 }
 
 int cairn_import_end(cairn_import *im, cairn_import_stats *stats)
