@@ -324,6 +324,11 @@ static int build(bench *b)
 		return -1;
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\n");
+	/*
+	 * The dataset just written is still being flushed by the kernel: wait for
+	 * it, so that the timed import's syncs do not queue behind it.
+	 */
+	sync();
 	snprintf(path, sizeof(path), "%s/schema.json", b->dir);
 	f = fopen(path, "r");
 	if (!f)
