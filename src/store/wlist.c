@@ -50,12 +50,43 @@ static int entry_cmp(const void *x, const void *y)
 	return c ? c : (a->klen > b->klen) - (a->klen < b->klen);
 }
 
+/*
+ * Sort the entries by sub-database and key: grouped by sub-database first
+ * (stable, a counting pass), then each group sorted unless it already is
+ * (Versions come in vid order; a bulk import's keys often in key order).
+ */
+static int sort_entries(wlist *w)
+{
+	size_t count[DB_COUNT + 1] = {0}, at[DB_COUNT + 1];
+	wl_entry *g;
+
+	for (size_t i = 0; i < w->n; i++)
+		count[w->e[i].db < DB_COUNT ? w->e[i].db : DB_COUNT]++;
+	at[0] = 0;
+	for (int d = 1; d <= DB_COUNT; d++)
+		at[d] = at[d - 1] + count[d - 1];
+	if (!(g = cr_reallocarray(NULL, w->n ? w->n : 1, sizeof(*g))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < w->n; i++)
+		g[at[w->e[i].db < DB_COUNT ? w->e[i].db : DB_COUNT]++] = w->e[i];
+	memcpy(w->e, g, w->n * sizeof(*g));
+	cr_free(g);
+	for (size_t a = 0, d = 0; d <= DB_COUNT; a += count[d++]) {
+		size_t i = a + 1;
+
+		while (i < a + count[d] && entry_cmp(&w->e[i - 1], &w->e[i]) <= 0)
+			i++;
+		if (i < a + count[d])
+			qsort(w->e + a, count[d], sizeof(*w->e), entry_cmp);
+	}
+	return 0;
+}
+
 int wl_flush(wlist *w, MDB_txn *txn, cairn_store *st)
 {
 	size_t i = 0;
-	int rc = 0;
+	int rc = sort_entries(w);
 
-	qsort(w->e, w->n, sizeof(*w->e), entry_cmp);
 	while (i < w->n && !rc) {
 		int db = w->e[i].db;
 		unsigned flags = MDB_APPEND;
