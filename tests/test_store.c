@@ -104,7 +104,7 @@ void test_store_grow(void)
 	}
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
-	/* Reopening with the default (smaller than the data) adopts the larger map. */
+	/* Reopening with the default map size opens it as it is. */
 	OK(cairn_open(test_path("s"), NULL, &st));
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
