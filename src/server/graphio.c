@@ -213,6 +213,30 @@ void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int valu
 	buf_printf(b, "],\"truncated\":%s", truncated ? "true" : "false");
 }
 
+/* A search's "where" member, if any, as canonical JSON text in a. */
+static int where_member(arena *a, const jv *o, const char **where, size_t *len, char *err,
+			size_t errlen)
+{
+	const jv *w = jv_get(o, "where");
+	buf b = BUF_INIT;
+
+	if (!w || w->type == JV_NULL)
+		return 0;
+	if (w->type != JV_OBJECT) {
+		snprintf(err, errlen, "where: a filter is an object");
+		return -1;
+	}
+	jv_canon(w, &b);
+	*where = b.oom ? NULL : arena_strndup(a, (const char *)b.p, b.len);
+	*len = b.len;
+	buf_release(&b);
+	if (!*where) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen)
 {
 	const jv *t = jv_get(o, "text");
@@ -243,22 +267,8 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 		return -1;
 	}
 	s->explain = jv_is(aw, JV_TRUE);
-	if ((aw = jv_get(o, "where")) && aw->type != JV_NULL) {
-		buf w = BUF_INIT;
-
-		if (aw->type != JV_OBJECT) {
-			snprintf(err, errlen, "where: a filter is an object");
-			return -1;
-		}
-		jv_canon(aw, &w);
-		s->where = w.oom ? NULL : arena_strndup(a, (const char *)w.p, w.len);
-		s->where_len = w.len;
-		buf_release(&w);
-		if (!s->where) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	}
+	if (where_member(a, o, &s->where, &s->where_len, err, errlen))
+		return -1;
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
@@ -271,7 +281,6 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 			size_t errlen)
 {
 	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric");
-	const jv *w = jv_get(o, "where");
 
 	memset(s, 0, sizeof(*s));
 	if (jv_get(o, "text") || (n && v)) {
@@ -317,22 +326,8 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 			    : !strcmp(m->u.s, "dot")  ? CAIRN_DOT
 						      : CAIRN_L2;
 	}
-	if (w && w->type != JV_NULL) {
-		buf b = BUF_INIT;
-
-		if (w->type != JV_OBJECT) {
-			snprintf(err, errlen, "where: a filter is an object");
-			return -1;
-		}
-		jv_canon(w, &b);
-		s->where = b.oom ? NULL : arena_strndup(a, (const char *)b.p, b.len);
-		s->where_len = b.len;
-		buf_release(&b);
-		if (!s->where) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	}
+	if (where_member(a, o, &s->where, &s->where_len, err, errlen))
+		return -1;
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
