@@ -17,6 +17,7 @@
  * the first, or skips them) and the rest of the batch is committed.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,7 +459,7 @@ typedef struct reader {
 	pthread_cond_t cv;
 	cairn_changeset *cs;	/* the batch being handed over */
 	int ready;		/* cs is full and waits for the importer */
-	int stop;		/* the importer wants no more */
+	atomic_int stop;	/* the importer wants no more (read between lines too) */
 	int eof, io_error;	/* after this batch, the file ended (or could not be read) */
 	uint64_t lines, bytes, batch_bytes; /* of this batch */
 	int bad_rc;		/* this batch ends at a line that does not parse: */
@@ -488,7 +489,7 @@ static void *reader_main(void *arg)
 		r->lines = r->bytes = r->batch_bytes = 0;
 		r->bad_rc = 0;
 		while (!r->bad_rc && r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES &&
-		       (n = getline(&r->line, &r->line_cap, r->in)) >= 0) {
+		       !atomic_load(&r->stop) && (n = getline(&r->line, &r->line_cap, r->in)) >= 0) {
 			size_t len = (size_t)n, s = 0;
 			int rc;
 
@@ -510,7 +511,8 @@ static void *reader_main(void *arg)
 			r->cs->v[r->cs->n - 1].tag = (uint64_t)r->fidx << TAG_LINE_BITS | r->line_no;
 			r->batch_bytes += len;
 		}
-		if (!r->bad_rc && (r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES)) {
+		if (!r->bad_rc && r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES &&
+		    !atomic_load(&r->stop)) {
 			r->eof = 1;
 			r->io_error = ferror(r->in) != 0;
 			done = 1;
