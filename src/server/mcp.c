@@ -462,59 +462,32 @@ static int t_resolve(call *k)
 	return 0;
 }
 
-/* search with near: the Records whose vectors are closest to that Record's. */
-static int t_vsearch(call *k)
-{
-	cairn_vsearch_options o;
-	cairn_ref near = {0, 0, 0};
-	cairn_search_info info;
-	cairn_hit *h;
-	cairn_txn *t;
-	size_t n;
-	int rc;
-
-	if (gio_vsearch_options(k->mem, k->args, &o, &near, k->err, sizeof(k->err)))
-		return -1;
-	o.limit = (size_t)int_arg(k, "limit", 10, 1, 20);
-	if (!(h = arena_alloc(k->mem, o.limit * sizeof(*h)))) {
-		snprintf(k->err, sizeof(k->err), "out of memory");
-		return -1;
-	}
-	if (begin(k, &t))
-		return -1;
-	if ((rc = cairn_vsearch(t, &o, h, o.limit, &n))) {
-		cairn_txn_end(t);
-		return lib_fail(k, rc);
-	}
-	memset(&info, 0, sizeof(info));
-	buf_put_u8(k->out, '{');
-	gio_hits(k->out, h, n, &info, 0);
-	buf_put_u8(k->out, '}');
-	cairn_txn_end(t);
-	return 0;
-}
-
+/* search: by text, or with near, the Records whose vectors are closest to that Record's. */
 static int t_search(call *k)
 {
+	int by_vector = gio_is_vsearch(k->args);
 	cairn_search_options o;
+	cairn_vsearch_options vo;
+	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
+	size_t n, limit = (size_t)int_arg(k, "limit", 10, 1, 20);
 	cairn_hit *h;
 	cairn_txn *t;
-	size_t n;
 	int rc;
 
-	if (gio_is_vsearch(k->args))
-		return t_vsearch(k);
-	if (gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+	if (by_vector ? gio_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
+		      : gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
-	o.limit = (size_t)int_arg(k, "limit", 10, 1, 20);
-	if (!(h = arena_alloc(k->mem, o.limit * sizeof(*h)))) {
+	o.limit = vo.limit = limit;
+	if (!(h = arena_alloc(k->mem, limit * sizeof(*h)))) {
 		snprintf(k->err, sizeof(k->err), "out of memory");
 		return -1;
 	}
 	if (begin(k, &t))
 		return -1;
-	if ((rc = cairn_search(t, &o, h, o.limit, &n, &info))) {
+	memset(&info, 0, sizeof(info));
+	rc = by_vector ? cairn_vsearch(t, &vo, h, limit, &n) : cairn_search(t, &o, h, limit, &n, &info);
+	if (rc) {
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
