@@ -787,6 +787,10 @@ typedef struct cairn_vsearch_options {
 	size_t where_len;
 	size_t limit;		    /* 1 to 100; 0: 20 */
 	int metric;		    /* enum cairn_metric */
+	/* With a vector index (cairn_vindex_update): */
+	size_t probes;		    /* lists scanned at least; 0: the default (vsearch_probes) */
+	size_t rerank;		    /* candidates re-scored in float32; 0: the default */
+	int exact;		    /* 1: scan every vector, as with no index */
 } cairn_vsearch_options;
 
 /*
@@ -798,6 +802,35 @@ typedef struct cairn_vsearch_options {
  */
 CAIRN_API int cairn_vsearch(cairn_txn *txn, const cairn_vsearch_options *o, cairn_hit *out,
 			    size_t cap, size_t *n);
+
+/*
+ * The vector index of a Domain (docs/vectors.md): vectors split into lists
+ * around k-means centroids, each list in int8, searched by its nearest
+ * lists and re-ranked in float32. The store's background thread builds it
+ * once a Domain has 10,000 vectors and adds newer ones in batches; until
+ * then, and for the vectors it has not added yet, search is exact.
+ */
+typedef struct cairn_vindex_options {
+	size_t lists;	  /* lists when built; 0: the square root of the vectors */
+	int rebuild;	  /* train and write it anew even when it could catch up */
+	unsigned threads; /* 0: 2 */
+} cairn_vindex_options;
+
+typedef struct cairn_vindex_info {
+	uint64_t vectors; /* entries in the index (every Version's vector, any branch) */
+	uint64_t tail;	  /* vectors newer than the index, searched exactly */
+	uint64_t lists, dim;
+	uint64_t bytes;	  /* the index's values: codes, vids, Kinds, scales, centroids */
+	int built;	  /* cairn_vindex_update: 1 (re)built, 2 caught up, 0 nothing to do */
+	uint64_t added;	  /* ... entries written */
+	double seconds;	  /* ... time taken */
+} cairn_vindex_info;
+
+/* Build the index of domain, or add the vectors newer than it, now (the caller waits). */
+CAIRN_API int cairn_vindex_update(cairn_store *st, const char *domain,
+				  const cairn_vindex_options *o, cairn_vindex_info *info);
+/* What the index of domain holds (all zeros but tail when it has none). */
+CAIRN_API int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vindex_info *info);
 
 /* ------------------------------------------------------------ embedder -- */
 

@@ -2383,9 +2383,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 7. */
+	/* A new store is of format 8. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 7);
+	CHECK(was == 8);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2443,7 +2443,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 7);
+	CHECK(was == 8);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2494,7 +2494,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 7);
+	CHECK(was == 8);
 
 	/* Format 6 (postings without positions, here none at all): rebuilt, phrases work. */
 	OK(lmdb_format(6, 1, NULL));
@@ -2521,16 +2521,16 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 7);
+	CHECK(was == 8);
 
-	/* Format 3 (and anything else but 4 to 7) is refused, both ways. */
+	/* Format 3 (and anything else but 4 to 8) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(8, 0, NULL));
+	OK(lmdb_format(9, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

@@ -96,6 +96,10 @@
 	X(analyze_stem)                                                                            \
 	X(vsearch_reference)                                                                       \
 	X(vsearch_errors)                                                                          \
+	X(vindex_recall)                                                                           \
+	X(vindex_changes)                                                                          \
+	X(vindex_background)                                                                       \
+	X(vindex_errors)                                                                           \
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \

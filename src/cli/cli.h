@@ -69,6 +69,8 @@ typedef struct cli {
 	const char *near;	/* --near KIND:KEY (search) */
 	const char *vector;	/* --vector JSON (search) */
 	const char *metric;	/* --metric cosine|dot|l2 (search) */
+	long probes, lists;	/* --probes (search), --lists (vindex); 0 when not given */
+	int rebuild;		/* --rebuild (vindex) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -106,6 +108,7 @@ int cmd_resolve(cli *c);
 int cmd_search(cli *c);
 int cmd_model(cli *c);
 int cmd_embed(cli *c);
+int cmd_vindex(cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

@@ -4,6 +4,8 @@
  * cairn embed TEXT [--model FILE]: a text's vector.
  * cairn embed --pairs FILE.tsv [--model FILE]: retrieval quality on
  * paraphrase pairs (each sentence's nearest other sentence is its pair?).
+ * cairn vindex [--lists N] [--rebuild]: build the Domain's vector index, or
+ * add the vectors newer than it, now.
  */
 #include <math.h>
 #include <stdio.h>
@@ -137,4 +139,43 @@ int cmd_embed(cli *c)
 	}
 	cairn_embedder_close(e);
 	return ex;
+}
+
+int cmd_vindex(cli *c)
+{
+	cairn_open_options oo = {CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_vindex_options o = {0};
+	cairn_vindex_info in;
+	cairn_store *st;
+	int rc;
+
+	if (c->nargs)
+		return cli_usage("vindex [--lists N] [--rebuild]");
+	if (c->lists < 0 || c->lists > 65536)
+		return cli_usage("--lists is 1 to 65536");
+	o.lists = (size_t)c->lists;
+	o.rebuild = c->rebuild;
+	if ((rc = cairn_open(c->store, &oo, &st)))
+		return cli_fail(c, rc, NULL);
+	rc = cairn_vindex_update(st, c->domain, &o, &in);
+	cairn_close(st);
+	if (rc)
+		return cli_fail(c, rc, "vindex");
+	if (c->json)
+		printf("{\"built\":\"%s\",\"added\":%llu,\"vectors\":%llu,\"tail\":%llu,"
+		       "\"lists\":%llu,\"dim\":%llu,\"bytes\":%llu,\"seconds\":%.3f}\n",
+		       in.built == 1 ? "built" : in.built == 2 ? "caught up" : "up to date",
+		       (unsigned long long)in.added, (unsigned long long)in.vectors,
+		       (unsigned long long)in.tail, (unsigned long long)in.lists,
+		       (unsigned long long)in.dim, (unsigned long long)in.bytes, in.seconds);
+	else if (!in.lists)
+		printf("no vectors to index\n");
+	else
+		printf("%s: %llu vectors of %llu dimensions in %llu lists (%.1f MB), %llu added in "
+		       "%.2f s\n",
+		       in.built == 1 ? "built" : in.built == 2 ? "caught up" : "up to date",
+		       (unsigned long long)in.vectors, (unsigned long long)in.dim,
+		       (unsigned long long)in.lists, in.bytes / 1e6, (unsigned long long)in.added,
+		       in.seconds);
+	return 0;
 }

@@ -471,9 +471,11 @@ static int vector_search(cli *c)
 
 	if (c->nargs || (!c->near == !c->vector))
 		return cli_usage("search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] "
-				 "[--kind K,..] [--where JSON] [--limit N]");
+				 "[--kind K,..] [--where JSON] [--limit N] [--probes N] [--exact]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
+	if (c->probes < 0 || c->probes > 65536)
+		return cli_usage("--probes is 1 to 65536");
 	memset(&o, 0, sizeof(o));
 	if (c->metric && strcmp(c->metric, "cosine") && strcmp(c->metric, "dot") &&
 	    strcmp(c->metric, "l2"))
@@ -523,6 +525,8 @@ static int vector_search(cli *c)
 	o.n_kinds = kinds.h.n_kinds;
 	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
 	o.where = c->where;
+	o.probes = (size_t)c->probes;
+	o.exact = c->exact;
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else

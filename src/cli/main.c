@@ -71,13 +71,13 @@ static const char usage_text[] =
 	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
 	"                                  the Records a name most likely names, best first\n"
 	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
-	"         [--explain]\n"
+	"         [--explain]              Records with every word, best first (BM25), then some\n"
 	"  search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] [--kind K,..]\n"
-	"         [--where JSON] [--limit N]   nearest vectors, exactly\n"
+	"         [--where JSON] [--limit N] [--probes N] [--exact]   nearest vectors\n"
+	"  vindex [--lists N] [--rebuild] the vector index: build it or add newer vectors now\n"
 	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
 	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
 	"  model convert SOURCE.json OUT.cemb [--id ID]   a model file from word vectors\n"
-	"                                  Records with every word, best first (BM25), then some\n"
 	"  log [--limit N]                 the revision log of the branch\n"
 	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
 	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
@@ -1339,6 +1339,7 @@ enum {
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
+	OPT_PROBES, OPT_LISTS, OPT_REBUILD,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1421,6 +1422,9 @@ int main(int argc, char **argv)
 		{"near", required_argument, 0, OPT_NEAR},
 		{"vector", required_argument, 0, OPT_VECTOR},
 		{"metric", required_argument, 0, OPT_METRIC},
+		{"probes", required_argument, 0, OPT_PROBES},
+		{"lists", required_argument, 0, OPT_LISTS},
+		{"rebuild", no_argument, 0, OPT_REBUILD},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1528,6 +1532,9 @@ int main(int argc, char **argv)
 		case OPT_NEAR: c.near = optarg; break;
 		case OPT_VECTOR: c.vector = optarg; break;
 		case OPT_METRIC: c.metric = optarg; break;
+		case OPT_PROBES: c.probes = parse_long(optarg, "--probes", &bad); break;
+		case OPT_LISTS: c.lists = parse_long(optarg, "--lists", &bad); break;
+		case OPT_REBUILD: c.rebuild = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;
@@ -1591,6 +1598,8 @@ int main(int argc, char **argv)
 		return cmd_model(&c);
 	if (strcmp(cmd, "embed") == 0)
 		return cmd_embed(&c);
+	if (strcmp(cmd, "vindex") == 0)
+		return cmd_vindex(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

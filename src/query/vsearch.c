@@ -1,10 +1,17 @@
 /*
- * Exact vector search (cairn_vsearch, docs/vectors.md): every Record vector
- * of the Domain scanned in vid order, those the view's live set holds
- * scored against the query (cosine, dot product or L2), the best kept; a
- * Kind or attribute filter is checked for a Record only when it would be
- * kept. It is the reference a vector index is measured against, and the
- * answer while there is none.
+ * Vector search (cairn_vsearch, docs/vectors.md). With no index, or when
+ * asked, exact: every vector of the Domain scanned in vid order, those the
+ * view's live set holds scored against the query, the best kept. With the
+ * Domain's index (version/vindex.h): the centroids scored, the nearest
+ * lists scanned in int8 (Kinds checked in the entries, the live set for
+ * those that would be kept), the best candidates re-scored in float32, and
+ * the vectors newer than the index scanned exactly. More lists are scanned
+ * while fewer candidates than the limit were found, and, when an attribute
+ * filter leaves fewer hits than the limit, the search runs again over four
+ * times as many lists, until it has scanned them all.
+ *
+ * A Kind or attribute filter is checked for a Record only when it would be
+ * kept (its Version read then).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +20,11 @@
 #include "query/read.h"
 #include "util/alloc.h"
 #include "util/err.h"
+#include "util/vec.h"
+#include "version/vindex.h"
+
+uint64_t vsearch_probes = 8;
+uint64_t vsearch_rerank = 64;
 
 typedef struct vhit {
 	uint64_t vid;
@@ -22,11 +34,17 @@ typedef struct vhit {
 typedef struct vctx {
 	cairn_txn *t;
 	MDB_cursor *cells;
-	uint64_t chunk_id;	/* the live-set chunk in hand, + 1 */
-	const uint8_t *chunk;
+	const uint8_t **chunk;	/* live-set chunks by vid >> LIVE_CHUNK_BITS */
+	uint8_t *known;		/* ... looked up (a chunk may be absent: nothing live) */
+	size_t n_chunk;
 	uint32_t kinds[64];
 	size_t n_kinds;
 	const qfilter *filter[64];
+	const float *q;		/* the query */
+	size_t dim;
+	double qnorm;
+	int metric;
+	uint64_t skip;		/* the near Record's own Version */
 	vhit *h;		/* the best, best first */
 	size_t n, cap;
 } vctx;
@@ -38,17 +56,43 @@ static int vlive(vctx *v, uint64_t vid, int *live)
 	size_t len;
 	int rc;
 
-	if (v->chunk_id != id + 1) {
-		rc = cell_get_cur(&v->t->d, v->cells, CELL_LIVE, id, &v->chunk, &len);
+	if (id >= v->n_chunk) {
+		size_t n = v->n_chunk ? v->n_chunk : 64;
+		const uint8_t **c;
+		uint8_t *k;
+
+		while (n <= id)
+			n *= 2;
+		if (!(c = cr_reallocarray(v->chunk, n, sizeof(*c))))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		v->chunk = c;
+		if (!(k = cr_realloc(v->known, n)))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		v->known = k;
+		memset(k + v->n_chunk, 0, n - v->n_chunk);
+		v->n_chunk = n;
+	}
+	if (!v->known[id]) {
+		rc = cell_get_cur(&v->t->d, v->cells, CELL_LIVE, id, &v->chunk[id], &len);
 		if (rc == CAIRN_ENOTFOUND)
-			v->chunk = NULL;
+			v->chunk[id] = NULL;
 		else if (rc)
 			return rc;
 		else if (len != LIVE_CHUNK_BYTES)
 			return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
-		v->chunk_id = id + 1;
+		v->known[id] = 1;
 	}
-	*live = v->chunk && (v->chunk[bit >> 3] >> (bit & 7) & 1);
+	*live = v->chunk[id] && (v->chunk[id][bit >> 3] >> (bit & 7) & 1);
+	return 0;
+}
+
+static int kind_ok(const vctx *v, uint32_t kind)
+{
+	if (!v->n_kinds)
+		return 1;
+	for (size_t k = 0; k < v->n_kinds; k++)
+		if (v->kinds[k] == kind)
+			return 1;
 	return 0;
 }
 
@@ -94,6 +138,284 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 	return 0;
 }
 
+/*
+ * The exact score of stored vector x (float32 kernels, so the index's
+ * re-rank and the exact scan give a vector the same score).
+ */
+static double exact(const vctx *v, const float *x)
+{
+	double s, nx;
+
+	if (v->metric == CAIRN_L2) {
+		s = vec_l2sq(x, v->q, v->dim);
+		return s > 0 ? -sqrt(s) : 0;
+	}
+	s = vec_dot(x, v->q, v->dim);
+	if (v->metric == CAIRN_COSINE) {
+		nx = vec_dot(x, x, v->dim);
+		s = nx > 0 && v->qnorm > 0 ? s / (sqrt(nx) * v->qnorm) : 0;
+	}
+	return s;
+}
+
+/* Score exactly every vector with a vid above after. */
+static int scan_exact(vctx *v, uint64_t after)
+{
+	MDB_cursor *cur;
+	MDB_val k, val;
+	kbuf p;
+	int mrc, rc = 0;
+
+	if ((mrc = mdb_cursor_open(v->t->txn, v->t->st->dbi[DB_VECTORS], &cur)))
+		return store_err(mrc, "vectors");
+	key_u64(&p, v->t->d.dom, after + 1);
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	v->t->d.stats.seeks++;
+	for (mrc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		uint64_t vid;
+		int live = 0;
+
+		if (k.mv_size != 12 || memcmp(k.mv_data, p.b, 4) != 0)
+			break;
+		vid = be64_get((const uint8_t *)k.mv_data + 4);
+		v->t->d.stats.entries++;
+		if (vid == v->skip || (rc = vlive(v, vid, &live)) || !live)
+			continue;
+		if (val.mv_size != v->dim * sizeof(float)) {
+			rc = err_set(CAIRN_EDIM, "the Domain's vectors have %zu dimensions, not %zu",
+				     val.mv_size / sizeof(float), v->dim);
+			break;
+		}
+		rc = vkeep(v, vid, exact(v, val.mv_data));
+	}
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "vectors");
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/* ------------------------------------------------------- with the index -- */
+
+typedef struct cand {
+	double s;
+	uint64_t vid;
+} cand;
+
+/* A min-heap of the best candidates by approximate score. */
+static void heap_push(cand *h, size_t *n, size_t cap, double s, uint64_t vid)
+{
+	size_t i;
+
+	if (*n == cap) { /* replace the root (the worst) and sift down */
+		i = 0;
+		for (;;) {
+			size_t l = 2 * i + 1, m = i;
+
+			if (l < *n && h[l].s < s && (l + 1 >= *n || h[l].s <= h[l + 1].s))
+				m = l;
+			else if (l + 1 < *n && h[l + 1].s < s)
+				m = l + 1;
+			if (m == i)
+				break;
+			h[i] = h[m];
+			i = m;
+		}
+	} else {
+		i = (*n)++;
+		while (i > 0 && h[(i - 1) / 2].s > s) {
+			h[i] = h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+	}
+	h[i].s = s;
+	h[i].vid = vid;
+}
+
+typedef struct lscore {
+	float s;
+	uint32_t list;
+} lscore;
+
+/* Does list score a come before b (higher, then lower list number)? */
+static int lfirst(const lscore *a, const lscore *b)
+{
+	return a->s > b->s || (a->s == b->s && a->list < b->list);
+}
+
+/* Lists are taken nearest first from a heap: most searches need only a few. */
+static void lheap_down(lscore *h, size_t n, size_t i)
+{
+	lscore x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && lfirst(&h[c + 1], &h[c]))
+			c++;
+		if (!lfirst(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static uint32_t lheap_pop(lscore *h, size_t *n)
+{
+	uint32_t list = h[0].list;
+
+	h[0] = h[--*n];
+	if (*n)
+		lheap_down(h, *n, 0);
+	return list;
+}
+
+/* Scan the lists of heap order, nearest first (at least probes, more while fewer than want were found) into h. */
+static int scan_lists(vctx *v, lscore *order, size_t lists, size_t probes, size_t want,
+		      const int16_t *q16, float qscale, cand *h, size_t *nh, size_t cap)
+{
+	MDB_cursor *cur;
+	int mrc, rc = 0;
+	double qn2 = v->qnorm * v->qnorm;
+
+	if ((mrc = mdb_cursor_open(v->t->txn, v->t->st->dbi[DB_VINDEX], &cur)))
+		return store_err(mrc, "vindex");
+	for (size_t p = 0, left = lists; left && !rc && (p < probes || *nh < want); p++) {
+		MDB_val k, val;
+		kbuf pre;
+
+		kb_init(&pre);
+		kb_be32(&pre, v->t->d.dom);
+		kb_u8(&pre, 'L');
+		kb_be32(&pre, lheap_pop(order, &left));
+		k.mv_data = pre.b;
+		k.mv_size = pre.n;
+		v->t->d.stats.seeks++;
+		for (mrc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE); mrc == 0 && !rc;
+		     mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+			vblock b;
+
+			if (k.mv_size != pre.n + 4 || memcmp(k.mv_data, pre.b, pre.n) != 0)
+				break;
+			if ((rc = vblock_decode(val.mv_data, val.mv_size, (uint32_t)v->dim, &b)))
+				break;
+			v->t->d.stats.entries += b.n;
+			for (uint32_t i = 0; i < b.n && !rc; i++) {
+				uint32_t kind;
+				float sc, nx;
+				uint64_t vid;
+				double s;
+				int live;
+
+				if (v->n_kinds) {
+					memcpy(&kind, b.kinds + 4 * (size_t)i, 4);
+					if (!kind_ok(v, kind))
+						continue;
+				}
+				memcpy(&sc, b.scales + 4 * (size_t)i, 4);
+				memcpy(&nx, b.norms + 4 * (size_t)i, 4);
+				s = (double)sc * qscale * vec_dot_i8(b.codes + (size_t)i * v->dim, q16, v->dim);
+				if (v->metric == CAIRN_COSINE)
+					s = nx > 0 && v->qnorm > 0 ? s / (nx * v->qnorm) : 0;
+				else if (v->metric == CAIRN_L2)
+					s = 2 * s - (double)nx * nx - qn2;
+				if (*nh == cap && s <= h[0].s)
+					continue;
+				memcpy(&vid, b.vids + 8 * (size_t)i, 8);
+				if (vid == v->skip || (rc = vlive(v, vid, &live)) || !live)
+					continue;
+				heap_push(h, nh, cap, s, vid);
+			}
+		}
+		if (!rc && mrc && mrc != MDB_NOTFOUND)
+			rc = store_err(mrc, "vindex");
+	}
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+
+	return x->s < y->s ? 1 : x->s > y->s ? -1 : (x->vid > y->vid) - (x->vid < y->vid);
+}
+
+/* Search with the index m; *done = 0 when there is no usable one (search exactly). */
+static int search_index(vctx *v, const vindex_meta *m, size_t probes, size_t rerank)
+{
+	MDB_val val;
+	kbuf k;
+	lscore *order = NULL;
+	cand *h = NULL;
+	int8_t *q8 = NULL;
+	int16_t *q16 = NULL;
+	float qscale;
+	const float *cent;
+	size_t nh = 0;
+	int rc;
+
+	if (m->dim != v->dim)
+		return err_set(CAIRN_EDIM, "the Domain's vectors have %u dimensions, not %zu", m->dim,
+			       v->dim);
+	kb_init(&k);
+	kb_be32(&k, v->t->d.dom);
+	kb_u8(&k, 'C');
+	v->t->d.stats.seeks++;
+	if ((rc = db_get(v->t->txn, v->t->st, DB_VINDEX, k.b, k.n, &val)))
+		return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "vector index: no centroids")
+					     : rc;
+	if (val.mv_size != (size_t)m->lists * m->dim * sizeof(float))
+		return err_set(CAIRN_ECORRUPT, "vector index: centroids of %zu bytes", val.mv_size);
+	cent = val.mv_data;
+	order = cr_malloc(m->lists * sizeof(*order));
+	h = cr_malloc(rerank * sizeof(*h));
+	q8 = cr_malloc(v->dim);
+	q16 = cr_malloc(v->dim * sizeof(*q16));
+	if (!order || !h || !q8 || !q16) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t j = 0; j < m->lists; j++) {
+		order[j].s = vec_dot(cent + (size_t)j * m->dim, v->q, v->dim);
+		order[j].list = j;
+	}
+	for (size_t j = m->lists / 2; j-- > 0;)
+		lheap_down(order, m->lists, j);
+	qscale = vec_quantize(v->q, v->dim, q8);
+	for (size_t d = 0; d < v->dim; d++)
+		q16[d] = q8[d];
+	if ((rc = scan_lists(v, order, m->lists, probes, rerank, q16, qscale, h, &nh, rerank)))
+		goto out;
+	/* The candidates, best first, scored exactly. */
+	qsort(h, nh, sizeof(*h), cand_cmp);
+	for (size_t i = 0; i < nh && !rc; i++) {
+		MDB_val x;
+
+		key_u64(&k, v->t->d.dom, h[i].vid);
+		v->t->d.stats.seeks++;
+		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, k.b, k.n, &x);
+		if (rc == CAIRN_ENOTFOUND) { /* purged since the index was written */
+			rc = 0;
+			continue;
+		}
+		if (!rc && x.mv_size != v->dim * sizeof(float))
+			rc = err_set(CAIRN_ECORRUPT, "vector of %zu bytes", x.mv_size);
+		if (!rc)
+			rc = vkeep(v, h[i].vid, exact(v, x.mv_data));
+	}
+out:
+	cr_free(order);
+	cr_free(h);
+	cr_free(q8);
+	cr_free(q16);
+	return rc;
+}
+
 int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, size_t cap,
 		  size_t *n)
 {
@@ -103,10 +425,8 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	uint64_t skip = 0;
 	double qnorm = 0;
 	arena_mark mark;
-	MDB_cursor *cur = NULL;
-	MDB_val k, val;
-	uint8_t p[4];
-	int rc = 0, mrc;
+	vindex_meta m;
+	int rc = 0, mrc, have = 0;
 
 	if (!t || !o || !out || !n || (!o->vector == !o->near))
 		return err_set(CAIRN_EINVAL, "cairn_vsearch: a vector or a Record to be near, not both");
@@ -120,6 +440,8 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 		return err_set(CAIRN_EINVAL, "kinds: at most 64");
 	if (o->where && !o->n_kinds)
 		return err_set(CAIRN_EINVAL, "where needs the Kinds it is over, in kinds");
+	if (o->probes > 65536 || o->rerank > 10000)
+		return err_set(CAIRN_EINVAL, "probes is at most 65536, rerank at most 10000");
 	memset(&v, 0, sizeof(v));
 	v.t = t;
 	for (size_t i = 0; i < o->n_kinds; i++) {
@@ -164,59 +486,62 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 		else
 			memcpy(q, o->vector, dim * sizeof(float));
 	}
-	for (size_t d = 0; !rc && d < dim; d++) {
+	for (size_t d = 0; d < dim; d++) {
 		if (!isfinite(q[d]))
 			rc = err_set(CAIRN_EINVAL, "the vector's component %zu is not a finite number", d);
 		qnorm += (double)q[d] * q[d];
 	}
-	qnorm = sqrt(qnorm);
+	v.q = q;
+	v.dim = dim;
+	v.qnorm = sqrt(qnorm);
+	v.metric = o->metric;
+	v.skip = skip;
 	if (!rc && !(v.h = cr_calloc(limit, sizeof(*v.h))))
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 	v.cap = limit;
 	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CELLS], &v.cells)))
 		rc = store_err(mrc, "cells");
-	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_VECTORS], &cur)))
-		rc = store_err(mrc, "vectors");
-	be32_put(p, t->d.dom);
-	k.mv_data = p;
-	k.mv_size = 4;
-	for (mrc = rc ? MDB_NOTFOUND : mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE); mrc == 0 && !rc;
-	     mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
-		uint64_t vid;
-		const float *x = val.mv_data;
-		double s = 0, nx = 0;
-		int live = 0;
-
-		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
-			break;
-		vid = be64_get((const uint8_t *)k.mv_data + 4);
-		t->d.stats.entries++;
-		if (vid == skip || (rc = vlive(&v, vid, &live)) || !live)
-			continue;
-		if (val.mv_size != dim * sizeof(float)) {
-			rc = err_set(CAIRN_EDIM, "the Domain's vectors have %zu dimensions, not %zu",
-				     val.mv_size / sizeof(float), dim);
-			break;
-		}
-		if (o->metric == CAIRN_L2) {
-			for (size_t d = 0; d < dim; d++) {
-				double e = (double)x[d] - q[d];
-
-				s += e * e;
-			}
-			s = s > 0 ? -sqrt(s) : 0;
-		} else {
-			for (size_t d = 0; d < dim; d++) {
-				s += (double)x[d] * q[d];
-				nx += (double)x[d] * x[d];
-			}
-			if (o->metric == CAIRN_COSINE)
-				s = nx > 0 && qnorm > 0 ? s / (sqrt(nx) * qnorm) : 0;
-		}
-		rc = vkeep(&v, vid, s);
+	if (!rc && !o->exact) {
+		rc = vindex_meta_get(t->txn, t->st, t->d.dom, &m);
+		have = rc == 0;
+		if (rc == CAIRN_ENOTFOUND)
+			rc = 0;
 	}
-	if (!rc && mrc && mrc != MDB_NOTFOUND)
-		rc = store_err(mrc, "vectors");
+	if (!rc && have) {
+		size_t probes = o->probes ? o->probes : vsearch_probes;
+		size_t rerank = o->rerank ? o->rerank : vsearch_rerank;
+
+		if (rerank < limit)
+			rerank = limit;
+		/*
+		 * Kinds whose Records are too few to be found near the query (fewer
+		 * than 2 x limit expected in the lists it would scan, measured on
+		 * the clustered workload): every list is scanned, in int8 for those
+		 * Kinds only.
+		 */
+		if (v.n_kinds) {
+			uint64_t match = 0, c;
+
+			for (size_t i = 0; i < v.n_kinds && !rc; i++)
+				if (!(rc = count_get(&t->d, v.kinds[i], &c)))
+					match += c;
+			if (match * probes < (uint64_t)limit * 2 * m.lists)
+				probes = m.lists;
+		}
+		for (;;) {
+			v.n = 0;
+			if ((rc = search_index(&v, &m, probes, rerank)) ||
+			    (rc = scan_exact(&v, m.watermark)))
+				break;
+			/* A filter the candidates did not satisfy: more lists, more candidates. */
+			if (!v.filter[0] || v.n == v.cap || probes >= m.lists)
+				break;
+			probes *= 4;
+			rerank = rerank * 4 > 10000 ? 10000 : rerank * 4;
+		}
+	} else if (!rc) {
+		rc = scan_exact(&v, 0);
+	}
 	for (size_t i = 0; !rc && i < v.n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		if ((rc = record_fill(t, NULL, v.h[i].vid, &out[i].rec, NULL)))
@@ -226,10 +551,10 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	}
 	if (rc)
 		*n = 0;
-	if (cur)
-		mdb_cursor_close(cur);
 	if (v.cells)
 		mdb_cursor_close(v.cells);
+	cr_free(v.chunk);
+	cr_free(v.known);
 	cr_free(q);
 	cr_free(v.h);
 	arena_rewind(&t->scratch, mark);

@@ -2040,11 +2040,11 @@ static void h_resolve(req *r)
 	cairn_txn_end(t);
 }
 
-/* POST /v1/domains/{d}/search with "near" or "vector": exact vector search. */
+/* POST /v1/domains/{d}/search with "near" or "vector": vector search. */
 static void h_vsearch(req *r, const jv *b, long limit, int values)
 {
-	static const char *const only_v[] = {"near", "vector", "metric", "kinds", "where",
-					     "limit", "values", NULL};
+	static const char *const only_v[] = {"near",  "vector", "metric", "kinds", "where",
+					     "limit", "values", "probes", "exact",  NULL};
 	cairn_vsearch_options o;
 	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
@@ -2080,7 +2080,8 @@ static void h_search(req *r)
 {
 	static const char *const names[] = {"text",	 "kinds",    "limit",  "values",
 					    "all_words", "no_typos", "where",  "explain",
-					    "near",	 "vector",   "metric", NULL};
+					    "near",	 "vector",   "metric", "probes",
+					    "exact",	 NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;

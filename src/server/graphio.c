@@ -1,4 +1,5 @@
 /* Graph reads over HTTP and MCP: JSON in, JSON out (graphio.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -280,7 +281,7 @@ int gio_is_vsearch(const jv *o)
 int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
 			size_t errlen)
 {
-	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric");
+	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric"), *p, *e;
 
 	memset(s, 0, sizeof(*s));
 	if (jv_get(o, "text") || (n && v)) {
@@ -325,6 +326,36 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 		s->metric = !strcmp(m->u.s, "cosine") ? CAIRN_COSINE
 			    : !strcmp(m->u.s, "dot")  ? CAIRN_DOT
 						      : CAIRN_L2;
+	}
+	if ((p = jv_get(o, "probes")) && p->type != JV_NULL) {
+		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
+		    jv_number(p) > 65536) {
+			snprintf(err, errlen, "probes is an integer from 1 to 65536");
+			return -1;
+		}
+		s->probes = (size_t)jv_number(p);
+	}
+	if ((e = jv_get(o, "exact")) && e->type != JV_NULL) {
+		if (e->type != JV_TRUE && e->type != JV_FALSE) {
+			snprintf(err, errlen, "exact is true or false");
+			return -1;
+		}
+		s->exact = e->type == JV_TRUE;
+	}
+	if ((p = jv_get(o, "probes")) && p->type != JV_NULL) {
+		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
+		    jv_number(p) > 65536) {
+			snprintf(err, errlen, "probes is an integer from 1 to 65536");
+			return -1;
+		}
+		s->probes = (size_t)jv_number(p);
+	}
+	if ((e = jv_get(o, "exact")) && e->type != JV_NULL) {
+		if (e->type != JV_TRUE && e->type != JV_FALSE) {
+			snprintf(err, errlen, "exact is true or false");
+			return -1;
+		}
+		s->exact = e->type == JV_TRUE;
 	}
 	if (where_member(a, o, &s->where, &s->where_len, err, errlen))
 		return -1;

@@ -35,6 +35,7 @@ const char *const db_names[DB_COUNT] = {
 	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
 	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names", [DB_POSTINGS] = "postings",
 	[DB_LEXICON] = "lexicon",
+	[DB_VINDEX] = "vindex",
 };
 
 /* Paths open in this process: LMDB forbids opening one environment twice in a process. */

@@ -29,6 +29,7 @@ enum db_id {
 	DB_NAMES,    /* (dom, normalized name, 0, vid, source, attribute) -> empty */
 	DB_POSTINGS, /* (dom, segment, term, 0, vid >> 16) -> container; (dom, 0, segment) -> descriptor */
 	DB_LEXICON,  /* (dom, word, 0) -> empty: every word of letters indexed (typo tolerance) */
+	DB_VINDEX,   /* (dom, 'M' | 'C' | 'L' list seq) -> the vector index (version/vindex.h) */
 	DB_COUNT
 };
 
@@ -53,7 +54,7 @@ struct cairn_store {
 };
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 7u
+#define STORE_FORMAT 8u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

@@ -26,6 +26,7 @@
 #include "util/text.h"
 #include "version/text.h"
 #include "version/version.h"
+#include "version/vindex.h"
 
 #define CAT_BNAME 'B'	/* (dom, 'B', name) -> branch id */
 #define CAT_BRANCH 'b'	/* (dom, 'b', id) -> branch info */
@@ -743,7 +744,8 @@ struct maint {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int running, stop, work;
+	int running, work;
+	volatile int stop;
 };
 
 static void *maint_main(void *arg)
@@ -761,6 +763,9 @@ static void *maint_main(void *arg)
 		}
 		pthread_mutex_unlock(&m->lock);
 		rc = cairn_store_maintain(st, 2000, &pending);
+		/* With nothing else to do, the vector indexes that have fallen behind. */
+		if (!rc && !pending)
+			rc = vindex_maintain(st, &m->stop);
 		pthread_mutex_lock(&m->lock);
 		if (rc || !pending)
 			m->work = 0; /* an error waits for the next wake-up or open */

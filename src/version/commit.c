@@ -111,6 +111,7 @@ typedef struct cctx {
 	int tw_async;	    /* a thread of its own collects them (text_thread) */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
+	int vec_woke;	    /* the background was told of new vectors (their index) */
 } cctx;
 
 /* ------------------------------------------------------------ errors -- */
@@ -1633,6 +1634,11 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 				    (size_t)o->dim * sizeof(float));
 			if (rc)
 				return rc;
+			/* It looks once this commit is done (it waits for the writer). */
+			if (!c->vec_woke) {
+				c->vec_woke = 1;
+				maint_wake(c->d.st);
+			}
 		}
 	} else {
 		lstate *l = &c->ls[o->st];

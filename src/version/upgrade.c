@@ -8,6 +8,8 @@
  *   5 -> 6: the full-text index (DB_POSTINGS), built the same way.
  *   6 -> 7: the full-text index again: words carry their positions (for
  *           phrases), and block skips are 4 bytes.
+ *   7 -> 8: the vector index's sub-database (DB_VINDEX), created empty: the
+ *           background builds each Domain's index from its vectors.
  */
 #include <string.h>
 

@@ -1,0 +1,55 @@
+/*
+ * The vector index (docs/vectors.md): a partition index over a Domain's
+ * vectors. Spherical k-means centroids split the vectors into lists; each
+ * list holds, per vector, its vid, its Record's Kind, and an int8 copy with
+ * its scale and norm. A search scores the centroids, scans the nearest
+ * lists in int8, re-ranks the best in float32 from the vectors
+ * sub-database, and scans exactly the vectors newer than the index.
+ *
+ * Like every index it is append-only and shared by all branches: an entry
+ * counts when its vid is in the view's live set. It covers the vectors up
+ * to a watermark vid; newer ones (the tail) are added by a catch-up, in the
+ * background, and are searched exactly until then.
+ *
+ * DB_VINDEX keys (dom is be32):
+ *   (dom, 'M')                       -> meta: be32 format (1), dim, lists,
+ *                                       0; be64 watermark, entries, next seq
+ *   (dom, 'C')                       -> lists x dim float32 unit centroids
+ *   (dom, 'L', be32 list, be32 seq)  -> a block: u32 n, u32 dim, then n u64
+ *                                       vids, n u32 Kinds, n float scales,
+ *                                       n float norms, n x dim int8 codes
+ *                                       (native little-endian)
+ */
+#ifndef CAIRN_VERSION_VINDEX_H
+#define CAIRN_VERSION_VINDEX_H
+
+#include "version/version.h"
+
+#define VINDEX_BLOCK_MAX 512 /* entries per block */
+
+typedef struct vindex_meta {
+	uint32_t dim, lists;
+	uint64_t watermark, entries, seq;
+} vindex_meta;
+
+/* Vectors a Domain needs before the background builds its index; tests lower it. */
+extern uint64_t vindex_min;
+/* Vectors newer than the index before the background adds them. */
+extern uint64_t vindex_catchup;
+
+/* The Domain's index meta; CAIRN_ENOTFOUND when it has none. */
+int vindex_meta_get(MDB_txn *txn, cairn_store *st, uint32_t dom, vindex_meta *m);
+
+/* A block's arrays (pointers into the stored value). */
+typedef struct vblock {
+	uint32_t n, dim;
+	const uint8_t *vids, *kinds, *scales, *norms;
+	const int8_t *codes;
+} vblock;
+
+int vblock_decode(const void *p, size_t len, uint32_t dim, vblock *b);
+
+/* For the maintenance thread: build or catch up every Domain's index that needs it. */
+int vindex_maintain(cairn_store *st, const volatile int *stop);
+
+#endif

@@ -1,0 +1,414 @@
+/*
+ * The vector index against exact search: clustered vectors (the hard case
+ * for partition and graph indexes alike), recall@10 and @20 with no filter
+ * and with Kind filters of 39% and 1%, on main and on a branch; after
+ * inserts (searched exactly until the index catches up), updates, deletes
+ * and duplicates; a rebuild; the background build; and errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests.h"
+#include "version/vindex.h"
+
+#define XDIM 32
+#define XN 4000
+#define XCLUSTERS 40
+
+static const char xschema[] = "{\"kinds\":[{\"name\":\"A\"},{\"name\":\"B\"},{\"name\":\"C\"}]}";
+
+static double gauss(void)
+{
+	double u = (rand() + 1.0) / (RAND_MAX + 2.0), v = (rand() + 1.0) / (RAND_MAX + 2.0);
+
+	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+static float centres[XCLUSTERS][XDIM];
+
+static void draw(float *x, int cluster)
+{
+	double ss = 0;
+
+	for (int d = 0; d < XDIM; d++) {
+		x[d] = centres[cluster][d] + (float)(0.12 * gauss());
+		ss += (double)x[d] * x[d];
+	}
+	for (int d = 0; d < XDIM; d++)
+		x[d] = (float)(x[d] / sqrt(ss));
+}
+
+/* A Record line with its vector. */
+static size_t line(char *out, size_t cap, const char *kind, int key, const float *x)
+{
+	size_t n = (size_t)snprintf(out, cap, "{\"kind\":\"%s\",\"key\":\"k%d\",\"vector\":[", kind, key);
+
+	for (int d = 0; d < XDIM; d++)
+		n += (size_t)snprintf(out + n, cap - n, "%s%.6g", d ? "," : "", x[d]);
+	n += (size_t)snprintf(out + n, cap - n, "]}\n");
+	return n;
+}
+
+static int put(cairn_store *st, const char *branch, const char *kind, int key, const float *x)
+{
+	char l[1024];
+
+	line(l, sizeof(l), kind, key, x);
+	return test_commit_on(st, "d", branch, l, NULL);
+}
+
+static const char *kind_of(int i)
+{
+	return i % 100 == 7 ? "C" : i % 100 < 40 ? "B" : "A";
+}
+
+static cairn_store *xstore(void)
+{
+	cairn_store *st;
+	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_commit_options co = {0};
+	char *lines = malloc(1000 * 512);
+	float x[XDIM];
+
+	srand(23);
+	for (int c = 0; c < XCLUSTERS; c++) {
+		double ss = 0;
+
+		for (int d = 0; d < XDIM; d++) {
+			centres[c][d] = (float)gauss();
+			ss += (double)centres[c][d] * centres[c][d];
+		}
+		for (int d = 0; d < XDIM; d++)
+			centres[c][d] = (float)(centres[c][d] / sqrt(ss));
+	}
+	if (!lines || cairn_open(test_path("xstore"), &oo, &st) || cairn_domain_create(st, "d")) {
+		free(lines);
+		return NULL;
+	}
+	co.domain = "d";
+	co.prov.actor = "test";
+	if (cairn_schema_apply(st, &co, xschema, strlen(xschema), NULL))
+		goto fail;
+	for (int b = 0; b < XN / 1000; b++) {
+		size_t n = 0;
+
+		for (int i = b * 1000; i < (b + 1) * 1000; i++) {
+			draw(x, rand() % XCLUSTERS);
+			n += line(lines + n, 1000 * 512 - n, kind_of(i), i, x);
+		}
+		lines[n - 1] = '\0';
+		if (test_commit_on(st, "d", NULL, lines, NULL))
+			goto fail;
+	}
+	free(lines);
+	return st;
+fail:
+	free(lines);
+	cairn_close(st);
+	return NULL;
+}
+
+/* Mean recall@10 and @20 of the index against exact search over queries drawn like the data. */
+static void recall(cairn_store *st, const char *branch, const char *kind, double *r10, double *r20)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	int q = 60;
+
+	*r10 = *r20 = 0;
+	ro.domain = "d";
+	ro.branch = branch;
+	if (cairn_read_begin(st, &ro, &t))
+		return;
+	for (int i = 0; i < q; i++) {
+		cairn_vsearch_options o = {0};
+		cairn_hit ex[20], ap[20];
+		size_t ne = 0, na = 0;
+		float x[XDIM];
+		int h10 = 0, h20 = 0;
+
+		draw(x, rand() % XCLUSTERS);
+		o.vector = x;
+		o.dim = XDIM;
+		o.limit = 20;
+		if (kind) {
+			o.kinds = &kind;
+			o.n_kinds = 1;
+		}
+		o.exact = 1;
+		if (cairn_vsearch(t, &o, ex, 20, &ne))
+			break;
+		o.exact = 0;
+		if (cairn_vsearch(t, &o, ap, 20, &na))
+			break;
+		for (size_t a = 0; a < na; a++)
+			for (size_t e = 0; e < ne; e++)
+				if (ap[a].rec.vid == ex[e].rec.vid) {
+					h20 += e < 20;
+					h10 += e < 10 && a < 10;
+				}
+		*r10 += h10 / 10.0 / q;
+		*r20 += h20 / 20.0 / q;
+	}
+	cairn_txn_end(t);
+}
+
+/* The first hit of a search for x (its key in key), and the number of hits with score >= 1 - 1e-6. */
+static int top(cairn_store *st, const char *branch, uint64_t at, const float *x, char *key,
+	       size_t *exact_hits)
+{
+	cairn_read_options ro = {0};
+	cairn_vsearch_options o = {0};
+	cairn_hit h[20];
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	ro.domain = "d";
+	ro.branch = branch;
+	ro.at_revision = at;
+	if ((rc = cairn_read_begin(st, &ro, &t)))
+		return rc;
+	o.vector = x;
+	o.dim = XDIM;
+	o.limit = 20;
+	key[0] = '\0';
+	*exact_hits = 0;
+	rc = cairn_vsearch(t, &o, h, 20, &n);
+	if (!rc && n)
+		snprintf(key, 16, "%.*s", (int)h[0].rec.key_len, h[0].rec.key);
+	for (size_t i = 0; !rc && i < n; i++)
+		*exact_hits += h[i].score >= 1 - 1e-6;
+	cairn_txn_end(t);
+	return rc;
+}
+
+void test_vindex_recall(void)
+{
+	cairn_store *st = xstore();
+	cairn_vindex_options vo = {0};
+	cairn_vindex_info in;
+	double r10, r20;
+
+	CHECK(st);
+	if (!st)
+		return;
+	vo.lists = 60;
+	OK(cairn_vindex_update(st, "d", &vo, &in));
+	CHECK(in.built == 1 && in.vectors == XN && in.tail == 0 && in.lists == 60 &&
+	      in.dim == XDIM && in.bytes == XN * (20 + XDIM) + 60 * XDIM * 4);
+	OK(cairn_vindex_update(st, "d", NULL, &in)); /* nothing new */
+	CHECK(in.built == 0 && in.added == 0);
+	recall(st, NULL, NULL, &r10, &r20);
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	recall(st, NULL, "B", &r10, &r20); /* 39% */
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	recall(st, NULL, "C", &r10, &r20); /* 1% */
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	/* A branch that diverged: 300 new Records there, 300 on main. */
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	for (int i = 0; i < 300; i++) {
+		float x[XDIM];
+
+		draw(x, rand() % XCLUSTERS);
+		OK(put(st, "b", kind_of(i), XN + i, x));
+		draw(x, rand() % XCLUSTERS);
+		OK(put(st, NULL, kind_of(i), XN + 1000 + i, x));
+	}
+	recall(st, "b", NULL, &r10, &r20); /* the new ones: searched exactly */
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	OK(cairn_vindex_update(st, "d", NULL, &in));
+	CHECK(in.built == 2 && in.added == 600 && in.vectors == XN + 600 && in.tail == 0);
+	recall(st, "b", NULL, &r10, &r20);
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	recall(st, "b", "C", &r10, &r20);
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	recall(st, NULL, "B", &r10, &r20);
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	/* Rebuilt with the default lists (the square root of the vectors). */
+	vo.lists = 0;
+	vo.rebuild = 1;
+	OK(cairn_vindex_update(st, "d", &vo, &in));
+	CHECK(in.built == 1 && in.lists == 68 && in.vectors == XN + 600);
+	recall(st, NULL, NULL, &r10, &r20);
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	cairn_close(st);
+}
+
+void test_vindex_changes(void)
+{
+	cairn_store *st = xstore();
+	cairn_vindex_options vo = {0};
+	cairn_vindex_info in;
+	float q[XDIM], far[XDIM];
+	char key[16];
+	size_t same;
+	uint64_t before;
+
+	CHECK(st);
+	if (!st)
+		return;
+	vo.lists = 50;
+	OK(cairn_vindex_update(st, "d", &vo, &in));
+	before = test_head(st, "d");
+	draw(q, 3);
+	/* Inserted after the index: found through the exact scan of the tail, then in it. */
+	OK(put(st, NULL, "A", 90001, q));
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(strcmp(key, "k90001") == 0 && same == 1);
+	OK(top(st, NULL, before, q, key, &same)); /* not at the revision before */
+	CHECK(strcmp(key, "k90001") != 0 && same == 0);
+	OK(cairn_vindex_update(st, "d", NULL, &in));
+	CHECK(in.built == 2 && in.added == 1 && in.tail == 0);
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(strcmp(key, "k90001") == 0 && same == 1);
+	/* Duplicates: all of them, with the same score. */
+	for (int i = 0; i < 4; i++)
+		OK(put(st, NULL, "B", 90010 + i, q));
+	OK(cairn_vindex_update(st, "d", NULL, &in));
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(strcmp(key, "k90001") == 0 && same == 5); /* the first written first */
+	/* An update moves a Record away: its old vector, still in the index, is not live. */
+	draw(far, 17);
+	OK(put(st, NULL, "A", 90001, far));
+	OK(cairn_vindex_update(st, "d", NULL, &in));
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(strcmp(key, "k90010") == 0 && same == 4);
+	OK(top(st, NULL, 0, far, key, &same));
+	CHECK(strcmp(key, "k90001") == 0 && same == 1);
+	/* Deletes. */
+	{
+		cairn_changeset *cs;
+		cairn_commit_options co = {0};
+
+		co.domain = "d";
+		co.prov.actor = "test";
+		OK(cairn_changeset_new(&cs));
+		for (int i = 0; i < 4; i++) {
+			char k[16];
+
+			snprintf(k, sizeof(k), "k%d", 90010 + i);
+			OK(cairn_cs_delete(cs, "B", k, strlen(k), 0));
+		}
+		OK(cairn_commit(st, &co, cs, NULL));
+		cairn_changeset_free(cs);
+	}
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(same == 0 && strncmp(key, "k9001", 5) != 0);
+	/* A branch's Record is not main's. */
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	OK(put(st, "b", "C", 90100, q));
+	OK(cairn_vindex_update(st, "d", NULL, &in));
+	OK(top(st, "b", 0, q, key, &same));
+	CHECK(strcmp(key, "k90100") == 0 && same == 1);
+	OK(top(st, NULL, 0, q, key, &same));
+	CHECK(strcmp(key, "k90100") != 0 && same == 0);
+	/* A rebuild drops nothing a view can see. */
+	vo.rebuild = 1;
+	OK(cairn_vindex_update(st, "d", &vo, &in));
+	CHECK(in.built == 1);
+	OK(top(st, "b", 0, q, key, &same));
+	CHECK(strcmp(key, "k90100") == 0 && same == 1);
+	OK(top(st, NULL, 0, far, key, &same));
+	CHECK(strcmp(key, "k90001") == 0 && same == 1);
+	cairn_close(st);
+}
+
+void test_vindex_background(void)
+{
+	cairn_store *st = xstore();
+	cairn_open_options oo = {CAIRN_OPEN_NOSYNC, 0, 0};
+	cairn_vindex_info in;
+	uint64_t saved = vindex_min;
+	float x[XDIM];
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(cairn_vindex_stat(st, "d", &in));
+	CHECK(in.vectors == 0 && in.tail == XN && in.lists == 0);
+	cairn_close(st);
+	vindex_min = 1000;
+	/* Opened with its background thread: it builds the index, then adds a commit's vectors. */
+	OK(cairn_open(test_path("xstore"), &oo, &st));
+	for (int i = 0; i < 200; i++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		OK(cairn_vindex_stat(st, "d", &in));
+		if (in.vectors == XN)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	CHECK(in.vectors == XN && in.tail == 0);
+	draw(x, 1);
+	{
+		char *lines = malloc(1100 * 512);
+		size_t n = 0;
+
+		for (int i = 0; i < 1100 && lines; i++)
+			n += line(lines + n, 1100 * 512 - n, "A", 50000 + i, x);
+		if (lines) {
+			lines[n - 1] = '\0';
+			OK(test_commit_on(st, "d", NULL, lines, NULL));
+		}
+		free(lines);
+	}
+	for (int i = 0; i < 200; i++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		OK(cairn_vindex_stat(st, "d", &in));
+		if (in.tail == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	CHECK(in.vectors == XN + 1100 && in.tail == 0);
+	vindex_min = saved;
+	cairn_close(st);
+}
+
+void test_vindex_errors(void)
+{
+	cairn_store *st = xstore();
+	cairn_open_options oo = {CAIRN_OPEN_RDONLY, 0, 0};
+	cairn_vindex_options vo = {0};
+	cairn_vindex_info in;
+	cairn_read_options ro = {0};
+	cairn_vsearch_options o = {0};
+	cairn_hit h[5];
+	cairn_txn *t;
+	float q[XDIM + 1] = {1};
+	size_t n;
+
+	CHECK(st);
+	if (!st)
+		return;
+	CHECK_RC(cairn_vindex_update(st, "nope", NULL, &in), CAIRN_ENODOMAIN);
+	CHECK_RC(cairn_vindex_update(NULL, "d", NULL, &in), CAIRN_EINVAL);
+	CHECK_RC(cairn_vindex_stat(st, "d", NULL), CAIRN_EINVAL);
+	vo.lists = 65537;
+	CHECK_RC(cairn_vindex_update(st, "d", &vo, &in), CAIRN_EINVAL);
+	vo.lists = 10;
+	OK(cairn_vindex_update(st, "d", &vo, &in));
+	ro.domain = "d";
+	OK(cairn_read_begin(st, &ro, &t));
+	o.vector = q;
+	o.dim = XDIM + 1;
+	o.limit = 5;
+	CHECK_RC(cairn_vsearch(t, &o, h, 5, &n), CAIRN_EDIM);
+	o.dim = XDIM;
+	o.probes = 70000;
+	CHECK_RC(cairn_vsearch(t, &o, h, 5, &n), CAIRN_EINVAL);
+	o.probes = 10; /* every list: exact up to int8 candidates */
+	OK(cairn_vsearch(t, &o, h, 5, &n));
+	CHECK(n == 5);
+	cairn_txn_end(t);
+	cairn_close(st);
+	OK(cairn_open(test_path("xstore"), &oo, &st));
+	CHECK_RC(cairn_vindex_update(st, "d", NULL, &in), CAIRN_EREADONLY);
+	OK(cairn_vindex_stat(st, "d", &in));
+	CHECK(in.vectors == XN && in.lists == 10);
+	cairn_close(st);
+}
