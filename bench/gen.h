@@ -22,6 +22,7 @@
  *   q_filters.txt       "Kind<TAB>attribute<TAB>value" (equality) or
  *                       "Kind<TAB>attribute<TAB>low<TAB>high" (inclusive range)
  *   q_vectors.txt       (with vectors) 384 comma-separated floats per line
+ *   vectors.f32         (with GEN_VECTORS_F32) the Records' vectors, float32 rows
  * Query files hold GEN_QUERIES lines each, drawn from the generated data.
  */
 #ifndef CAIRN_BENCH_GEN_H
@@ -45,11 +46,14 @@ typedef struct gen_stats {
 	uint32_t vocab_from_file; /* of which taken from the word list; the rest synthetic */
 } gen_stats;
 
+#define GEN_VECTORS_F32 2
+
 typedef struct gen_options {
 	uint64_t records; /* total Records, GEN_MIN_RECORDS .. GEN_MAX_RECORDS */
 	uint64_t seed;	  /* same seed + size => byte-identical output */
 	const char *dir;  /* output directory (created, with its parents, if missing) */
-	int vectors;	  /* nonzero: Record lines carry "vector":[384 floats] */
+	int vectors;	  /* nonzero: Record lines carry "vector":[384 floats]; GEN_VECTORS_F32:
+			   * the vectors go to vectors.f32 instead, float32 rows in Record order */
 	/* Word list, one word a line; NULL: /usr/share/dict/words if it exists,
 	 * else synthetic words. A named file that cannot be read is an error. */
 	const char *words;

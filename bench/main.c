@@ -1,6 +1,8 @@
 /*
  * cairn-bench: the benchmark with its peers. `make bench` runs it:
  *   cairn-bench [--size N] [--seed S] [--peers] [--keep DIR [reuse]] [--out FILE]
+ *   cairn-bench --vectors [--npm DIR] ...: the vector benchmark (usearch, with --peers,
+ *   from DIR/node_modules)
  * It is the runner of `cairn bench`, plus SQLite and PostgreSQL run beside
  * Cairn on the same data and calls (--peers). See docs/performance.md.
  */
@@ -15,7 +17,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: cairn-bench [--size N] [--seed S] [--peers] [--keep DIR [reuse]] "
-			"[--out FILE]\n");
+			"[--out FILE] [--vectors [--npm DIR]]\n");
 	return 2;
 }
 
@@ -55,6 +57,10 @@ int main(int argc, char **argv)
 				o.reuse = access(o.work, F_OK) == 0;
 				i++;
 			}
+		} else if (strcmp(a, "--vectors") == 0) {
+			o.vectors = 1;
+		} else if (strcmp(a, "--npm") == 0 && v) {
+			o.npm = argv[++i];
 		} else if (strcmp(a, "--peers") == 0) {
 			o.peers[o.n_peers++] = peer_sqlite_open;
 			o.peers[o.n_peers++] = peer_pg_open;
@@ -71,6 +77,11 @@ int main(int argc, char **argv)
 		snprintf(work, sizeof(work), "%s/cairn-bench-%d",
 			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 		o.work = work;
+	}
+	if (o.vectors) {
+		if (!o.n_peers)
+			o.npm = NULL; /* usearch runs with the other peers */
+		return bench_vectors(&o) ? 1 : 0;
 	}
 	return bench_run(&o) ? 1 : 0;
 }

@@ -1164,6 +1164,13 @@ typedef struct cairn_import_options {
 	/* Called after each commit. */
 	void (*progress)(void *ctx, const cairn_import_stats *s);
 	void *ctx;
+	/*
+	 * Vectors for the Record lines, in their order: each Record line that
+	 * puts a Record takes the next vector_dim float32s (native byte order)
+	 * from this stream. Such a line may not carry its own "vector".
+	 */
+	FILE *vectors;
+	size_t vector_dim;
 } cairn_import_options;
 
 typedef struct cairn_import cairn_import;

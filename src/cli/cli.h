@@ -71,6 +71,8 @@ typedef struct cli {
 	const char *metric;	/* --metric cosine|dot|l2 (search) */
 	long probes, lists;	/* --probes (search), --lists (vindex); 0 when not given */
 	int rebuild;		/* --rebuild (vindex) */
+	const char *vectors_file; /* import --vectors FILE.f32 */
+	long dim;		/* --dim N (import --vectors) */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;

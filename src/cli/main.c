@@ -554,6 +554,25 @@ static int cmd_import(cli *c)
 	io.on_error = c->on_error && strcmp(c->on_error, "skip") == 0 ? CAIRN_ON_ERROR_SKIP
 								       : CAIRN_ON_ERROR_STOP;
 	io.batch = c->batch > 0 ? (size_t)c->batch : 0;
+	if (!c->vectors_file != !c->dim)
+		return cli_usage("import FILE... --vectors FILE.f32 --dim N: both or neither");
+	if (c->vectors_file) {
+		struct stat vs;
+
+		if (c->dim < 1 || c->dim > CAIRN_MAX_VECTOR_DIM)
+			return cli_usage("--dim is 1 to %d", CAIRN_MAX_VECTOR_DIM);
+		if (!(io.vectors = fopen(c->vectors_file, "rb"))) {
+			fprintf(stderr, "cairn: %s: %s\n", c->vectors_file, strerror(errno));
+			return EXIT_NOTFOUND;
+		}
+		if (fstat(fileno(io.vectors), &vs) == 0 &&
+		    (uint64_t)vs.st_size % ((uint64_t)c->dim * sizeof(float)) != 0) {
+			fclose(io.vectors);
+			return cli_usage("%s is not rows of %ld float32s (%lld bytes)", c->vectors_file,
+					 c->dim, (long long)vs.st_size);
+		}
+		io.vector_dim = (size_t)c->dim;
+	}
 	pr.c = c;
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	for (int i = 0; i < c->nargs; i++) {
@@ -566,8 +585,11 @@ static int cmd_import(cli *c)
 	/* A stopping error is reported once, at the end; skipped lines as they come. */
 	io.on_bad_line = io.on_error == CAIRN_ON_ERROR_SKIP ? on_bad_line : NULL;
 	io.ctx = &pr;
-	if ((ex = cli_open(c, 0, &st)))
+	if ((ex = cli_open(c, 0, &st))) {
+		if (io.vectors)
+			fclose(io.vectors);
 		return ex;
+	}
 	cli_commit_options(c, &io.commit);
 	if (!io.commit.prov.source)
 		io.commit.prov.source = c->args[0];
@@ -579,6 +601,8 @@ static int cmd_import(cli *c)
 			fprintf(stderr, "cairn: %s: %s\n", c->args[i], strerror(errno));
 			cairn_import_abort(im);
 			cairn_close(st);
+			if (io.vectors)
+				fclose(io.vectors);
 			return EXIT_NOTFOUND;
 		}
 		rc = cairn_import_feed(im, c->args[i], f);
@@ -615,6 +639,8 @@ static int cmd_import(cli *c)
 			printf("skipped %llu bad lines\n", (unsigned long long)stats.skipped);
 	}
 	cairn_close(st);
+	if (io.vectors)
+		fclose(io.vectors);
 	return ex;
 }
 
@@ -1339,7 +1365,7 @@ enum {
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
-	OPT_PROBES, OPT_LISTS, OPT_REBUILD,
+	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1425,6 +1451,9 @@ int main(int argc, char **argv)
 		{"probes", required_argument, 0, OPT_PROBES},
 		{"lists", required_argument, 0, OPT_LISTS},
 		{"rebuild", no_argument, 0, OPT_REBUILD},
+		{"vectors-file", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE */
+		{"dim", required_argument, 0, OPT_DIM},
+		{"vectors-f32", no_argument, 0, OPT_VECF32},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1457,6 +1486,22 @@ int main(int argc, char **argv)
 		return cmd_mcp(&c, argc - 2, argv + 2);
 	argv++;
 	argc--;
+	/* import's --vectors takes a file, gen's is a switch: import's has a name of its own. */
+	for (int i = 1; i < argc && strcmp(cmd, "import") == 0; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--vectors") == 0)
+			argv[i] = (char *)"--vectors-file";
+		else if (strncmp(argv[i], "--vectors=", 10) == 0) {
+			size_t n = strlen(argv[i]) + 6;
+			char *a = malloc(n); /* lives as long as the process */
+
+			if (!a)
+				return cli_fail(&c, CAIRN_ENOMEM, NULL);
+			snprintf(a, n, "--vectors-file=%s", argv[i] + 10);
+			argv[i] = a;
+		}
+	}
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1 && !bad) {
 		switch (o) {
@@ -1535,6 +1580,9 @@ int main(int argc, char **argv)
 		case OPT_PROBES: c.probes = parse_long(optarg, "--probes", &bad); break;
 		case OPT_LISTS: c.lists = parse_long(optarg, "--lists", &bad); break;
 		case OPT_REBUILD: c.rebuild = 1; break;
+		case OPT_VECFILE: c.vectors_file = optarg; break;
+		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
+		case OPT_VECF32: cli_vectors = 2; break;
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;

@@ -95,5 +95,7 @@ int cmd_bench(cli *c)
 		o.work = work;
 	}
 	o.out = c->out;
+	if (cli_vectors)
+		return bench_vectors(&o) ? EXIT_FAIL : 0;
 	return bench_run(&o) ? EXIT_FAIL : 0;
 }

@@ -45,6 +45,7 @@ typedef struct vctx {
 	double qnorm;
 	int metric;
 	uint64_t skip;		/* the near Record's own Version */
+	float *tmp;		/* a stored vector, aligned (dim floats) */
 	vhit *h;		/* the best, best first */
 	size_t n, cap;
 } vctx;
@@ -188,7 +189,7 @@ static int scan_exact(vctx *v, uint64_t after)
 				     val.mv_size / sizeof(float), v->dim);
 			break;
 		}
-		rc = vkeep(v, vid, exact(v, val.mv_data));
+		rc = vkeep(v, vid, exact(v, vec_aligned(val.mv_data, v->dim, v->tmp)));
 	}
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
 		rc = store_err(mrc, "vectors");
@@ -356,6 +357,7 @@ static int search_index(vctx *v, const vindex_meta *m, size_t probes, size_t rer
 	int16_t *q16 = NULL;
 	float qscale;
 	const float *cent;
+	float *cent_copy = NULL;
 	size_t nh = 0;
 	int rc;
 
@@ -371,12 +373,14 @@ static int search_index(vctx *v, const vindex_meta *m, size_t probes, size_t rer
 					     : rc;
 	if (val.mv_size != (size_t)m->lists * m->dim * sizeof(float))
 		return err_set(CAIRN_ECORRUPT, "vector index: centroids of %zu bytes", val.mv_size);
-	cent = val.mv_data;
 	order = cr_malloc(m->lists * sizeof(*order));
+	if (((uintptr_t)val.mv_data & 3) && (cent_copy = cr_malloc(val.mv_size)))
+		memcpy(cent_copy, val.mv_data, val.mv_size);
+	cent = cent_copy ? cent_copy : val.mv_data;
 	h = cr_malloc(rerank * sizeof(*h));
 	q8 = cr_malloc(v->dim);
 	q16 = cr_malloc(v->dim * sizeof(*q16));
-	if (!order || !h || !q8 || !q16) {
+	if (!order || !h || !q8 || !q16 || (((uintptr_t)val.mv_data & 3) && !cent_copy)) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -406,9 +410,10 @@ static int search_index(vctx *v, const vindex_meta *m, size_t probes, size_t rer
 		if (!rc && x.mv_size != v->dim * sizeof(float))
 			rc = err_set(CAIRN_ECORRUPT, "vector of %zu bytes", x.mv_size);
 		if (!rc)
-			rc = vkeep(v, h[i].vid, exact(v, x.mv_data));
+			rc = vkeep(v, h[i].vid, exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
 	}
 out:
+	cr_free(cent_copy);
 	cr_free(order);
 	cr_free(h);
 	cr_free(q8);
@@ -496,7 +501,8 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	v.qnorm = sqrt(qnorm);
 	v.metric = o->metric;
 	v.skip = skip;
-	if (!rc && !(v.h = cr_calloc(limit, sizeof(*v.h))))
+	if (!rc && (!(v.h = cr_calloc(limit, sizeof(*v.h))) ||
+		    !(v.tmp = cr_malloc((dim ? dim : 1) * sizeof(float)))))
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 	v.cap = limit;
 	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CELLS], &v.cells)))
@@ -557,6 +563,7 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	cr_free(v.known);
 	cr_free(q);
 	cr_free(v.h);
+	cr_free(v.tmp);
 	arena_rewind(&t->scratch, mark);
 	return rc;
 }

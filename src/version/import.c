@@ -55,6 +55,8 @@ struct cairn_import {
 	size_t n_files;
 	cairn_import_stats stats;
 	int rc;			   /* a stopping error, once one happened */
+	uint64_t vec_rows;	   /* rows taken from o.vectors */
+	float *vec;		   /* one row */
 };
 
 static void tag_where(cairn_import *im, uint64_t tag, const char **file, uint64_t *line)
@@ -77,9 +79,16 @@ int cairn_import_begin(cairn_store *st, const cairn_import_options *opts, cairn_
 		return err_set(CAIRN_EINVAL, "cairn_import_begin: a store and a Domain are required");
 	if (opts->on_error != CAIRN_ON_ERROR_STOP && opts->on_error != CAIRN_ON_ERROR_SKIP)
 		return err_set(CAIRN_EINVAL, "on_error must be stop or skip");
+	if (opts->vectors && (!opts->vector_dim || opts->vector_dim > CAIRN_MAX_VECTOR_DIM))
+		return err_set(CAIRN_EINVAL, "a vectors file needs its dimension, 1 to %d",
+			       CAIRN_MAX_VECTOR_DIM);
 	im = cr_calloc(1, sizeof(*im));
 	if (!im)
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	if (opts->vectors && !(im->vec = cr_malloc(opts->vector_dim * sizeof(float)))) {
+		cr_free(im);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
 	im->st = st;
 	im->o = *opts;
 	if (!im->o.batch)
@@ -118,6 +127,7 @@ void cairn_import_abort(cairn_import *im)
 	cr_free(im->files);
 	cr_free(im->domain);
 	cr_free(im->branch);
+	cr_free(im->vec);
 	cr_free(im);
 }
 
@@ -470,6 +480,33 @@ typedef struct reader {
 	uint64_t line_no;
 } reader;
 
+/*
+ * The next row of the vectors stream for the change just added, when it
+ * puts a Record (else nothing); on an error the change is taken back out.
+ */
+static int take_vector(cairn_import *im, cairn_changeset *cs)
+{
+	cs_change *c = &cs->v[cs->n - 1];
+	int rc = 0;
+
+	if (!c->kind || c->op != OP_PUT)
+		return 0;
+	if (c->vec)
+		rc = err_set(CAIRN_EINVAL, "the line has a vector, and the vectors file gives "
+					   "Record lines theirs");
+	else if (fread(im->vec, sizeof(float), im->o.vector_dim, im->o.vectors) !=
+		 im->o.vector_dim)
+		rc = err_set(ferror(im->o.vectors) ? CAIRN_EIO : CAIRN_EINVAL,
+			     "the vectors file has no row %llu for this Record line (%zu float32s "
+			     "a row)",
+			     (unsigned long long)im->vec_rows + 1, im->o.vector_dim);
+	else if ((rc = cairn_cs_vector(cs, im->vec, im->o.vector_dim)) == 0)
+		im->vec_rows++;
+	if (rc)
+		changeset_remove(cs, cs->n - 1);
+	return rc;
+}
+
 static void *reader_main(void *arg)
 {
 	reader *r = arg;
@@ -502,7 +539,8 @@ static void *reader_main(void *arg)
 				s++;
 			if (s == len)
 				continue; /* blank lines are allowed */
-			if ((rc = cairn_cs_add_json(r->cs, r->line + s, len - s))) {
+			if ((rc = cairn_cs_add_json(r->cs, r->line + s, len - s)) ||
+			    (im->o.vectors && (rc = take_vector(im, r->cs)))) {
 				r->bad_rc = rc;
 				r->bad_tag = (uint64_t)r->fidx << TAG_LINE_BITS | r->line_no;
 				snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", cairn_errmsg());
@@ -582,6 +620,17 @@ int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 			/* The lines before this one are judged first, so reports keep line order. */
 			if ((rc = batch_done(im)) || (rc = bad_line(im, bad_tag, bad_rc, msg)))
 				break;
+			/* Skipped, it would leave the vectors file's rows a line out of step. */
+			if (im->o.vectors) {
+				const char *file;
+				uint64_t line;
+
+				tag_where(im, bad_tag, &file, &line);
+				rc = err_set(bad_rc, "%s line %llu: %s (with a vectors file, a line that "
+						     "cannot be read stops the import)",
+					     file, (unsigned long long)line, msg);
+				break;
+			}
 		} else if ((im->batch->n >= im->o.batch || im->batch_bytes >= BATCH_BYTES) &&
 			   (rc = batch_done(im))) {
 			break;
@@ -627,6 +676,10 @@ int cairn_import_end(cairn_import *im, cairn_import_stats *stats)
 				rc = flush(im, 1);
 		}
 	}
+	/* Rows no Record line took: the file does not go with these lines. */
+	if (!rc && im->o.vectors && fgetc(im->o.vectors) != EOF)
+		rc = err_set(CAIRN_EINVAL, "the vectors file has more rows than the %llu Record lines",
+			     (unsigned long long)im->vec_rows);
 	if (stats)
 		*stats = im->stats;
 	cairn_import_abort(im);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/err.h"
 #include "util/vec.h"
 #include "version/vindex.h"
@@ -108,6 +109,7 @@ typedef struct build {
 	vin *v;
 	size_t n;
 	int8_t *codes;	     /* n x dim, when quantizing */
+	arena copies;	     /* aligned copies of the vectors the map has at odd places */
 	const volatile int *stop;
 } build;
 
@@ -293,6 +295,16 @@ static int collect(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t after, 
 		memset(&b->v[b->n], 0, sizeof(b->v[0]));
 		b->v[b->n].vid = be64_get((const uint8_t *)k.mv_data + 4);
 		b->v[b->n].x = v.mv_data;
+		if ((uintptr_t)v.mv_data & 3) { /* LMDB aligns values to 2 bytes: a copy */
+			float *x = arena_alloc(&b->copies, v.mv_size);
+
+			if (!x) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(x, v.mv_data, v.mv_size);
+			b->v[b->n].x = x;
+		}
 		if ((rc = version_get(&d, b->v[b->n].vid, &r)))
 			break;
 		b->v[b->n].kind = r.kr;
@@ -411,6 +423,7 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 		/* A tail larger than the index: the centroids may no longer fit; train anew. */
 		if (!rc && b.n > m.entries) {
 			rebuild = 1;
+			arena_release(&b.copies);
 			cr_free(b.v);
 			b.v = NULL;
 			b.n = 0;
@@ -521,6 +534,7 @@ out:
 	cr_free(b.v);
 	cr_free(b.cent);
 	cr_free(b.codes);
+	arena_release(&b.copies);
 	return rc;
 }
 

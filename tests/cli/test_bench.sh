@@ -32,3 +32,22 @@ if [ -s "$T/c1" ] && cmp -s "$T/c1" "$T/c2"; then
 else
 	bad "bench: same seed, same counts" "$(diff "$T/c1" "$T/c2" | head -5)"
 fi
+
+# The vector benchmark: every row, recall against exact search, the same counts twice.
+vcounts() {
+	"$CAIRN" bench --vectors --size 10000 --seed 7 2>/dev/null |
+		awk -F'|' '/^\| (main|branch), / { print $2, $6, $7, $8 }'
+}
+vcounts >"$T/v1"
+vcounts >"$T/v2"
+rows=$(wc -l <"$T/v1")
+low=$(awk '$0 ~ /RiskFlags/ && ($(NF-2) < 0.99 || $(NF-1) < 0.99)' "$T/v1" | wc -l)
+if [ "$rows" -eq 6 ] && [ "$low" -eq 0 ] && cmp -s "$T/v1" "$T/v2"; then
+	ok "bench --vectors: six rows, the 1% filter exact, the same counts twice"
+else
+	bad "bench --vectors" "$rows rows, $low below 0.99: $(head -6 "$T/v1" | tr '\n' ';')"
+fi
+"$CAIRN" gen --size 10000 --seed 7 --vectors-f32 --out "$T/f" >/dev/null 2>&1
+size=$(wc -c <"$T/f/vectors.f32")
+[ "$size" -eq $((10000 * 384 * 4)) ] && ok "gen --vectors-f32: 10,000 rows of 384 float32s" ||
+	bad "gen --vectors-f32" "$size bytes"

@@ -1056,6 +1056,51 @@ run search --vector '[1,"x",0]'
 want_rc 2
 end
 
+begin "import --vectors FILE.f32 --dim N, vindex, search --probes and --exact"
+cat >"$T/vf.jsonl" <<'EOF'
+{"kind":"Supplier","key":"v3","values":{"vat":"V3"}}
+{"kind":"Supplier","key":"v4","values":{"vat":"V4"}}
+EOF
+# float32 rows [0,1,0] and [0,0,1], little-endian
+printf '\000\000\000\000\000\000\200\077\000\000\000\000' >"$T/vf.f32"
+printf '\000\000\000\000\000\000\000\000\000\000\200\077' >>"$T/vf.f32"
+run import "$T/vf.jsonl" --vectors "$T/vf.f32" --dim 3
+want_rc 0
+out_has '"records":2'
+run search --vector '[0,1,0]' --limit 1
+want_rc 0
+line_has 1 '"key":"v3"'
+run search --vector '[0,0,1]' --limit 1 --exact
+line_has 1 '"key":"v4"'
+run vindex
+want_rc 0
+out_has '"built":"built"'
+out_has '"vectors":4'
+out_has '"tail":0'
+run search --vector '[0,0,1]' --limit 1 --probes 1
+want_rc 0
+line_has 1 '"key":"v4"'
+run vindex
+out_has '"built":"up to date"'
+run import "$T/vf.jsonl" --vectors "$T/vf.f32"
+want_rc 2
+run import "$T/vf.jsonl" --vectors "$T/vf.f32" --dim 5
+want_rc 2
+run import "$T/vf.jsonl" --vectors "$T/nope.f32" --dim 3
+want_rc 3
+head -c 12 "$T/vf.f32" >"$T/short.f32"
+run import "$T/vf.jsonl" --vectors="$T/short.f32" --dim 3
+want_rc 2
+err_has 'no row 2'
+run import "$T/vec.jsonl" --vectors "$T/vf.f32" --dim 3
+want_rc 2
+err_has 'has a vector'
+run vindex --lists -1
+want_rc 2
+run search --vector '[0,0,1]' --probes 70000
+want_rc 2
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only
