@@ -832,6 +832,75 @@ CAIRN_API int cairn_vindex_update(cairn_store *st, const char *domain,
 /* What the index of domain holds (all zeros but tail when it has none). */
 CAIRN_API int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vindex_info *info);
 
+/* ------------------------------------------------- hybrid, memory ranking -- */
+
+typedef struct cairn_embedder cairn_embedder;
+
+enum cairn_fusion {
+	CAIRN_FUSE_RRF = 0,	 /* reciprocal rank fusion: sum of weight / (k + rank) */
+	CAIRN_FUSE_WEIGHTED = 1, /* weighted sum of the scores, each scaled to [0, 1] in its list */
+};
+
+/* A weight for the changes of one source (or, when no source matches, one actor). */
+typedef struct cairn_trust {
+	const char *name;
+	double weight;		    /* >= 0; sources and actors not named weigh 1 */
+} cairn_trust;
+
+/*
+ * Memory-aware ranking (docs/vectors.md, "Ranking memories"): factors that
+ * multiply each hit's fused score inside the pool the searches return.
+ */
+typedef struct cairn_rank_options {
+	int confidence;		    /* times the confidence of the Record's last change */
+	const cairn_trust *trust;   /* times the weight of its source, else its actor */
+	size_t n_trust;
+	double half_life_days;	    /* recency: 0 none; else the age halves this share ... */
+	double recency_weight;	    /* ... of the score (0: 0.5; 1: all of it) */
+	const char *time_attribute; /* a date or datetime Attribute; NULL: the revision time */
+	const char *status_attribute; /* a string Attribute whose values ... */
+	const char *const *exclude; /* ... leave the Record out ... */
+	size_t n_exclude;
+	const char *const *demote;  /* ... or multiply its score by demote_factor */
+	size_t n_demote;
+	double demote_factor;	    /* 0: 0.5 */
+	int64_t now_ms;		    /* the time ages are taken at; 0: now */
+} cairn_rank_options;
+
+typedef struct cairn_hybrid_options {
+	const char *text;	    /* the words (BM25), and what embedder embeds; or NULL */
+	size_t text_len;	    /* 0: strlen(text) */
+	const float *vector;	    /* the meaning; NULL: text embedded by embedder (if any) */
+	size_t dim;
+	const cairn_embedder *embedder;
+	const char *const *kinds;   /* only Records of these Kinds (NULL: every Kind) */
+	size_t n_kinds;
+	const char *where;	    /* a filter over each Kind of kinds */
+	size_t where_len;
+	size_t limit;		    /* 1 to 100; 0: 20 */
+	int fusion;		    /* enum cairn_fusion */
+	double rrf_k;		    /* 0: 60 */
+	double text_weight;	    /* both 0: 1 and 1 (RRF), 0.5 and 0.5 (weighted); */
+	double vector_weight;	    /* one 0 and not the other: that search is left out */
+	const cairn_ref *near;	    /* Records linked to these (either way) ... */
+	size_t n_near;
+	double graph_boost;	    /* ... score (1 + graph_boost) times as much */
+	const cairn_rank_options *rank; /* NULL: no memory signals */
+	size_t probes;		    /* the vector index's lists (0: its default) */
+} cairn_hybrid_options;
+
+/*
+ * The best Records by words and by meaning together, best first. Each
+ * hit's score is the fused score times the graph and memory factors, and
+ * cairn_hit.explain is its receipt: a JSON object with the revision read,
+ * the Version, its rank, score and part in each search, and every factor
+ * (valid until the transaction ends). Errors: those of cairn_search and
+ * cairn_vsearch, CAIRN_EINVAL for bad options, CAIRN_ENOTFOUND for a near
+ * Record that does not exist.
+ */
+CAIRN_API int cairn_hybrid(cairn_txn *txn, const cairn_hybrid_options *o, cairn_hit *out,
+			   size_t cap, size_t *n);
+
 /* ------------------------------------------------------------ embedder -- */
 
 /*
@@ -840,8 +909,6 @@ CAIRN_API int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vinde
  * SIF weights, the common direction removed, L2-normalized; no network.
  * A model file is converted once from the package's JSON, then mapped.
  */
-typedef struct cairn_embedder cairn_embedder;
-
 /* Convert the word-vector JSON at source into the model file out, named model_id. */
 CAIRN_API int cairn_embedder_convert(const char *source, const char *out, const char *model_id);
 /* Map a model file (CAIRN_EFORMAT if it is not one, CAIRN_ENOTFOUND if missing). */

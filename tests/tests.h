@@ -100,6 +100,9 @@
 	X(vindex_changes)                                                                          \
 	X(vindex_background)                                                                       \
 	X(vindex_errors)                                                                           \
+	X(hybrid_fusion)                                                                           \
+	X(hybrid_ranking)                                                                          \
+	X(hybrid_embedder)                                                                         \
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \

@@ -72,6 +72,11 @@ typedef struct cli {
 	long probes, lists;	/* --probes (search), --lists (vindex); 0 when not given */
 	int rebuild;		/* --rebuild (vindex) */
 	const char *vectors_file; /* import --vectors FILE.f32 */
+	int semantic, hybrid;	/* search --semantic | --hybrid TEXT */
+	const char *rank;	/* --rank JSON (search --semantic, --hybrid) */
+	const char *fusion;	/* --fusion rrf|weighted */
+	const char *boost_near; /* --boost-near KIND:KEY,... */
+	double boost;		/* --boost N (default 1 with --boost-near) */
 	long dim;		/* --dim N (import --vectors) */
 	char **args;		/* positional arguments */
 	int nargs;
@@ -111,6 +116,8 @@ int cmd_search(cli *c);
 int cmd_model(cli *c);
 int cmd_embed(cli *c);
 int cmd_vindex(cli *c);
+/* The embedder's model file: --model, else $CAIRN_MODEL, else models/glove-6b-100d.cemb. */
+const char *cli_model_path(const cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
 int cmd_gen(cli *c);

@@ -17,7 +17,7 @@
 #define DEFAULT_MODEL "models/glove-6b-100d.cemb"
 #define DEFAULT_ID "glove-6b-100d-sif/1"
 
-static const char *model_path(const cli *c)
+const char *cli_model_path(const cli *c)
 {
 	const char *env = getenv("CAIRN_MODEL");
 
@@ -125,7 +125,7 @@ int cmd_embed(cli *c)
 
 	if (c->nargs != (c->pairs ? 0 : 1))
 		return cli_usage("embed TEXT [--model FILE] | embed --pairs FILE.tsv [--model FILE]");
-	if ((rc = cairn_embedder_open(model_path(c), &e)))
+	if ((rc = cairn_embedder_open(cli_model_path(c), &e)))
 		return cli_fail(c, rc, "embed");
 	if (c->pairs) {
 		ex = pairs(c, e);

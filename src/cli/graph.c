@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "model/json.h"
+#include "server/graphio.h"
 #include "util/arena.h"
 
 #define LIST_MAX 64
@@ -556,6 +557,121 @@ static int vector_search(cli *c)
 	return ex;
 }
 
+/*
+ * search --semantic|--hybrid TEXT: the text embedded by the built-in model
+ * (and, hybrid, its words too), fused, ranked, each hit with its receipt.
+ */
+static int meaning_search(cli *c)
+{
+	cairn_hybrid_options o;
+	cairn_rank_options rk;
+	cairn_embedder *e = NULL;
+	cairn_ref near[64];
+	char kinds_buf[64][CAIRN_MAX_NAME + 1];
+	arena a = ARENA_INIT;
+	cairn_hit *h = NULL;
+	cli_hop kinds;
+	graph_cmd gc;
+	size_t n = 0;
+	int rc = 0, ex;
+
+	if (c->nargs != 1 || (c->semantic && c->hybrid))
+		return cli_usage("search --semantic|--hybrid TEXT [--model FILE] [--kind K,..] "
+				 "[--where JSON] [--limit N] [--fusion rrf|weighted] "
+				 "[--boost-near KIND:KEY,.. [--boost N]] [--rank JSON]");
+	if (c->limit > 100)
+		return cli_usage("--limit is at most 100");
+	if (c->probes < 0 || c->probes > 65536)
+		return cli_usage("--probes is 1 to 65536");
+	memset(&o, 0, sizeof(o));
+	if (c->fusion && strcmp(c->fusion, "rrf") && strcmp(c->fusion, "weighted"))
+		return cli_usage("--fusion is rrf or weighted");
+	o.fusion = c->fusion && !strcmp(c->fusion, "weighted") ? CAIRN_FUSE_WEIGHTED : CAIRN_FUSE_RRF;
+	if (c->rank) {
+		char err[256];
+		const jv *v = jv_parse(&a, c->rank, strlen(c->rank), "--rank");
+
+		if (!v || gio_rank_options(&a, v, &rk, err, sizeof(err))) {
+			arena_release(&a);
+			return cli_usage("--rank: %s", v ? err : cairn_errmsg());
+		}
+		o.rank = &rk;
+	}
+	if (c->boost_near) {
+		const char *p = c->boost_near;
+
+		while (*p && o.n_near < 64) {
+			size_t len = strcspn(p, ","), kl;
+			const char *colon = memchr(p, ':', len);
+
+			kl = colon ? (size_t)(colon - p) : 0;
+			if (!colon || !kl || kl > CAIRN_MAX_NAME || colon + 1 == p + len) {
+				arena_release(&a);
+				return cli_usage("--boost-near is KIND:KEY,...");
+			}
+			memcpy(kinds_buf[o.n_near], p, kl);
+			kinds_buf[o.n_near][kl] = '\0';
+			near[o.n_near].kind = kinds_buf[o.n_near];
+			near[o.n_near].key = colon + 1;
+			near[o.n_near].key_len = (size_t)(p + len - colon - 1);
+			o.n_near++;
+			p += len + (p[len] == ',');
+		}
+		o.near = near;
+		o.graph_boost = c->boost > 0 ? c->boost : 1;
+	}
+	if ((rc = cairn_embedder_open(cli_model_path(c), &e))) {
+		arena_release(&a);
+		return cli_fail(c, rc, "search");
+	}
+	if ((ex = graph_begin(c, &gc, 1))) {
+		cairn_embedder_close(e);
+		arena_release(&a);
+		return ex;
+	}
+	kinds = gc.hops[0];
+	o.text = c->args[0];
+	o.embedder = e;
+	o.kinds = kinds.h.kinds;
+	o.n_kinds = kinds.h.n_kinds;
+	o.where = c->where;
+	o.limit = c->limit > 0 ? (size_t)c->limit : 20;
+	o.probes = (size_t)c->probes;
+	if (c->semantic) {
+		o.text_weight = 0;
+		o.vector_weight = 1;
+	}
+	if (!(h = calloc(o.limit, sizeof(*h))))
+		rc = CAIRN_ENOMEM;
+	else
+		rc = cairn_hybrid(gc.t, &o, h, o.limit, &n);
+	if (rc) {
+		ex = cli_fail(c, rc, "search");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const cairn_record *r = &h[i].rec;
+
+			if (c->json) {
+				out_header(stdout, r);
+				printf(",\"score\":%.6g,\"receipt\":%.*s}\n", h[i].score,
+				       (int)h[i].explain_len, h[i].explain);
+			} else {
+				printf("%9.6f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len,
+				       r->key, (int)r->title_len, r->title);
+			}
+		}
+		if (c->json)
+			printf("{\"hits\":%zu,\"model\":\"%s\"}\n", n, cairn_embedder_model(e));
+		else if (!n)
+			printf("nothing found\n");
+	}
+	free(h);
+	graph_end(&gc);
+	cairn_embedder_close(e);
+	arena_release(&a);
+	return ex;
+}
+
 /* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] [--explain] */
 int cmd_search(cli *c)
 {
@@ -569,6 +685,8 @@ int cmd_search(cli *c)
 
 	if (c->near || c->vector)
 		return vector_search(c);
+	if (c->semantic || c->hybrid)
+		return meaning_search(c);
 	if (c->nargs != 1)
 		return cli_usage("search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] "
 				 "[--no-typos] [--explain]");

@@ -74,6 +74,10 @@ static const char usage_text[] =
 	"         [--explain]              Records with every word, best first (BM25), then some\n"
 	"  search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] [--kind K,..]\n"
 	"         [--where JSON] [--limit N] [--probes N] [--exact]   nearest vectors\n"
+	"  search --semantic|--hybrid TEXT [--model FILE] [--kind K,..] [--where JSON] [--limit N]\n"
+	"         [--fusion rrf|weighted] [--boost-near KIND:KEY,.. [--boost N]] [--rank JSON]\n"
+	"                                  by meaning (the text embedded), or words and meaning\n"
+	"                                  fused, each hit with its receipt\n"
 	"  vindex [--lists N] [--rebuild] the vector index: build it or add newer vectors now\n"
 	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
 	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
@@ -1366,6 +1370,7 @@ enum {
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
 	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
+	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1454,6 +1459,12 @@ int main(int argc, char **argv)
 		{"vectors-file", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE */
 		{"dim", required_argument, 0, OPT_DIM},
 		{"vectors-f32", no_argument, 0, OPT_VECF32},
+		{"semantic", no_argument, 0, OPT_SEMANTIC},
+		{"hybrid", no_argument, 0, OPT_HYBRID},
+		{"rank", required_argument, 0, OPT_RANK},
+		{"fusion", required_argument, 0, OPT_FUSION},
+		{"boost-near", required_argument, 0, OPT_BOOSTNEAR},
+		{"boost", required_argument, 0, OPT_BOOST},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1583,6 +1594,19 @@ int main(int argc, char **argv)
 		case OPT_VECFILE: c.vectors_file = optarg; break;
 		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
 		case OPT_VECF32: cli_vectors = 2; break;
+		case OPT_SEMANTIC: c.semantic = 1; break;
+		case OPT_HYBRID: c.hybrid = 1; break;
+		case OPT_RANK: c.rank = optarg; break;
+		case OPT_FUSION: c.fusion = optarg; break;
+		case OPT_BOOSTNEAR: c.boost_near = optarg; break;
+		case OPT_BOOST: {
+			char *end;
+
+			c.boost = strtod(optarg, &end);
+			if (!*optarg || *end || !(c.boost >= 0) || c.boost > 1e6)
+				bad = cli_usage("--boost is a number from 0 to 1000000");
+			break;
+		}
 		case OPT_HELP:
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return EXIT_USAGE;

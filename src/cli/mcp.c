@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "server/mcp.h"
@@ -34,7 +35,8 @@ static int pattern_ok(void *ctx, const char *branch)
 int cmd_mcp(cli *c, int argc, char **argv)
 {
 	cairn_open_options oo = {0, 0, 0};
-	const char *branches = NULL, *actor = NULL;
+	const char *branches = NULL, *actor = NULL, *model = NULL;
+	cairn_embedder *emb = NULL;
 	mcp_ctx m;
 	char *line = NULL;
 	size_t cap = 0;
@@ -57,23 +59,38 @@ int cmd_mcp(cli *c, int argc, char **argv)
 			branches = argv[++i];
 		else if (i + 1 < argc && strcmp(a, "--actor") == 0)
 			actor = argv[++i];
+		else if (i + 1 < argc && strcmp(a, "--model") == 0)
+			model = argv[++i];
 		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs("usage: cairn mcp [--store DIR] [--domain D] [--writes] [--branches PATTERN] "
-			      "[--actor NAME] [--no-sync]\n"
+			      "[--actor NAME] [--model FILE] [--no-sync]\n"
 			      "Speak MCP (the Model Context Protocol, 2025-06-18) on stdin and stdout:\n"
 			      "the store's tools for one Domain. Write tools (remember, link, branch,\n"
 			      "propose) are offered only with --writes; --branches limits them to\n"
 			      "branches matching PATTERN ('*' matches anything). Writes are recorded\n"
-			      "as by --actor (default \"mcp\").\n",
+			      "as by --actor (default \"mcp\"). search is hybrid (words and meaning)\n"
+			      "with the embedder's model: --model, $CAIRN_MODEL, or\n"
+			      "models/glove-6b-100d.cemb when it exists ('none': words only).\n",
 			      stdout);
 			return 0;
 		} else {
 			return cli_usage("mcp: unknown option %s (cairn mcp --help)", a);
 		}
 	}
-	if ((rc = cairn_open(c->store, &oo, &c->st_mcp)))
+	if (!model && getenv("CAIRN_MODEL") && *getenv("CAIRN_MODEL"))
+		model = getenv("CAIRN_MODEL");
+	if (!model && access("models/glove-6b-100d.cemb", R_OK) == 0)
+		model = "models/glove-6b-100d.cemb";
+	if (model && strcmp(model, "none") == 0)
+		model = NULL;
+	if (model && (rc = cairn_embedder_open(model, &emb)))
+		return cli_fail(c, rc, "mcp");
+	if ((rc = cairn_open(c->store, &oo, &c->st_mcp))) {
+		cairn_embedder_close(emb);
 		return cli_fail(c, rc, NULL);
+	}
 	memset(&m, 0, sizeof(m));
+	m.emb = emb;
 	m.st = c->st_mcp;
 	m.domain = c->domain;
 	m.actor = actor ? actor : "mcp";
@@ -100,5 +117,6 @@ int cmd_mcp(cli *c, int argc, char **argv)
 	free(line);
 	buf_release(&out);
 	cairn_close(c->st_mcp);
+	cairn_embedder_close(emb);
 	return 0;
 }

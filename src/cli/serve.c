@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "server/server.h"
@@ -34,18 +35,20 @@ static const char serve_help[] =
 	"  --burst N             requests a token may make at once (default 2 x rate)\n"
 	"  --group N             most commits written together by the writer (default 256)\n"
 	"  --access-log FILE     JSON access log lines ('-': stderr; default none)\n"
+	"  --model FILE          the embedder's model for semantic and hybrid search\n"
+	"                        (default: models/glove-6b-100d.cemb when it exists; none)\n"
 	"  --config FILE         settings as 'name = value' lines, names as above without --\n"
 	"  --no-sync             do not fsync commits (scratch stores only)\n"
 	"\n"
 	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY, CAIRN_MAX_IMPORT,\n"
 	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_QUERY_MS,\n"
 	"CAIRN_RATE,\n"
-	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG. Flags win over the environment, which\n"
+	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG, CAIRN_MODEL. Flags win over the environment, which\n"
 	"wins over the config file.\n";
 
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
 				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
-				    "access-log", NULL};
+				    "access-log", "model", NULL};
 
 /* One setting by name; returns 0, or prints why and returns an exit code. */
 static int set(srv_config *c, const char *name, const char *v, char **owned)
@@ -71,6 +74,10 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 	}
 	if (strcmp(name, "access-log") == 0) {
 		c->access_log = v;
+		return 0;
+	}
+	if (strcmp(name, "model") == 0) {
+		c->model = v;
 		return 0;
 	}
 	if (strcmp(name, "store") == 0) {
@@ -234,6 +241,11 @@ int cmd_serve(cli *c, int argc, char **argv)
 			return ex;
 		i++;
 	}
+	/* The built-in model where make model puts it, unless another was named. */
+	if (!cfg.model && access("models/glove-6b-100d.cemb", R_OK) == 0)
+		cfg.model = "models/glove-6b-100d.cemb";
+	else if (cfg.model && strcmp(cfg.model, "none") == 0)
+		cfg.model = NULL;
 	rc = server_run(&cfg);
 	if (rc)
 		return cli_fail(c, rc, "serve");

@@ -2075,13 +2075,67 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
 	cairn_txn_end(t);
 }
 
+/*
+ * POST /v1/domains/{d}/search with "hybrid" or "semantic": words and
+ * meaning fused (semantic: meaning only), memory-aware ranking, receipts.
+ */
+static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
+{
+	cairn_hybrid_options o;
+	cairn_rank_options rk;
+	cairn_search_info info;
+	cairn_hit *h;
+	char err[256];
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	if (gio_hybrid_options(&r->mem, b, &o, &rk, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	o.limit = limit ? (size_t)limit : 20;
+	o.embedder = r->s->emb;
+	if (!o.text && !o.vector)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "a hybrid or semantic search needs a text or a vector");
+	if (semantic) {
+		if (!o.vector && !o.embedder)
+			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+					   "a semantic search of a text needs a model: start the "
+					   "server with --model, or send a vector");
+		o.text_weight = 0;
+		o.vector_weight = 1;
+	}
+	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
+		return reply_cairn(r, CAIRN_ENOMEM);
+	if (begin(r, r->seg[2], &t))
+		return;
+	if ((rc = cairn_hybrid(t, &o, h, o.limit, &n))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	memset(&info, 0, sizeof(info));
+	buf_put_u8(&r->out, '{');
+	gio_hits_as(&r->out, h, n, &info, values, "receipt");
+	buf_printf(&r->out, ",\"model\":");
+	if (o.embedder && !o.vector)
+		json_quote(&r->out, cairn_embedder_model(o.embedder),
+			   strlen(cairn_embedder_model(o.embedder)));
+	else
+		buf_puts(&r->out, "null");
+	buf_put_u8(&r->out, '}');
+	reply_read(r, t);
+	cairn_txn_end(t);
+}
+
 /* POST /v1/domains/{d}/search */
 static void h_search(req *r)
 {
 	static const char *const names[] = {"text",	 "kinds",    "limit",  "values",
 					    "all_words", "no_typos", "where",  "explain",
 					    "near",	 "vector",   "metric", "probes",
-					    "exact",	 NULL};
+					    "exact",	 "hybrid",   "semantic", "fusion",
+					    "rrf_k",	 "weights",  "near_records", "graph_boost",
+					    "rank",	 NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;
@@ -2091,11 +2145,25 @@ static void h_search(req *r)
 	cairn_txn *t;
 	size_t n;
 	long limit;
-	int rc, values;
+	int rc, values, hybrid = 0, semantic = 0;
 
 	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
-	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit))
+	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit) ||
+	    bool_member(r, b, "hybrid", &hybrid) || bool_member(r, b, "semantic", &semantic))
 		return;
+	if (hybrid && semantic)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "a search is hybrid or semantic, not both");
+	if (hybrid || semantic) {
+		static const char *const only_h[] = {
+			"text",	  "vector",	  "kinds",	  "where", "limit", "values",
+			"hybrid", "semantic",	  "fusion",	  "rrf_k", "weights",
+			"rank",	  "near_records", "graph_boost", "probes", NULL};
+
+		if (only(r, b, only_h))
+			return;
+		return h_hybrid(r, b, limit, values, semantic);
+	}
 	if (gio_is_vsearch(b))
 		return h_vsearch(r, b, limit, values);
 	if (gio_search_options(&r->mem, b, &o, err, sizeof(err)))
@@ -2170,6 +2238,7 @@ static void h_mcp(req *r)
 	memset(&m, 0, sizeof(m));
 	m.st = r->s->st;
 	m.domain = d;
+	m.emb = r->s->emb;
 	m.actor = r->tok.label[0] ? r->tok.label : "token";
 	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
 	m.branch_ok = mcp_branch_ok;

@@ -364,14 +364,25 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 
 void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
 {
+	gio_hits_as(b, h, n, info, values, "explain");
+}
+
+void gio_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
+		 const char *explain)
+{
 	buf_put(b, "\"hits\":[", 8);
 	for (size_t i = 0; i < n; i++) {
 		w_header(b, &h[i].rec, i == 0);
-		buf_printf(b, ",\"score\":%.4f,\"words\":%u", h[i].score, h[i].words);
-		if (h[i].explain) {
-			buf_put(b, ",\"explain\":", 11);
-			buf_put(b, h[i].explain, h[i].explain_len);
+		/* Fused scores are small: in full (the receipt adds up to them). */
+		if (strcmp(explain, "receipt") == 0) {
+			buf_puts(b, ",\"score\":");
+			json_number(b, h[i].score);
+			buf_printf(b, ",\"words\":%u", h[i].words);
+		} else {
+			buf_printf(b, ",\"score\":%.4f,\"words\":%u", h[i].score, h[i].words);
 		}
+		if (h[i].explain)
+			buf_printf(b, ",\"%s\":%.*s", explain, (int)h[i].explain_len, h[i].explain);
 		if (values) {
 			buf_put(b, ",\"values\":", 10);
 			buf_put(b, h[i].rec.values, h[i].rec.values_len);
@@ -380,4 +391,187 @@ void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *inf
 	}
 	buf_printf(b, "],\"words\":%zu,\"partial\":%zu,\"corrected\":%zu", info->words,
 		   info->partial, info->corrected);
+}
+
+/* A number member >= 0 (absent or null: leave *d). */
+static int num_member(const jv *o, const char *name, double max, double *d, char *err,
+		      size_t errlen)
+{
+	const jv *v = jv_get(o, name);
+
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (!jv_is_number(v) || !(jv_number(v) >= 0) || jv_number(v) > max) {
+		snprintf(err, errlen, "%s is a number from 0 to %g", name, max);
+		return -1;
+	}
+	*d = jv_number(v);
+	return 0;
+}
+
+static int str_member(const jv *o, const char *name, const char **s, char *err, size_t errlen)
+{
+	const jv *v = jv_get(o, name);
+
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_STRING || !v->len) {
+		snprintf(err, errlen, "%s is a name", name);
+		return -1;
+	}
+	*s = v->u.s;
+	return 0;
+}
+
+int gio_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen)
+{
+	static const char *const known[] = {"confidence",     "trust",		 "half_life_days",
+					    "recency_weight", "time_attribute", "status_attribute",
+					    "exclude",	      "demote",		 "demote_factor",
+					    NULL};
+	const jv *c = jv_get(v, "confidence"), *t = jv_get(v, "trust");
+
+	memset(r, 0, sizeof(*r));
+	if (!jv_is(v, JV_OBJECT)) {
+		snprintf(err, errlen, "rank is an object");
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->len; i++) {
+		size_t k = 0;
+
+		while (known[k] && strcmp(known[k], v->u.items[i].key) != 0)
+			k++;
+		if (!known[k]) {
+			snprintf(err, errlen, "rank has no member \"%.64s\"", v->u.items[i].key);
+			return -1;
+		}
+	}
+	if (c && c->type != JV_NULL) {
+		if (c->type != JV_TRUE && c->type != JV_FALSE) {
+			snprintf(err, errlen, "rank.confidence is true or false");
+			return -1;
+		}
+		r->confidence = c->type == JV_TRUE;
+	}
+	if (t && t->type != JV_NULL) {
+		cairn_trust *w;
+
+		if (t->type != JV_OBJECT || t->len > 256 ||
+		    !(w = arena_alloc(a, (t->len ? t->len : 1) * sizeof(*w)))) {
+			snprintf(err, errlen, "rank.trust is an object of at most 256 weights");
+			return -1;
+		}
+		for (uint32_t i = 0; i < t->len; i++) {
+			const jv *x = &t->u.items[i];
+
+			if (!jv_is_number(x) || !(jv_number(x) >= 0) || !*t->u.items[i].key) {
+				snprintf(err, errlen, "rank.trust maps a source or an actor to a weight >= 0");
+				return -1;
+			}
+			w[i].name = t->u.items[i].key;
+			w[i].weight = jv_number(x);
+		}
+		r->trust = w;
+		r->n_trust = t->len;
+	}
+	if (num_member(v, "half_life_days", 1e9, &r->half_life_days, err, errlen) ||
+	    num_member(v, "recency_weight", 1, &r->recency_weight, err, errlen) ||
+	    num_member(v, "demote_factor", 1, &r->demote_factor, err, errlen) ||
+	    str_member(v, "time_attribute", &r->time_attribute, err, errlen) ||
+	    str_member(v, "status_attribute", &r->status_attribute, err, errlen) ||
+	    names(a, jv_get(v, "exclude"), "rank", "exclude", &r->exclude, &r->n_exclude, err,
+		  errlen) ||
+	    names(a, jv_get(v, "demote"), "rank", "demote", &r->demote, &r->n_demote, err, errlen))
+		return -1;
+	if ((r->n_exclude || r->n_demote) && !r->status_attribute) {
+		snprintf(err, errlen, "rank.exclude and rank.demote need rank.status_attribute");
+		return -1;
+	}
+	return 0;
+}
+
+int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
+		       char *err, size_t errlen)
+{
+	const jv *t = jv_get(o, "text"), *v = jv_get(o, "vector"), *f = jv_get(o, "fusion");
+	const jv *w = jv_get(o, "weights"), *nr = jv_get(o, "near_records"), *rk = jv_get(o, "rank");
+	const jv *p = jv_get(o, "probes");
+
+	memset(h, 0, sizeof(*h));
+	if (t && t->type != JV_NULL) {
+		if (t->type != JV_STRING || !t->len) {
+			snprintf(err, errlen, "text is a string of words");
+			return -1;
+		}
+		h->text = t->u.s;
+		h->text_len = t->len;
+	}
+	if (v && v->type != JV_NULL) {
+		float *q;
+
+		if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
+		    !(q = arena_alloc(a, v->len * sizeof(float)))) {
+			snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
+			return -1;
+		}
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (!jv_is_number(&v->u.items[i])) {
+				snprintf(err, errlen, "vector is an array of numbers");
+				return -1;
+			}
+			q[i] = (float)jv_number(&v->u.items[i]);
+		}
+		h->vector = q;
+		h->dim = v->len;
+	}
+	if (f && f->type != JV_NULL) {
+		if (f->type != JV_STRING || (strcmp(f->u.s, "rrf") && strcmp(f->u.s, "weighted"))) {
+			snprintf(err, errlen, "fusion is \"rrf\" or \"weighted\"");
+			return -1;
+		}
+		h->fusion = strcmp(f->u.s, "rrf") == 0 ? CAIRN_FUSE_RRF : CAIRN_FUSE_WEIGHTED;
+	}
+	if (w && w->type != JV_NULL) {
+		if (w->type != JV_OBJECT || num_member(w, "text", 1e6, &h->text_weight, err, errlen) ||
+		    num_member(w, "vector", 1e6, &h->vector_weight, err, errlen)) {
+			if (w->type != JV_OBJECT)
+				snprintf(err, errlen, "weights is {\"text\": number, \"vector\": number}");
+			return -1;
+		}
+	}
+	if (num_member(o, "rrf_k", 1e6, &h->rrf_k, err, errlen) ||
+	    num_member(o, "graph_boost", 1e6, &h->graph_boost, err, errlen))
+		return -1;
+	if (nr && nr->type != JV_NULL) {
+		cairn_ref *refs;
+
+		if (nr->type != JV_ARRAY || nr->len > 64 ||
+		    !(refs = arena_alloc(a, (nr->len ? nr->len : 1) * sizeof(*refs)))) {
+			snprintf(err, errlen, "near_records is an array of at most 64 \"Kind:key\"");
+			return -1;
+		}
+		for (uint32_t i = 0; i < nr->len; i++)
+			if (gio_ref(a, &nr->u.items[i], "near_records", &refs[i], err, errlen))
+				return -1;
+		h->near = refs;
+		h->n_near = nr->len;
+		if (!jv_get(o, "graph_boost"))
+			h->graph_boost = 1;
+	}
+	if (p && p->type != JV_NULL) {
+		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
+		    jv_number(p) > 65536) {
+			snprintf(err, errlen, "probes is an integer from 1 to 65536");
+			return -1;
+		}
+		h->probes = (size_t)jv_number(p);
+	}
+	if (rk && rk->type != JV_NULL) {
+		if (gio_rank_options(a, rk, r, err, errlen))
+			return -1;
+		h->rank = r;
+	}
+	if (where_member(a, o, &h->where, &h->where_len, err, errlen))
+		return -1;
+	return names(a, jv_get(o, "kinds"), "search", "kinds", &h->kinds, &h->n_kinds, err, errlen);
 }

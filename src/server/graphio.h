@@ -47,7 +47,24 @@ int gio_is_vsearch(const jv *o);
  */
 int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
 			size_t errlen);
+/*
+ * A hybrid search's members: "text", "vector", "kinds", "where", "fusion"
+ * ("rrf", "weighted"), "rrf_k", "weights" {"text","vector"}, "near_records"
+ * ["Kind:key"...], "graph_boost" (default 1 with near_records), "probes",
+ * "rank" (gio_rank_options, into r). The caller sets limit and embedder.
+ */
+int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
+		       char *err, size_t errlen);
+/*
+ * Memory-aware ranking from {"confidence":bool, "trust":{name: weight},
+ * "half_life_days", "recency_weight", "time_attribute", "status_attribute",
+ * "exclude":[...], "demote":[...], "demote_factor"}; unknown members refused.
+ */
+int gio_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen);
 /* "hits":[{header..., "score"[, "values"]}...],"words":N */
 void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values);
+/* The same, cairn_hit.explain as the member named explain ("receipt" for hybrid search). */
+void gio_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
+		 const char *explain);
 
 #endif

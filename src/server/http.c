@@ -577,6 +577,8 @@ int server_start(const srv_config *c, srv **out)
 		cr_free(s);
 		return rc;
 	}
+	if (c->model && (rc = cairn_embedder_open(c->model, &s->emb)))
+		goto fail;
 	if (c->access_log) {
 		if (strcmp(c->access_log, "-") == 0) {
 			s->log = stderr;
@@ -621,6 +623,7 @@ int server_start(const srv_config *c, srv **out)
 fail:
 	if (s->log_owned)
 		fclose(s->log);
+	cairn_embedder_close(s->emb);
 	cairn_close(s->st);
 	cr_free(s);
 	return rc;
@@ -648,6 +651,7 @@ void server_stop(srv *s)
 	if (s->log_owned)
 		fclose(s->log);
 	cairn_close(s->st);
+	cairn_embedder_close(s->emb);
 	free(s->buckets);
 	pthread_mutex_destroy(&s->qlock);
 	pthread_cond_destroy(&s->qcond);

@@ -39,6 +39,7 @@ typedef struct bucket {
 struct srv {
 	srv_config cfg;
 	cairn_store *st;
+	cairn_embedder *emb;	/* the model that embeds query texts, or NULL */
 	struct MHD_Daemon *d;
 	/* The writer thread and the commits waiting for it. */
 	pthread_t writer;

@@ -110,12 +110,18 @@ static const tool tools[] = {
 	 "kinds, with where: a filter on their attributes ({\"status\":\"open\"}, "
 	 "{\"amount\":{\"gte\":100}}). Words in double quotes are a phrase, in a row. explain: "
 	 "why each hit matched (terms, fields, snippets with <em> marks). Instead of text, near "
-	 "({\"kind\",\"key\"}) finds the Records whose vectors are closest to that Record's.",
+	 "({\"kind\",\"key\"}) finds the Records whose vectors are closest to that Record's. "
+	 "mode: hybrid (the default when the server has a model: words and meaning fused, each "
+	 "hit with a receipt of its score's parts), words, or semantic (meaning only). rank "
+	 "weighs memories: {\"confidence\":true, \"trust\":{source or actor: weight}, "
+	 "\"half_life_days\":30, \"time_attribute\":name, \"status_attribute\":name, "
+	 "\"exclude\":[values], \"demote\":[values]}.",
 	 "{\"type\":\"object\",\"properties\":{\"text\":" STR
 	 ",\"near\":{\"type\":\"object\",\"properties\":{\"kind\":" STR ",\"key\":" STR "}}"
 	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"where\":{\"type\":\"object\"},"
 	 "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":20},\"all_words\":" BOOL
-	 ",\"explain\":" BOOL "," BRANCH "," AT "}}",
+	 ",\"explain\":" BOOL ",\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"words\","
+	 "\"semantic\"]},\"rank\":{\"type\":\"object\"}," BRANCH "," AT "}}",
 	 0, t_search},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
@@ -462,10 +468,65 @@ static int t_resolve(call *k)
 	return 0;
 }
 
+/*
+ * search in hybrid or semantic mode: words and meaning (the text embedded
+ * by the server's model), ranked with the rank signals, with receipts.
+ * *fallback is set when the default mode met vectors of another model
+ * (another dimension): the caller searches by words instead.
+ */
+static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *fallback)
+{
+	cairn_hybrid_options o;
+	cairn_rank_options rk;
+	cairn_search_info info;
+	cairn_hit *h;
+	cairn_txn *t;
+	size_t n;
+	int rc;
+
+	*fallback = 0;
+	if (gio_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)))
+		return -1;
+	if (!o.text) {
+		snprintf(k->err, sizeof(k->err), "a %s search needs a text", semantic ? "semantic" : "hybrid");
+		return -1;
+	}
+	o.limit = limit;
+	o.embedder = k->c->emb;
+	if (semantic) {
+		o.text_weight = 0;
+		o.vector_weight = 1;
+	}
+	if (!(h = arena_alloc(k->mem, limit * sizeof(*h)))) {
+		snprintf(k->err, sizeof(k->err), "out of memory");
+		return -1;
+	}
+	if (begin(k, &t))
+		return -1;
+	rc = cairn_hybrid(t, &o, h, limit, &n);
+	if (rc == CAIRN_EDIM && !asked) {
+		cairn_txn_end(t);
+		*fallback = 1;
+		return 0;
+	}
+	if (rc) {
+		cairn_txn_end(t);
+		return lib_fail(k, rc);
+	}
+	memset(&info, 0, sizeof(info));
+	buf_put_u8(k->out, '{');
+	gio_hits_as(k->out, h, n, &info, 0, "receipt");
+	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
+	cairn_txn_end(t);
+	return 0;
+}
+
 /* search: by text, or with near, the Records whose vectors are closest to that Record's. */
 static int t_search(call *k)
 {
 	int by_vector = gio_is_vsearch(k->args);
+	const char *mode = s_arg(k, "mode");
+	const jv *rank = jv_get(k->args, "rank");
 	cairn_search_options o;
 	cairn_vsearch_options vo;
 	cairn_ref near = {0, 0, 0};
@@ -475,6 +536,31 @@ static int t_search(call *k)
 	cairn_txn *t;
 	int rc;
 
+	if (mode && strcmp(mode, "hybrid") && strcmp(mode, "words") && strcmp(mode, "semantic")) {
+		snprintf(k->err, sizeof(k->err), "mode is hybrid, words or semantic");
+		return -1;
+	}
+	if (mode && strcmp(mode, "words") && !k->c->emb) {
+		snprintf(k->err, sizeof(k->err), "%s search needs a model: this server has none "
+						 "(cairn serve --model FILE)", mode);
+		return -1;
+	}
+	/* Hybrid by default when there is a model, a text, and nothing only words can do. */
+	if (!by_vector && k->c->emb && (mode ? strcmp(mode, "words") != 0
+					      : !jv_is(jv_get(k->args, "explain"), JV_TRUE) &&
+							!jv_is(jv_get(k->args, "all_words"), JV_TRUE))) {
+		int fallback;
+
+		if (t_search_hybrid(k, mode && strcmp(mode, "semantic") == 0, mode != NULL, limit,
+				    &fallback))
+			return -1;
+		if (!fallback)
+			return 0;
+	}
+	if (rank && rank->type != JV_NULL) {
+		snprintf(k->err, sizeof(k->err), "rank needs mode hybrid or semantic (and a model)");
+		return -1;
+	}
 	if (by_vector ? gio_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
 		      : gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
@@ -493,6 +579,8 @@ static int t_search(call *k)
 	}
 	buf_put_u8(k->out, '{');
 	gio_hits(k->out, h, n, &info, 0);
+	if (!by_vector)
+		buf_puts(k->out, ",\"mode\":\"words\"");
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;

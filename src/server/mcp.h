@@ -13,6 +13,7 @@ typedef struct mcp_ctx {
 	const char *domain;
 	const char *actor;	/* who the writes are by: the token's label, or --actor */
 	int writes;		/* write tools listed and callable */
+	const cairn_embedder *emb; /* the model search embeds texts with (NULL: words only) */
 	/* Whether the caller may write to a branch (NULL: any). */
 	int (*branch_ok)(void *ctx, const char *branch);
 	void *branch_ctx;

@@ -29,6 +29,7 @@ typedef struct srv_config {
 	unsigned group_max;	  /* commits per group commit (default 256) */
 	const char *access_log;	  /* file for JSON access log lines; "-" stderr, NULL none */
 	int nosync;		  /* do not fsync (tests) */
+	const char *model;	  /* the embedder's model file for semantic and hybrid search (NULL: none) */
 	/* Set by server_start: the port it listens on. */
 	unsigned bound_port;
 } srv_config;

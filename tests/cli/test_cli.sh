@@ -1101,6 +1101,41 @@ run search --vector '[0,0,1]' --probes 70000
 want_rc 2
 end
 
+begin "search --semantic and --hybrid with the built-in embedder, receipts, --rank"
+for t in "steel valves for the plant" "government said the world" "people of the new year"; do
+	v=$("$CAIRN" embed "$t" --model "$T/mini.cemb" | sed 's/.*"vector":\(\[[^]]*\]\).*/\1/')
+	k=$(echo "$t" | cut -c1-5)
+	echo "{\"kind\":\"Supplier\",\"key\":\"$k\",\"title\":\"$t\",\"values\":{\"vat\":\"H$k\"},\"vector\":$v}"
+done >"$T/hy.jsonl"
+run domain create hy
+run schema apply "$T/schema.json" --domain hy
+run import "$T/hy.jsonl" --domain hy --source crawler
+want_rc 0
+run search --semantic "valves" --model "$T/mini.cemb" --domain hy --limit 1
+want_rc 0
+line_has 1 '"key":"steel"'
+out_has '"receipt":{"read":{"revision":'
+out_has '"vector":{"rank":1'
+out_has '"model":"glove-mini/1"'
+out_lacks '"text":{"rank"'
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --rank '{"trust":{"crawler":0.5}}'
+want_rc 0
+line_has 1 '"key":"gover"'
+out_has '"text":{"rank":1'
+out_has '"trust":{"source":"crawler","weight":0.5}'
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --rank '{"bogus":1}'
+want_rc 2
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --fusion max
+want_rc 2
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --boost-near Supplier
+want_rc 2
+run search --hybrid "government" --model "$T/none.cemb" --domain hy
+want_rc 3
+run search --semantic "valves" --model "$T/mini.cemb"
+want_rc 4
+err_has '"code":"vector_dimension"'
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only

@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { execFileSync } from 'node:child_process';
 import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, CAIRN } from '../server/lib.mjs';
 
 const S = scratch();
@@ -69,6 +70,11 @@ async function tour(client, tag) {
 	eq([r.matches[0].key, r.matches[0].score, r.matches[0].source], [`S-${tag}`, 1, 'key']);
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
 	check(r.hits.some((h) => h.key === `P-${tag}` && h.score > 0), 'found by the stem of its title');
+	eq(r.mode, 'words', 'with no model, search is by words');
+	r = await client.callTool({ name: 'search', arguments: { text: 'bolts', mode: 'hybrid' } });
+	check(r.isError && r.content[0].text.includes('needs a model'), 'hybrid needs a model');
+	r = await client.callTool({ name: 'search', arguments: { text: 'bolts', rank: { confidence: true } } });
+	check(r.isError && r.content[0].text.includes('rank needs'), 'rank needs hybrid or semantic');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], explain: true } }));
 	check(r.hits.every((h) => h.explain.terms.length > 0 && h.explain.snippets.some((s) => s.text.includes('<em>'))), 'explained');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolt', kinds: ['Part'], where: { sku: 'B1' } } }));
@@ -117,7 +123,7 @@ async function tour(client, tag) {
 }
 
 await test('stdio: initialize, list tools, call each, read errors (SDK)', async () => {
-	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--actor', 'agent/stdio', '--no-sync'], stderr: 'pipe' });
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--actor', 'agent/stdio', '--no-sync', '--model', 'none'], stderr: 'pipe' });
 	const client = await connect(transport);
 	await tour(client, 'stdio');
 	const r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'S-stdio' } }));
@@ -125,8 +131,27 @@ await test('stdio: initialize, list tools, call each, read errors (SDK)', async 
 	await client.close();
 });
 
+await test('stdio with a model: search is hybrid by default, with receipts and ranking', async () => {
+	const model = `${S.dir}/mini.cemb`;
+	execFileSync(CAIRN, ['model', 'convert', 'tests/data/glove-mini.json', model, '--id', 'glove-mini/1']);
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--model', model], stderr: 'pipe' });
+	const client = await connect(transport);
+	let r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
+	eq(r.mode, 'hybrid');
+	check(r.hits.length > 0 && r.hits.every((h) => h.receipt.fusion === 'rrf' && h.receipt.text.rank > 0), 'receipts');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], rank: { confidence: true, trust: { nobody: 0.5 } } } }));
+	check(r.hits.every((h) => typeof h.receipt.confidence === 'number'), 'the confidence of the last change');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], explain: true } }));
+	eq(r.mode, 'words', 'explain is by words');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', mode: 'semantic' } }));
+	eq([r.mode, r.hits.length], ['semantic', 0], 'no vectors in this Domain');
+	r = await client.callTool({ name: 'search', arguments: { text: 'bolts', mode: 'fuzzy' } });
+	check(r.isError, 'an unknown mode');
+	await client.close();
+});
+
 await test('stdio without --writes: read tools only, writes refused', async () => {
-	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd'], stderr: 'pipe' });
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--model', 'none'], stderr: 'pipe' });
 	const client = await connect(transport);
 	eq((await client.listTools()).tools.map((t) => t.name).sort(), [...READ_TOOLS].sort());
 	let threw = false;
@@ -140,7 +165,7 @@ await test('stdio without --writes: read tools only, writes refused', async () =
 });
 
 await test('stdio with --branches: writes only there', async () => {
-	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--branches', 'agent/p7/*'], stderr: 'pipe' });
+	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--branches', 'agent/p7/*', '--model', 'none'], stderr: 'pipe' });
 	const client = await connect(transport);
 	let e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' } } });
 	eq(e.isError, true);

@@ -57,7 +57,9 @@ export function serve(store, ...flags) {
 	const sync = flags.includes('--sync');
 	flags = flags.filter((f) => f !== '--sync');
 	return new Promise((resolve, reject) => {
-		const p = spawn(CAIRN, ['serve', '--store', store, '--listen', '127.0.0.1:0', ...(sync ? [] : ['--no-sync']), ...flags],
+		// No model unless a test names one: the tests must not depend on models/ being there.
+		const model = flags.includes('--model') ? [] : ['--model', 'none'];
+		const p = spawn(CAIRN, ['serve', '--store', store, '--listen', '127.0.0.1:0', ...(sync ? [] : ['--no-sync']), ...model, ...flags],
 			{ stdio: ['ignore', 'ignore', 'pipe'] });
 		let err = '';
 		const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 10000);

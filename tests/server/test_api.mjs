@@ -658,6 +658,40 @@ await test('search by vector: near a Record, by a vector, metrics, filters; erro
 	eq(r.status, 400, 'explain is for text');
 });
 
+await test('hybrid and semantic search: fusion, receipts, ranking; errors', async () => {
+	let r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', vector: [1, 0, 0], limit: 3 } });
+	eq(r.status, 200);
+	eq(r.body.hits[0].key, 'V1', 'found by words and by meaning');
+	check(r.body.hits[0].receipt.text.rank === 1 && r.body.hits[0].receipt.vector.rank === 1);
+	check(Math.abs(r.body.hits[0].score - (1 / 61 + 1 / 61)) < 1e-6, 'reciprocal rank fusion');
+	check(r.body.hits[0].receipt.read.revision > 0 && r.body.hits[0].receipt.version > 0);
+	eq(r.body.model, null);
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', vector: [1, 0, 0], fusion: 'weighted', weights: { text: 0, vector: 1 }, limit: 2 } });
+	eq(r.body.hits.map((h) => h.key), ['V1', 'V2'], 'meaning only');
+	check(r.body.hits.every((h) => !h.receipt.text));
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'third', vector: [1, 0, 0], rank: { confidence: true, trust: { nobody: 0.1 } }, limit: 3 } });
+	eq(r.status, 200);
+	check(r.body.hits.every((h) => h.receipt.confidence === 1));
+	r = await c('POST', `${D}/search`, { token: reader, body: { semantic: true, vector: [0, 1, 0], limit: 1 } });
+	eq(r.body.hits.map((h) => h.key), ['V3']);
+	r = await c('POST', `${D}/search`, { token: reader, body: { semantic: true, text: 'first' } });
+	eq(r.status, 400, 'no model to embed the text');
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, semantic: true, text: 'first' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', rank: { bogus: 1 } } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', rank: { exclude: ['x'] } } });
+	eq(r.status, 400, 'exclude needs a status attribute');
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', fusion: 'max' } });
+	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', near_records: ['Supplier:none'] } });
+	eq(r.status, 404);
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, text: 'first', explain: true } });
+	eq(r.status, 400, 'explain is for words');
+	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, vector: [1, 0] } });
+	eq([r.status, r.body.error.code], [422, 'vector_dimension']);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);

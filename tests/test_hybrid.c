@@ -1,0 +1,348 @@
+/*
+ * Hybrid search and memory-aware ranking on small hand-checked data: the
+ * fusion arithmetic against the ranks of the two searches, weights, the
+ * graph boost, confidence, trust, recency, status (excluded and demoted),
+ * the receipts, the built-in embedder as the query's meaning, and errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+static const char hschema[] =
+	"{\"kinds\":[{\"name\":\"Note\",\"attributes\":[{\"name\":\"status\",\"type\":\"string\"},"
+	"{\"name\":\"seen\",\"type\":\"date\"}]}],"
+	"\"relations\":[{\"name\":\"about\",\"from\":\"Note\",\"to\":\"Note\",\"cardinality\":\"many\"}]}";
+
+static int commit_as(cairn_store *st, const char *source, double confidence, const char *lines)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	const char *p = lines;
+	int rc;
+
+	co.domain = "d";
+	co.prov.actor = "agent";
+	co.prov.source = source;
+	co.prov.confidence = confidence;
+	co.prov.has_confidence = confidence < 1;
+	if ((rc = cairn_changeset_new(&cs)))
+		return rc;
+	while (!rc && *p) {
+		size_t n = strcspn(p, "\n");
+
+		rc = cairn_cs_add_json(cs, p, n);
+		p += n + (p[n] == '\n');
+	}
+	if (!rc)
+		rc = cairn_commit(st, &co, cs, NULL);
+	cairn_changeset_free(cs);
+	return rc;
+}
+
+static cairn_store *hstore(void)
+{
+	cairn_store *st;
+	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_commit_options co = {0};
+
+	if (cairn_open(test_path("hstore"), &oo, &st) || cairn_domain_create(st, "d"))
+		return NULL;
+	co.domain = "d";
+	co.prov.actor = "test";
+	if (cairn_schema_apply(st, &co, hschema, strlen(hschema), NULL) ||
+	    commit_as(st, "catalog", 1,
+		      "{\"kind\":\"Note\",\"key\":\"A\",\"title\":\"alpha steel\",\"values\":{\"seen\":\"2026-01-01\"},\"vector\":[1,0,0]}\n"
+		      "{\"kind\":\"Note\",\"key\":\"B\",\"title\":\"beta steel steel\",\"values\":{\"seen\":\"2025-01-01\"},\"vector\":[0,1,0]}\n"
+		      "{\"kind\":\"Note\",\"key\":\"X\",\"title\":\"epsilon\"}") ||
+	    commit_as(st, "catalog", 0.1,
+		      "{\"kind\":\"Note\",\"key\":\"C\",\"title\":\"gamma\",\"vector\":[0.9,0.1,0]}") ||
+	    commit_as(st, "rumor", 1,
+		      "{\"kind\":\"Note\",\"key\":\"D\",\"title\":\"delta\",\"vector\":[0,0,1]}\n"
+		      "{\"rel\":\"about\",\"from\":\"Note:X\",\"to\":\"Note:D\"}")) {
+		cairn_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int key_is(const cairn_hit *h, const char *key)
+{
+	return h->rec.key_len == strlen(key) && memcmp(h->rec.key, key, h->rec.key_len) == 0;
+}
+
+static const cairn_hit *find(const cairn_hit *h, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (key_is(&h[i], key))
+			return &h[i];
+	return NULL;
+}
+
+static int has(const cairn_hit *h, const char *s)
+{
+	return h && h->explain && strstr(h->explain, s) != NULL;
+}
+
+/* The rank (1-based) of key among the hits, 0 if absent. */
+static size_t rank_of(const cairn_hit *h, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (key_is(&h[i], key))
+			return i + 1;
+	return 0;
+}
+
+void test_hybrid_fusion(void)
+{
+	cairn_store *st = hstore();
+	cairn_read_options ro = {0};
+	cairn_hybrid_options o = {0};
+	cairn_search_options so = {0};
+	cairn_vsearch_options vo = {0};
+	cairn_hit h[20], th[20], vh[20];
+	const char *keys[] = {"A", "B", "C", "D"};
+	float q[3] = {1, 0, 0};
+	size_t n, tn, vn;
+	cairn_txn *t;
+
+	CHECK(st);
+	if (!st)
+		return;
+	ro.domain = "d";
+	OK(cairn_read_begin(st, &ro, &t));
+	so.text = "steel";
+	OK(cairn_search(t, &so, th, 20, &tn, NULL));
+	vo.vector = q;
+	vo.dim = 3;
+	OK(cairn_vsearch(t, &vo, vh, 20, &vn));
+	CHECK(tn == 2 && vn == 4);
+	/* RRF (k = 60): each score is the sum of 1 / (60 + rank) over the searches that found it. */
+	o.text = "steel";
+	o.vector = q;
+	o.dim = 3;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 4 && key_is(&h[0], "A") && key_is(&h[1], "B"));
+	for (int i = 0; i < 4; i++) {
+		const cairn_hit *x = find(h, n, keys[i]);
+		size_t tr = rank_of(th, tn, keys[i]), vr = rank_of(vh, vn, keys[i]);
+		double want = (tr ? 1.0 / (60 + tr) : 0) + (vr ? 1.0 / (60 + vr) : 0);
+
+		CHECK(x && fabs(x->score - want) < 1e-12);
+		CHECK(has(x, "\"fusion\":\"rrf\"") && has(x, "\"version\":") && has(x, "\"read\":"));
+		CHECK(!tr || has(x, "\"text\":{\"rank\":"));
+		CHECK(!vr || has(x, "\"vector\":{\"rank\":"));
+	}
+	CHECK(h[0].words == 1 && h[2].words == 0);
+	/* Weighted, both: each score scaled to [0, 1] in its list, half each. */
+	o.fusion = CAIRN_FUSE_WEIGHTED;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	{
+		const cairn_hit *a = find(h, n, "A");
+		size_t tr = rank_of(th, tn, "A");
+		double want = 0.5 * th[tr - 1].score / th[0].score + 0.5;
+
+		CHECK(n == 4 && a && fabs(a->score - want) < 1e-12 && has(a, "\"fusion\":\"weighted\""));
+	}
+	/* A weight of 0 leaves its search out: words alone, then meaning alone. */
+	o.text_weight = 1;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 2 && key_is(&h[0], th[0].rec.key[0] == 'A' ? "A" : "B") && h[0].score == 1 &&
+	      !has(&h[0], "\"vector\""));
+	o.text_weight = 0;
+	o.vector_weight = 1;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 4 && key_is(&h[0], "A") && key_is(&h[1], "C") && h[0].score == 1);
+	CHECK(fabs(h[1].score - (vh[1].score - vh[3].score) / (vh[0].score - vh[3].score)) < 1e-12);
+	/* Text only, vector only. */
+	o.fusion = CAIRN_FUSE_RRF;
+	o.vector_weight = 0;
+	o.vector = NULL;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 2 && !has(&h[0], "\"vector\""));
+	o.text = NULL;
+	o.vector = q;
+	o.limit = 2;
+	OK(cairn_hybrid(t, &o, h, 2, &n));
+	CHECK(n == 2 && key_is(&h[0], "A") && key_is(&h[1], "C") && !has(&h[0], "\"text\""));
+	/* Records linked to X get 1 + 10 times the score. */
+	{
+		cairn_ref x = {"Note", "X", 0};
+
+		o.text = "steel";
+		o.limit = 0;
+		o.near = &x;
+		o.n_near = 1;
+		o.graph_boost = 10;
+		OK(cairn_hybrid(t, &o, h, 20, &n));
+		CHECK(n == 4 && key_is(&h[0], "D") && fabs(h[0].score - 11.0 / 64) < 1e-12 &&
+		      has(&h[0], "\"graph\":11"));
+		x.key = "nope";
+		CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_ENOTFOUND);
+		o.n_near = 0;
+	}
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+void test_hybrid_ranking(void)
+{
+	cairn_store *st = hstore();
+	cairn_read_options ro = {0};
+	cairn_hybrid_options o = {0};
+	cairn_rank_options r = {0};
+	cairn_trust trust[] = {{"rumor", 0.25}, {"agent", 0.9}};
+	const char *ex[] = {"retracted"}, *dm[] = {"superseded"};
+	cairn_hit h[20], base[20];
+	float q[3] = {1, 0, 0};
+	size_t n, nb;
+	cairn_txn *t;
+
+	CHECK(st);
+	if (!st)
+		return;
+	ro.domain = "d";
+	OK(cairn_read_begin(st, &ro, &t));
+	o.text = "steel";
+	o.vector = q;
+	o.dim = 3;
+	OK(cairn_hybrid(t, &o, base, 20, &nb));
+	o.rank = &r;
+	/* Confidence: C was written with 0.1, the others with 1. */
+	r.confidence = 1;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 4 && fabs(find(h, n, "C")->score - find(base, nb, "C")->score * 0.1) < 1e-12 &&
+	      find(h, n, "A")->score == find(base, nb, "A")->score);
+	CHECK(has(find(h, n, "C"), "\"confidence\":0.1"));
+	/* Trust: D's source is rumor (0.25); the others' actor is agent (0.9). */
+	r.confidence = 0;
+	r.trust = trust;
+	r.n_trust = 2;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(fabs(find(h, n, "D")->score - find(base, nb, "D")->score * 0.25) < 1e-12);
+	CHECK(fabs(find(h, n, "A")->score - find(base, nb, "A")->score * 0.9) < 1e-12);
+	CHECK(has(find(h, n, "D"), "\"trust\":{\"source\":\"rumor\",\"weight\":0.25}"));
+	CHECK(has(find(h, n, "A"), "\"trust\":{\"actor\":\"agent\",\"weight\":0.9}"));
+	/* Recency on seen, half-life 365 days, all of the score: B (a year older) halves. */
+	r.n_trust = 0;
+	r.half_life_days = 365;
+	r.recency_weight = 1;
+	r.time_attribute = "seen";
+	r.now_ms = 1767225600000; /* 2026-01-01 */
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(fabs(find(h, n, "A")->score - find(base, nb, "A")->score) < 1e-12);
+	CHECK(fabs(find(h, n, "B")->score - find(base, nb, "B")->score * 0.5) < 1e-12);
+	CHECK(has(find(h, n, "B"), "\"recency\":{\"age_days\":365.0,\"factor\":0.5}"));
+	/* Half the score decays (the default share). */
+	r.recency_weight = 0;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(fabs(find(h, n, "B")->score - find(base, nb, "B")->score * 0.75) < 1e-12);
+	r.half_life_days = 0;
+	/* Status: A retracted is left out, C superseded counts half. */
+	OK(commit_as(st, "catalog", 1,
+		     "{\"kind\":\"Note\",\"key\":\"A\",\"op\":\"patch\",\"values\":{\"status\":\"retracted\"}}\n"
+		     "{\"kind\":\"Note\",\"key\":\"C\",\"op\":\"patch\",\"values\":{\"status\":\"superseded\"}}"));
+	cairn_txn_end(t);
+	OK(cairn_read_begin(st, &ro, &t));
+	r.status_attribute = "status";
+	r.exclude = ex;
+	r.n_exclude = 1;
+	r.demote = dm;
+	r.n_demote = 1;
+	OK(cairn_hybrid(t, &o, h, 20, &n));
+	CHECK(n == 3 && !find(h, n, "A"));
+	CHECK(find(h, n, "C") && has(find(h, n, "C"), "\"status\":{\"value\":\"superseded\",\"factor\":0.5}"));
+	/* Errors. */
+	r.demote_factor = 2;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	r.demote_factor = 0;
+	r.status_attribute = NULL;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL); /* exclude without a status */
+	memset(&r, 0, sizeof(r));
+	trust[0].weight = -1;
+	r.trust = trust;
+	r.n_trust = 1;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	o.rank = NULL;
+	o.fusion = 7;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	o.fusion = CAIRN_FUSE_RRF;
+	o.text_weight = -1;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	o.text_weight = 0;
+	o.limit = 101;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	o.limit = 0;
+	o.text = NULL;
+	o.vector = NULL;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EINVAL);
+	o.vector = q;
+	o.dim = 2;
+	CHECK_RC(cairn_hybrid(t, &o, h, 20, &n), CAIRN_EDIM);
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+/* The query's meaning from the built-in embedder (the committed mini table). */
+void test_hybrid_embedder(void)
+{
+	cairn_store *st = hstore();
+	cairn_embedder *e;
+	cairn_read_options ro = {0};
+	cairn_hybrid_options o = {0};
+	cairn_changeset *cs;
+	cairn_commit_options co = {0};
+	const char *titles[] = {"the government said", "people of the world", "new year"};
+	float v[128];
+	cairn_hit h[20];
+	size_t n, words;
+	cairn_txn *t;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(cairn_embedder_convert("tests/data/glove-mini.json", test_path("mini.cemb"), "glove-mini/1"));
+	OK(cairn_embedder_open(test_path("mini.cemb"), &e));
+	OK(cairn_domain_create(st, "e"));
+	co.domain = "e";
+	co.prov.actor = "test";
+	OK(cairn_schema_apply(st, &co, hschema, strlen(hschema), NULL));
+	OK(cairn_changeset_new(&cs));
+	for (int i = 0; i < 3; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "t%d", i);
+		OK(cairn_embed(e, titles[i], strlen(titles[i]), v, 128, &words));
+		OK(cairn_cs_put(cs, "Note", key, strlen(key), titles[i], strlen(titles[i]), NULL, 0));
+		OK(cairn_cs_vector(cs, v, cairn_embedder_dim(e)));
+	}
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	ro.domain = "e";
+	OK(cairn_read_begin(st, &ro, &t));
+	/* The first title has the word and the nearest meaning. */
+	o.text = "government";
+	o.embedder = e;
+	o.limit = 3;
+	OK(cairn_hybrid(t, &o, h, 3, &n));
+	CHECK(n == 3 && key_is(&h[0], "t0") && has(&h[0], "\"text\":{\"rank\":1") &&
+	      has(&h[0], "\"vector\":{\"rank\":1"));
+	o.text = "world people";
+	OK(cairn_hybrid(t, &o, h, 3, &n));
+	CHECK(n >= 1 && key_is(&h[0], "t1"));
+	/* A text the model does not know: words only. */
+	o.text = "zzzqqq";
+	OK(cairn_hybrid(t, &o, h, 3, &n));
+	CHECK(n == 0);
+	cairn_txn_end(t);
+	/* The model's dimension (the mini table's) is not Domain d's (3). */
+	ro.domain = "d";
+	OK(cairn_read_begin(st, &ro, &t));
+	o.text = "government";
+	CHECK_RC(cairn_hybrid(t, &o, h, 3, &n), CAIRN_EDIM);
+	cairn_txn_end(t);
+	cairn_embedder_close(e);
+	cairn_close(st);
+}
