@@ -504,9 +504,13 @@ static void report(vb *b, FILE *m)
 		   "draws); recall against exact search of the same view. Times in microseconds.\n\n",
 		cpu, sysconf(_SC_NPROCESSORS_ONLN), date, b->o->calls, b->o->warmup, VREF);
 	fprintf(m, "| | |\n|---|---|\n");
-	fprintf(m, "| import of the Records with their vectors (float32 rows), durable | %.1f s "
-		   "(%.0f Records/s) |\n",
-		b->import_s, (double)b->o->records / b->import_s);
+	if (b->import_s > 0)
+		fprintf(m, "| import of the Records with their vectors (float32 rows), durable | %.1f s "
+			   "(%.0f Records/s) |\n",
+			b->import_s, (double)b->o->records / b->import_s);
+	else
+		fprintf(m, "| import of the Records with their vectors | not timed: the store of an "
+			   "earlier run, reused |\n");
 	fprintf(m, "| vector index build after the import (2 threads) | %.1f s |\n", b->build_s);
 	fprintf(m, "| index: lists, entries | %llu, %llu |\n", (unsigned long long)b->idx.lists,
 		(unsigned long long)b->idx.vectors);

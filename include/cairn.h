@@ -267,6 +267,18 @@ typedef struct cairn_commit_options {
 	uint64_t expect_revision;   /* with has_expect: refuse unless the branch head is this */
 	int has_expect;
 	int create_domain;	    /* create the Domain in the same transaction if it is missing */
+	/*
+	 * The model that made this commit's vectors (NULL: unnamed). A Domain's
+	 * first vectors set its model as they set its dimension; vectors of
+	 * another model are refused (CAIRN_EDIM), so two models never mix.
+	 */
+	const char *vector_model;
+	/*
+	 * Embed on write: a put without a vector, whose title is new or changed,
+	 * gets the title's vector from this model (cairn_embed), whose id is the
+	 * commit's vector_model. A title of no word the model knows gets none.
+	 */
+	const struct cairn_embedder *embedder;
 } cairn_commit_options;
 
 typedef struct cairn_commit_result {
@@ -410,6 +422,13 @@ CAIRN_API int cairn_get(cairn_txn *txn, const char *kind, const char *key, size_
  * (0 when the Version has none). CAIRN_ELIMIT if cap < *dim (nothing copied).
  */
 CAIRN_API int cairn_vector_get(cairn_txn *txn, uint64_t vid, float *out, size_t cap, size_t *dim);
+
+/*
+ * The Domain's vector dimension (*dim 0: it has no vector yet) and the id of
+ * the model that made its vectors (model[0..cap-1], "" when unnamed; see
+ * cairn_commit_options.vector_model). CAIRN_ELIMIT if cap is too small.
+ */
+CAIRN_API int cairn_vector_model(cairn_txn *txn, char *model, size_t cap, size_t *dim);
 
 /*
  * A page of Records of a Kind in key order (bytes), starting after key `after`

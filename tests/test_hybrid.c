@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "version/version.h"
 
 static const char hschema[] =
 	"{\"kinds\":[{\"name\":\"Note\",\"attributes\":[{\"name\":\"status\",\"type\":\"string\"},"
@@ -343,6 +344,150 @@ void test_hybrid_embedder(void)
 	o.text = "government";
 	CHECK_RC(cairn_hybrid(t, &o, h, 3, &n), CAIRN_EDIM);
 	cairn_txn_end(t);
+	cairn_embedder_close(e);
+	cairn_close(st);
+}
+
+/* A change set putting Note title (its key too), with a 3-dimension vector when vec is not NULL. */
+static int put_vec(cairn_changeset **cs, const char *title, const float *vec)
+{
+	int rc = cairn_changeset_new(cs);
+
+	if (!rc)
+		rc = cairn_cs_put(*cs, "Note", title, strlen(title), title, strlen(title), NULL, 0);
+	if (!rc && vec)
+		rc = cairn_cs_vector(*cs, vec, 3);
+	return rc;
+}
+
+/* The model of a Domain's vectors: set by the first, never mixed; embedding on write. */
+void test_hybrid_vector_model(void)
+{
+	cairn_store *st = hstore();
+	cairn_embedder *e;
+	cairn_commit_options co = {0};
+	cairn_read_options ro = {0};
+	cairn_hybrid_options o = {0};
+	cairn_changeset *cs;
+	cairn_record rec;
+	cairn_hit h[5];
+	cairn_txn *t;
+	char model[VEC_MODEL_MAX + 1], longid[200];
+	float v3[3] = {1, 0, 0}, back[128];
+	size_t dim, n;
+	uint64_t vid;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(cairn_embedder_convert("tests/data/glove-mini.json", test_path("mini.cemb"), "glove-mini/1"));
+	OK(cairn_embedder_open(test_path("mini.cemb"), &e));
+	OK(cairn_domain_create(st, "m"));
+	OK(cairn_domain_create(st, "w"));
+	co.domain = "m";
+	co.prov.actor = "test";
+	OK(cairn_schema_apply(st, &co, hschema, strlen(hschema), NULL));
+#define PUT(title, vec) OK(put_vec(&cs, title, vec))
+	co.vector_model = "m1/1";
+	PUT("a", v3);
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	ro.domain = "m";
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_vector_model(t, model, sizeof(model), &dim));
+	CHECK(strcmp(model, "m1/1") == 0 && dim == 3);
+	CHECK_RC(cairn_vector_model(t, model, 4, &dim), CAIRN_ELIMIT);
+	/* A query the mini model embeds is not compared with m1's vectors. */
+	o.text = "government";
+	o.embedder = e;
+	o.limit = 5;
+	CHECK_RC(cairn_hybrid(t, &o, h, 5, &n), CAIRN_EDIM);
+	cairn_txn_end(t);
+	/* Vectors of another model, or of none named, are refused; no vector, no question. */
+	co.vector_model = NULL;
+	PUT("b", v3);
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
+	CHECK(strstr(cairn_errmsg(), "model") != NULL);
+	co.vector_model = "m2/1";
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
+	co.vector_model = "m1/1";
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	co.vector_model = NULL;
+	PUT("c", NULL);
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	memset(longid, 'x', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	co.vector_model = longid;
+	PUT("d", v3);
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EINVAL);
+	cairn_changeset_free(cs);
+	/* Embedding on write: a title of known words gets its vector, by the model named. */
+	co.domain = "w";
+	co.vector_model = NULL;
+	co.embedder = e;
+	OK(cairn_schema_apply(st, &co, hschema, strlen(hschema), NULL));
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Note", "g", 1, "the government said", 19, NULL, 0));
+	OK(cairn_cs_put(cs, "Note", "z", 1, "zzqq xxvv", 9, NULL, 0));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	ro.domain = "w";
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_vector_model(t, model, sizeof(model), &dim));
+	CHECK(strcmp(model, "glove-mini/1") == 0 && dim == cairn_embedder_dim(e));
+	OK(cairn_get(t, "Note", "g", 1, &rec));
+	CHECK(rec.vector_dim == dim);
+	vid = rec.vid;
+	OK(cairn_vector_get(t, vid, back, 128, &n));
+	{
+		float want[128];
+		size_t words;
+
+		OK(cairn_embed(e, "the government said", 19, want, 128, &words));
+		CHECK(n == dim && memcmp(want, back, dim * sizeof(float)) == 0);
+	}
+	OK(cairn_get(t, "Note", "z", 1, &rec));
+	CHECK(rec.vector_dim == 0);
+	o.text = "government";
+	o.embedder = e;
+	OK(cairn_hybrid(t, &o, h, 5, &n));
+	CHECK(n >= 1 && key_is(&h[0], "g") && has(&h[0], "\"vector\":{\"rank\":1"));
+	cairn_txn_end(t);
+	/* A put that keeps its title keeps its vector; a new title is embedded anew. */
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Note", "g", 1, "the government said", 19, "{\"status\":\"x\"}", 14));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "g", 1, &rec));
+	OK(cairn_vector_get(t, rec.vid, back, 128, &n));
+	CHECK(rec.vid != vid && n == dim);
+	cairn_txn_end(t);
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Note", "g", 1, "people of the world", 19, NULL, 0));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "g", 1, &rec));
+	{
+		float now[128];
+
+		OK(cairn_vector_get(t, rec.vid, now, 128, &n));
+		CHECK(n == dim && memcmp(now, back, dim * sizeof(float)) != 0);
+	}
+	cairn_txn_end(t);
+	/* Client vectors into an embedded Domain say they are of its model, or are refused. */
+	co.embedder = NULL;
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Note", "k", 1, "k", 1, NULL, 0));
+	OK(cairn_cs_vector(cs, back, dim));
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
+	co.vector_model = "glove-mini/1";
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+#undef PUT
 	cairn_embedder_close(e);
 	cairn_close(st);
 }

@@ -314,6 +314,23 @@ void test_vindex_changes(void)
 	CHECK(strcmp(key, "k90100") == 0 && same == 1);
 	OK(top(st, NULL, 0, far, key, &same));
 	CHECK(strcmp(key, "k90001") == 0 && same == 1);
+	/* cairn check reads the index: whole, then with its centroids gone. */
+	{
+		cairn_check_report rep;
+		MDB_txn *txn;
+		kbuf k;
+
+		OK(cairn_check(st, "d", NULL, NULL, &rep));
+		CHECK(rep.problems == 0 && rep.index_entries > XN);
+		OK(store_write_begin(st, &txn));
+		kb_init(&k);
+		kb_be32(&k, 1);
+		kb_u8(&k, 'C');
+		OK(db_put(txn, st, DB_VINDEX, k.b, k.n, "x", 1, 0));
+		OK(store_write_commit(st, txn));
+		CHECK_RC(cairn_check(st, "d", NULL, NULL, &rep), CAIRN_ECORRUPT);
+		CHECK(rep.problems == 1);
+	}
 	cairn_close(st);
 }
 
@@ -323,6 +340,7 @@ void test_vindex_background(void)
 	cairn_open_options oo = {CAIRN_OPEN_NOSYNC, 0, 0};
 	cairn_vindex_info in;
 	uint64_t saved = vindex_min;
+	cairn_import *im = NULL;
 	float x[XDIM];
 
 	CHECK(st);
@@ -344,6 +362,14 @@ void test_vindex_background(void)
 	}
 	CHECK(in.vectors == XN && in.tail == 0);
 	draw(x, 1);
+	/* While a bulk import runs the background leaves the index alone; it catches up after. */
+	{
+		cairn_import_options io = {0};
+
+		io.commit.domain = "d";
+		io.commit.prov.actor = "test";
+		OK(cairn_import_begin(st, &io, &im));
+	}
 	{
 		char *lines = malloc(1100 * 512);
 		size_t n = 0;
@@ -355,6 +381,14 @@ void test_vindex_background(void)
 			OK(test_commit_on(st, "d", NULL, lines, NULL));
 		}
 		free(lines);
+	}
+	{
+		struct timespec ts = {0, 400 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+		OK(cairn_vindex_stat(st, "d", &in));
+		CHECK(in.vectors == XN && in.tail == 1100);
+		OK(cairn_import_end(im, NULL));
 	}
 	for (int i = 0; i < 200; i++) {
 		struct timespec ts = {0, 50 * 1000 * 1000};

@@ -103,6 +103,7 @@
 	X(hybrid_fusion)                                                                           \
 	X(hybrid_ranking)                                                                          \
 	X(hybrid_embedder)                                                                         \
+	X(hybrid_vector_model)                                                                     \
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \

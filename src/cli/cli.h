@@ -77,6 +77,9 @@ typedef struct cli {
 	const char *fusion;	/* --fusion rrf|weighted */
 	const char *boost_near; /* --boost-near KIND:KEY,... */
 	double boost;		/* --boost N (default 1 with --boost-near) */
+	int embed;		/* --embed: writes embed titles with the model (--model) */
+	const char *vector_model; /* --vector-model ID: the model of the vectors written */
+	cairn_embedder *emb;	/* the model --embed opened */
 	long dim;		/* --dim N (import --vectors) */
 	char **args;		/* positional arguments */
 	int nargs;

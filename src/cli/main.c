@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"  schema show                     print the Domain's schema\n"
 	"Writes (each is one durable commit)\n"
 	"  import FILE...                  import JSON Lines ('-' reads stdin)\n"
+	"         [--vectors FILE.f32 --dim N] [--embed [--model FILE] | --vector-model ID]\n"
 	"  put KIND KEY [--title T] [--values JSON]\n"
 	"  patch KIND KEY --values JSON    merge patch of the values\n"
 	"  delete KIND KEY [--cascade]\n"
@@ -315,6 +316,13 @@ int cli_read_options(cli *c, cairn_read_options *ro)
 	return 0;
 }
 
+static cairn_embedder *embedder_to_close;
+
+static void close_embedder(void)
+{
+	cairn_embedder_close(embedder_to_close);
+}
+
 void cli_commit_options(cli *c, cairn_commit_options *co)
 {
 	memset(co, 0, sizeof(*co));
@@ -325,6 +333,8 @@ void cli_commit_options(cli *c, cairn_commit_options *co)
 		co->prov.actor = getenv("USER") ? getenv("USER") : "cli";
 	co->prov.client_time_ms = (int64_t)time(NULL) * 1000;
 	co->create_domain = 1; /* the first write creates the Domain, in that write's commit */
+	co->embedder = c->emb;
+	co->vector_model = c->vector_model;
 	if (c->expect >= 0) {
 		co->has_expect = 1;
 		co->expect_revision = (uint64_t)c->expect;
@@ -1370,7 +1380,8 @@ enum {
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
 	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
-	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST,
+	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST, OPT_EMBED,
+	OPT_VMODEL,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1465,6 +1476,8 @@ int main(int argc, char **argv)
 		{"fusion", required_argument, 0, OPT_FUSION},
 		{"boost-near", required_argument, 0, OPT_BOOSTNEAR},
 		{"boost", required_argument, 0, OPT_BOOST},
+		{"embed", no_argument, 0, OPT_EMBED},
+		{"vector-model", required_argument, 0, OPT_VMODEL},
 		{"help", no_argument, 0, OPT_HELP},
 		{0, 0, 0, 0},
 	};
@@ -1594,6 +1607,8 @@ int main(int argc, char **argv)
 		case OPT_VECFILE: c.vectors_file = optarg; break;
 		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
 		case OPT_VECF32: cli_vectors = 2; break;
+		case OPT_EMBED: c.embed = 1; break;
+		case OPT_VMODEL: c.vector_model = optarg; break;
 		case OPT_SEMANTIC: c.semantic = 1; break;
 		case OPT_HYBRID: c.hybrid = 1; break;
 		case OPT_RANK: c.rank = optarg; break;
@@ -1616,6 +1631,19 @@ int main(int argc, char **argv)
 		return bad;
 	c.args = argv + optind;
 	c.nargs = argc - optind;
+	/* --embed: the model that embeds what this command writes (closed at exit). */
+	if (c.embed) {
+		cairn_embedder *emb;
+		int rc;
+
+		if (c.vector_model)
+			return cli_usage("--embed names its model: no --vector-model with it");
+		if ((rc = cairn_embedder_open(cli_model_path(&c), &emb)))
+			return cli_fail(&c, rc, "embed");
+		c.emb = emb;
+		atexit(close_embedder);
+		embedder_to_close = emb;
+	}
 
 	if (strcmp(cmd, "init") == 0)
 		return cmd_init(&c);

@@ -345,6 +345,18 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		size_t dim = o->dim, words = 1;
 
 		if (!o->vector) {
+			char model[VEC_MODEL_MAX + 1];
+			size_t ddim;
+
+			/* A query embedded by one model is never compared with another's vectors. */
+			if ((rc = cairn_vector_model(t, model, sizeof(model), &ddim)))
+				goto out;
+			if (model[0] && strcmp(model, cairn_embedder_model(o->embedder)) != 0) {
+				rc = err_set(CAIRN_EDIM, "the Domain's vectors are of model \"%s\", not "
+							 "\"%s\"",
+					     model, cairn_embedder_model(o->embedder));
+				goto out;
+			}
 			dim = cairn_embedder_dim(o->embedder);
 			if (!(qv = cr_malloc(dim * sizeof(float)))) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");

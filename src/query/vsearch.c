@@ -517,6 +517,8 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 		size_t probes = o->probes ? o->probes : vsearch_probes;
 		size_t rerank = o->rerank ? o->rerank : vsearch_rerank;
 
+		if (!o->rerank && rerank < 2 * limit)
+			rerank = 2 * limit; /* the candidates, at least twice the hits */
 		if (rerank < limit)
 			rerank = limit;
 		/*

@@ -1062,14 +1062,19 @@ static void commit_done(req *r, job *j)
 	reply_json(r, 201);
 }
 
+static int bool_member(req *r, const jv *o, const char *name, int *out);
+
 /*
  * POST /v1/domains/{d}/commits: {"changes":[import lines...], "branch", "expect_revision",
- * "actor", "source", "confidence", "message", "trace_id"}.
+ * "actor", "source", "confidence", "message", "trace_id", "embed", "vector_model"}.
  */
 static void h_commit(req *r)
 {
-	static const char *const names[] = {"changes", "branch", "expect_revision", "actor",
-					    "source", "confidence", "message", "trace_id", NULL};
+	static const char *const names[] = {"changes", "branch",   "expect_revision", "actor",
+					    "source",  "confidence", "message",	    "trace_id",
+					    "embed",   "vector_model", NULL};
+	const char *vmodel = NULL;
+	int embed = 0;
 	const char *d = r->seg[2], *branch;
 	const jv *o, *ch;
 	buf line = BUF_INIT;
@@ -1077,8 +1082,15 @@ static void h_commit(req *r)
 	int rc = 0;
 
 	if (allow(r, d, NEED_WRITE, NULL) || !(o = body_object(r)) || only(r, o, names) ||
-	    str_member(r, o, "branch", &branch))
+	    str_member(r, o, "branch", &branch) || bool_member(r, o, "embed", &embed) ||
+	    str_member(r, o, "vector_model", &vmodel))
 		return;
+	if (embed && !r->s->emb)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "embed needs a model: start the server with --model");
+	if (embed && vmodel)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "embed names its model: no vector_model with it");
 	if (!branch)
 		branch = arg(r, "branch");
 	if (allow(r, d, NEED_WRITE, branch ? branch : "main"))
@@ -1099,6 +1111,8 @@ static void h_commit(req *r)
 	j->respond = commit_done;
 	j->co.domain = d;
 	j->co.branch = branch;
+	j->co.embedder = embed ? r->s->emb : NULL;
+	j->co.vector_model = vmodel;
 	if (provenance(r, o, &j->co))
 		goto fail;
 	if (expect_member(r, o, &j->co))
@@ -2163,6 +2177,15 @@ static void h_search(req *r)
 		if (only(r, b, only_h))
 			return;
 		return h_hybrid(r, b, limit, values, semantic);
+	}
+	{
+		static const char *const fusion_only[] = {"fusion", "rrf_k", "weights", "near_records",
+							  "graph_boost", "rank", NULL};
+
+		for (int i = 0; fusion_only[i]; i++)
+			if (jv_get(b, fusion_only[i]))
+				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+						   "%s is for a hybrid or semantic search", fusion_only[i]);
 	}
 	if (gio_is_vsearch(b))
 		return h_vsearch(r, b, limit, values);

@@ -521,6 +521,8 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	return 0;
 }
 
+#define VEC_MODEL_ID_CAP 256 /* room for a model id */
+
 /* search: by text, or with near, the Records whose vectors are closest to that Record's. */
 static int t_search(call *k)
 {
@@ -725,6 +727,16 @@ static int t_remember(call *k)
 		}
 		co.has_expect = 1;
 		co.expect_revision = cairn_txn_revision(t);
+		/* A memory is embedded on write when the Domain's vectors are the model's. */
+		if (k->c->emb) {
+			char model[VEC_MODEL_ID_CAP];
+			size_t dim;
+
+			co.embedder = cairn_vector_model(t, model, sizeof(model), &dim) == 0 &&
+						  strcmp(model, cairn_embedder_model(k->c->emb)) == 0
+					      ? k->c->emb
+					      : NULL;
+		}
 		if (cairn_get(t, kind, key, strlen(key), &cur) == 0) {
 			const jv *cv = jv_parse(k->mem, cur.values, cur.values_len, "stored values");
 			const jv *merged = cv ? jv_merge_patch(k->mem, cv, vals) : NULL;

@@ -7,6 +7,7 @@
 #define CAIRN_STORE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <lmdb.h>
@@ -49,6 +50,7 @@ struct cairn_store {
 	struct model_cache *cache; /* owned by the model layer */
 	void (*cache_free)(struct model_cache *);
 	struct maint *maint;	/* the maintenance thread, owned by the version layer */
+	atomic_int importing;	/* bulk imports running: the vector index waits for them */
 	char *path;
 	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
 };

@@ -111,6 +111,10 @@ typedef struct cctx {
 	int tw_async;	    /* a thread of its own collects them (text_thread) */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
+	char vec_model[VEC_MODEL_MAX + 1]; /* the model that made the Domain's vectors ("": unnamed) */
+	const char *cmodel; /* ... and this commit's vectors (embedder's or vector_model) */
+	const cairn_embedder *emb; /* embeds the title of a put without a vector */
+	int model_checked;
 	int vec_woke;	    /* the background was told of new vectors (their index) */
 } cctx;
 
@@ -383,21 +387,38 @@ static int values_validate(cctx *c, long idx, const kind_def *k, const jv *value
 	return 0;
 }
 
-static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
+/*
+ * A vector of dim dimensions in change idx: the Domain's first sets its
+ * dimension and model; later ones must match both (vectors of two models
+ * are never compared).
+ */
+static int vector_check(cctx *c, long idx, size_t dim)
 {
-	if (!ch->vec)
-		return 0;
 	if (c->vec_dim == 0) {
-		c->vec_dim = (uint32_t)ch->dim;
+		c->vec_dim = (uint32_t)dim;
 		c->vec_dim_new = 1;
+		snprintf(c->vec_model, sizeof(c->vec_model), "%s", c->cmodel);
+		c->model_checked = 1;
 		return 0;
 	}
-	if (ch->dim != c->vec_dim)
+	if (dim != c->vec_dim)
 		return failed(failf(c, idx, CAIRN_EDIM, 0, NULL, 0,
 			     "change %ld: the vector has %zu dimensions; the Domain's vectors have %u",
-			     idx, ch->dim, c->vec_dim)
+			     idx, dim, c->vec_dim)
 			       );
+	if (!c->model_checked && strcmp(c->cmodel, c->vec_model) != 0)
+		return failed(failf(c, idx, CAIRN_EDIM, 0, NULL, 0,
+				    "change %ld: the vector is of model \"%s\"; the Domain's vectors "
+				    "are of model \"%s\"",
+				    idx, c->cmodel[0] ? c->cmodel : "(unnamed)",
+				    c->vec_model[0] ? c->vec_model : "(unnamed)"));
+	c->model_checked = 1;
 	return 0;
+}
+
+static int vector_dim_check(cctx *c, long idx, const cs_change *ch)
+{
+	return ch->vec ? vector_check(c, idx, ch->dim) : 0;
 }
 
 /* The merged Version a change takes values from: its values, title, lineage, creation. */
@@ -519,6 +540,27 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	if (ch->vec) {
 		o->vec = ch->vec;
 		o->dim = (uint32_t)ch->dim;
+	} else if (c->emb && ch->op == OP_PUT && title_len &&
+		   (!r->exists || !r->vec_vid || o->renamed)) {
+		/* Embedded on write: the title's meaning, by the commit's model. */
+		size_t dim = cairn_embedder_dim(c->emb), words = 0;
+		float *vec = arena_alloc(&c->mem, dim * sizeof(float));
+
+		if (!vec) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = cairn_embed(c->emb, title, title_len, vec, dim, &words)))
+			goto out;
+		if (words) {
+			if ((rc = vector_check(c, idx, dim)))
+				goto out;
+			o->vec = vec;
+			o->dim = (uint32_t)dim;
+		} else if (r->exists && r->vec_vid) { /* no word the model knows: as before */
+			o->vec_from = r->vec_vid;
+			o->dim = r->dim;
+		}
 	} else if (r->exists && r->vec_vid) {
 		o->vec_from = r->vec_vid;
 		o->dim = r->dim;
@@ -1811,14 +1853,16 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		rc = put_cell(c, CELL_COUNT, kd, b, 8);
 	}
 	if (!rc && c->vec_dim_new) {
-		uint8_t b[4];
+		uint8_t b[4 + VEC_MODEL_MAX];
+		size_t ml = strlen(c->vec_model);
 		kbuf k;
 
 		be32_put(b, c->vec_dim);
+		memcpy(b + 4, c->vec_model, ml);
 		kb_init(&k);
 		kb_be32(&k, c->d.dom);
 		kb_u8(&k, 'V');
-		rc = db_put(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, b, 4, 0);
+		rc = db_put(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, b, 4 + ml, 0);
 	}
 	sha256_final(&h, digest);
 	if (!rc)
@@ -1866,9 +1910,11 @@ static int vec_dim_load(cctx *c)
 		return 0;
 	if (rc)
 		return rc;
-	if (v.mv_size != 4)
+	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
 		return err_set(CAIRN_ECORRUPT, "bad vector dimension");
 	c->vec_dim = be32_get(v.mv_data);
+	memcpy(c->vec_model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
+	c->vec_model[v.mv_size - 4] = '\0';
 	return 0;
 }
 
@@ -1917,6 +1963,12 @@ static int run_in_txn(cctx *c, const cairn_commit_options *o, cairn_commit_resul
 {
 	int rc;
 
+	c->emb = o->embedder;
+	c->cmodel = o->embedder ? cairn_embedder_model(o->embedder)
+		    : o->vector_model ? o->vector_model : "";
+	if (strlen(c->cmodel) > VEC_MODEL_MAX || !utf8_valid(c->cmodel, strlen(c->cmodel)))
+		return err_set(CAIRN_EINVAL, "a model id is valid UTF-8 of at most %d bytes",
+			       VEC_MODEL_MAX);
 	if (o->has_expect && branch_head(&c->d.br) != o->expect_revision)
 		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
 			     c->d.br.name, (unsigned long long)branch_head(&c->d.br),

@@ -56,6 +56,7 @@ struct cairn_import {
 	cairn_import_stats stats;
 	int rc;			   /* a stopping error, once one happened */
 	uint64_t vec_rows;	   /* rows taken from o.vectors */
+	int counted;		   /* in st->importing */
 	float *vec;		   /* one row */
 };
 
@@ -91,6 +92,9 @@ int cairn_import_begin(cairn_store *st, const cairn_import_options *opts, cairn_
 	}
 	im->st = st;
 	im->o = *opts;
+	/* The vector index is built after a bulk import, not while it competes for the cores. */
+	atomic_fetch_add(&st->importing, 1);
+	im->counted = 1;
 	if (!im->o.batch)
 		im->o.batch = DEFAULT_BATCH;
 	im->domain = cr_strdup(opts->commit.domain);
@@ -128,6 +132,10 @@ void cairn_import_abort(cairn_import *im)
 	cr_free(im->domain);
 	cr_free(im->branch);
 	cr_free(im->vec);
+	if (im->counted) {
+		atomic_fetch_sub(&im->st->importing, 1);
+		maint_wake(im->st);
+	}
 	cr_free(im);
 }
 

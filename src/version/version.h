@@ -27,6 +27,7 @@
 #include "store/store.h"
 
 #define MAIN_BRANCH_ID 1u
+#define VEC_MODEL_MAX 128	/* bytes of a vector model id (catalog: dom 'V' -> be32 dim, id) */
 #define VIEW_MAX 32		/* longest branch ancestry */
 #define LIVE_CHUNK_BITS 12	/* 4096 vids per live-set chunk */
 #define LIVE_CHUNK_BYTES (1u << (LIVE_CHUNK_BITS - 3))

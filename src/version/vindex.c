@@ -26,6 +26,7 @@ uint64_t vindex_catchup = 1024;
 #define KMEANS_SAMPLE 48 /* sample vectors per list */
 #define LISTS_MAX 65536
 #define META_LEN 40
+#define SEQ_MAX 64 /* block numbers in a list before it is rebuilt */
 
 static void vkey(kbuf *k, uint32_t dom, uint8_t what)
 {
@@ -416,7 +417,13 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 		rc = 0;
 	if (rc)
 		goto out;
-	rebuild = !have || (o && o->rebuild) || (o && o->lists && o->lists != m.lists);
+	/*
+	 * Built anew when asked, when the lists change, and after SEQ_MAX
+	 * catch-ups: each appends a small block to most lists, and a search
+	 * steps through every block of the lists it scans.
+	 */
+	rebuild = !have || (o && o->rebuild) || (o && o->lists && o->lists != m.lists) ||
+		  m.seq > SEQ_MAX;
 	if (!rebuild) {
 		b.dim = m.dim;
 		rc = collect(rtxn, st, dom, m.watermark, &b, &last);
@@ -587,6 +594,8 @@ int vindex_maintain(cairn_store *st, const volatile int *stop)
 		uint64_t tail;
 		int have;
 
+		if (atomic_load(&st->importing))
+			break; /* woken again when the import ends */
 		if ((rc = store_read_begin(st, &txn)))
 			break;
 		rc = vindex_state(txn, st, dom, &m, &have, &tail, UINT64_MAX);

@@ -690,6 +690,17 @@ await test('hybrid and semantic search: fusion, receipts, ranking; errors', asyn
 	eq(r.status, 400, 'explain is for words');
 	r = await c('POST', `${D}/search`, { token: reader, body: { hybrid: true, vector: [1, 0] } });
 	eq([r.status, r.body.error.code], [422, 'vector_dimension']);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'first', rank: { confidence: true } } });
+	eq(r.status, 400, 'rank is for hybrid or semantic search');
+});
+
+await test('commits embed on write only with a model; vector_model keeps models apart', async () => {
+	let r = await c('POST', `${D}/commits`, { token: writer, body: { embed: true, changes: [{ kind: 'Supplier', key: 'E1', title: 'steel', values: { vat: 'DE-E1' } }] } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument'], 'no model on this server');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { vector_model: 'other/1', changes: [{ kind: 'Supplier', key: 'E2', title: 'x', values: { vat: 'DE-E2' }, vector: [1, 0, 0] }] } });
+	eq([r.status, r.body.error.code], [422, 'vector_dimension'], 'the Domain\'s vectors are of the unnamed model');
+	r = await c('POST', `${D}/commits`, { token: writer, body: { vector_model: 7, changes: [{ kind: 'Supplier', key: 'E3', values: { vat: 'DE-E3' } }] } });
+	eq(r.status, 400);
 });
 
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
