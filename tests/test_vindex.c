@@ -18,7 +18,8 @@
 #define XN 4000
 #define XCLUSTERS 40
 
-static const char xschema[] = "{\"kinds\":[{\"name\":\"A\"},{\"name\":\"B\"},{\"name\":\"C\"}]}";
+static const char xschema[] = "{\"kinds\":[{\"name\":\"A\"},{\"name\":\"B\",\"attributes\":"
+			      "[{\"name\":\"g\",\"type\":\"int\",\"indexed\":true}]},{\"name\":\"C\"}]}";
 
 static double gauss(void)
 {
@@ -44,7 +45,8 @@ static void draw(float *x, int cluster)
 /* A Record line with its vector. */
 static size_t line(char *out, size_t cap, const char *kind, int key, const float *x)
 {
-	size_t n = (size_t)snprintf(out, cap, "{\"kind\":\"%s\",\"key\":\"k%d\",\"vector\":[", kind, key);
+	size_t n = (size_t)snprintf(out, cap, "{\"kind\":\"%s\",\"key\":\"k%d\",%s\"vector\":[", kind,
+				    key, strcmp(kind, "B") ? "" : key % 10 == 3 ? "\"values\":{\"g\":3}," : "\"values\":{\"g\":1},");
 
 	for (int d = 0; d < XDIM; d++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%.6g", d ? "," : "", x[d]);
@@ -112,7 +114,8 @@ fail:
 }
 
 /* Mean recall@10 and @20 of the index against exact search over queries drawn like the data. */
-static void recall(cairn_store *st, const char *branch, const char *kind, double *r10, double *r20)
+static void recall_where(cairn_store *st, const char *branch, const char *kind, const char *where,
+			 double *r10, double *r20)
 {
 	cairn_read_options ro = {0};
 	cairn_txn *t;
@@ -138,6 +141,7 @@ static void recall(cairn_store *st, const char *branch, const char *kind, double
 			o.kinds = &kind;
 			o.n_kinds = 1;
 		}
+		o.where = where;
 		o.exact = 1;
 		if (cairn_vsearch(t, &o, ex, 20, &ne))
 			break;
@@ -154,6 +158,11 @@ static void recall(cairn_store *st, const char *branch, const char *kind, double
 		*r20 += h20 / 20.0 / q;
 	}
 	cairn_txn_end(t);
+}
+
+static void recall(cairn_store *st, const char *branch, const char *kind, double *r10, double *r20)
+{
+	recall_where(st, branch, kind, NULL, r10, r20);
 }
 
 /* The first hit of a search for x (its key in key), and the number of hits with score >= 1 - 1e-6. */
@@ -207,6 +216,8 @@ void test_vindex_recall(void)
 	recall(st, NULL, "B", &r10, &r20); /* 39% */
 	CHECK(r10 >= 0.95 && r20 >= 0.95);
 	recall(st, NULL, "C", &r10, &r20); /* 1% */
+	CHECK(r10 >= 0.95 && r20 >= 0.95);
+	recall_where(st, NULL, "B", "{\"g\":3}", &r10, &r20); /* an attribute filter: 4% */
 	CHECK(r10 >= 0.95 && r20 >= 0.95);
 	/* A branch that diverged: 300 new Records there, 300 on main. */
 	OK(cairn_branch_create(st, "d", "b", NULL));

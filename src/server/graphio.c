@@ -273,6 +273,45 @@ int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
+/* A JSON array of 1 to CAIRN_MAX_VECTOR_DIM numbers as floats allocated in a. */
+static int vector_array(arena *a, const jv *v, const float **out, size_t *dim, char *err,
+			size_t errlen)
+{
+	float *q;
+
+	if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
+	    !(q = arena_alloc(a, v->len * sizeof(float)))) {
+		snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->len; i++) {
+		if (!jv_is_number(&v->u.items[i])) {
+			snprintf(err, errlen, "vector is an array of numbers");
+			return -1;
+		}
+		q[i] = (float)jv_number(&v->u.items[i]);
+	}
+	*out = q;
+	*dim = v->len;
+	return 0;
+}
+
+/* "probes": the vector index's lists, 1 to 65536 (absent or null: *out stays 0). */
+static int probes_member(const jv *o, size_t *out, char *err, size_t errlen)
+{
+	const jv *p = jv_get(o, "probes");
+
+	if (!p || p->type == JV_NULL)
+		return 0;
+	if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
+	    jv_number(p) > 65536) {
+		snprintf(err, errlen, "probes is an integer from 1 to 65536");
+		return -1;
+	}
+	*out = (size_t)jv_number(p);
+	return 0;
+}
+
 int gio_is_vsearch(const jv *o)
 {
 	return jv_get(o, "near") || jv_get(o, "vector");
@@ -281,7 +320,7 @@ int gio_is_vsearch(const jv *o)
 int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
 			size_t errlen)
 {
-	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric"), *p, *e;
+	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric"), *e;
 
 	memset(s, 0, sizeof(*s));
 	if (jv_get(o, "text") || (n && v)) {
@@ -299,23 +338,8 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 		near->key = key->u.s;
 		near->key_len = key->len;
 		s->near = near;
-	} else {
-		float *q;
-
-		if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
-		    !(q = arena_alloc(a, v->len * sizeof(float)))) {
-			snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
-			return -1;
-		}
-		for (uint32_t i = 0; i < v->len; i++) {
-			if (!jv_is_number(&v->u.items[i])) {
-				snprintf(err, errlen, "vector is an array of numbers");
-				return -1;
-			}
-			q[i] = (float)jv_number(&v->u.items[i]);
-		}
-		s->vector = q;
-		s->dim = v->len;
+	} else if (vector_array(a, v, &s->vector, &s->dim, err, errlen)) {
+		return -1;
 	}
 	if (m && m->type != JV_NULL) {
 		if (!jv_is(m, JV_STRING) ||
@@ -327,14 +351,8 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 			    : !strcmp(m->u.s, "dot")  ? CAIRN_DOT
 						      : CAIRN_L2;
 	}
-	if ((p = jv_get(o, "probes")) && p->type != JV_NULL) {
-		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
-		    jv_number(p) > 65536) {
-			snprintf(err, errlen, "probes is an integer from 1 to 65536");
-			return -1;
-		}
-		s->probes = (size_t)jv_number(p);
-	}
+	if (probes_member(o, &s->probes, err, errlen))
+		return -1;
 	if ((e = jv_get(o, "exact")) && e->type != JV_NULL) {
 		if (e->type != JV_TRUE && e->type != JV_FALSE) {
 			snprintf(err, errlen, "exact is true or false");
@@ -342,14 +360,8 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 		}
 		s->exact = e->type == JV_TRUE;
 	}
-	if ((p = jv_get(o, "probes")) && p->type != JV_NULL) {
-		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
-		    jv_number(p) > 65536) {
-			snprintf(err, errlen, "probes is an integer from 1 to 65536");
-			return -1;
-		}
-		s->probes = (size_t)jv_number(p);
-	}
+	if (probes_member(o, &s->probes, err, errlen))
+		return -1;
 	if ((e = jv_get(o, "exact")) && e->type != JV_NULL) {
 		if (e->type != JV_TRUE && e->type != JV_FALSE) {
 			snprintf(err, errlen, "exact is true or false");
@@ -495,8 +507,6 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 {
 	const jv *t = jv_get(o, "text"), *v = jv_get(o, "vector"), *f = jv_get(o, "fusion");
 	const jv *w = jv_get(o, "weights"), *nr = jv_get(o, "near_records"), *rk = jv_get(o, "rank");
-	const jv *p = jv_get(o, "probes");
-
 	memset(h, 0, sizeof(*h));
 	if (t && t->type != JV_NULL) {
 		if (t->type != JV_STRING || !t->len) {
@@ -506,24 +516,8 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 		h->text = t->u.s;
 		h->text_len = t->len;
 	}
-	if (v && v->type != JV_NULL) {
-		float *q;
-
-		if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
-		    !(q = arena_alloc(a, v->len * sizeof(float)))) {
-			snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
-			return -1;
-		}
-		for (uint32_t i = 0; i < v->len; i++) {
-			if (!jv_is_number(&v->u.items[i])) {
-				snprintf(err, errlen, "vector is an array of numbers");
-				return -1;
-			}
-			q[i] = (float)jv_number(&v->u.items[i]);
-		}
-		h->vector = q;
-		h->dim = v->len;
-	}
+	if (v && v->type != JV_NULL && vector_array(a, v, &h->vector, &h->dim, err, errlen))
+		return -1;
 	if (f && f->type != JV_NULL) {
 		if (f->type != JV_STRING || (strcmp(f->u.s, "rrf") && strcmp(f->u.s, "weighted"))) {
 			snprintf(err, errlen, "fusion is \"rrf\" or \"weighted\"");
@@ -558,14 +552,8 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 		if (!jv_get(o, "graph_boost"))
 			h->graph_boost = 1;
 	}
-	if (p && p->type != JV_NULL) {
-		if (!jv_is_number(p) || jv_number(p) != floor(jv_number(p)) || jv_number(p) < 1 ||
-		    jv_number(p) > 65536) {
-			snprintf(err, errlen, "probes is an integer from 1 to 65536");
-			return -1;
-		}
-		h->probes = (size_t)jv_number(p);
-	}
+	if (probes_member(o, &h->probes, err, errlen))
+		return -1;
 	if (rk && rk->type != JV_NULL) {
 		if (gio_rank_options(a, rk, r, err, errlen))
 			return -1;
