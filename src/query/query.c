@@ -1685,6 +1685,41 @@ int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t 
 	return rc;
 }
 
+int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
+		     uint64_t cap, uint64_t **out, size_t *n)
+{
+	qctx c;
+	cand *cands, best = {0};
+	size_t nc;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = setup(&c, t, kind, where, where_len)))
+		return rc;
+	rc = cands_build(&c, &cands, &nc);
+	for (size_t i = 0; i < nc && !rc; i++) {
+		cand *x = &cands[i];
+
+		if ((rc = estimate(&c, x->q->a, x->iv, x->n_iv, best.q ? best.est : cap + 1, &x->est)))
+			break;
+		if (!best.q || x->est < best.est)
+			best = *x;
+	}
+	if (!rc && best.q && best.est <= cap) {
+		hits h = {NULL, 0, 0};
+
+		rc = walk_collect(&c, best.q->a, best.iv, best.n_iv, &h);
+		if (!rc && !(*out = cr_malloc((h.n ? h.n : 1) * sizeof(uint64_t))))
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+		for (size_t i = 0; !rc && i < h.n; i++)
+			(*out)[(*n)++] = h.v[i].r.vid;
+		cr_free(h.v);
+	}
+	buf_release(&c.plan);
+	return rc;
+}
+
 /* ------------------------------------------------------ filters alone -- */
 
 int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, size_t len,

@@ -19,6 +19,15 @@ extern uint64_t query_small;
 /* Postings per container of a search's rarest word from which its walk uses masks (search.c). */
 extern uint64_t search_dense_min;
 
+/*
+ * The Versions (vids, *out malloc'd) of the Records of kind that satisfy
+ * where, when an index answers a conjunct of it with at most cap entries;
+ * otherwise *out is NULL and *n 0 (the filter is not that selective, or no
+ * index answers it). Errors as cairn_query's.
+ */
+int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
+		     uint64_t cap, uint64_t **out, size_t *n);
+
 /* A filter of the query language (query.c) over one Kind, on its own. */
 typedef struct qfilter qfilter;
 /* Parse where[0..len-1] for Kind kind into a (CAIRN_EQUERY naming the mistake). */

@@ -25,6 +25,8 @@
 
 uint64_t vsearch_probes = 8;
 uint64_t vsearch_rerank = 64;
+/* Records an attribute filter may leave for them to be scored exactly, without the index. */
+uint64_t vsearch_where_exact = 2000;
 
 typedef struct vhit {
 	uint64_t vid;
@@ -48,6 +50,7 @@ typedef struct vctx {
 	float *tmp;		/* a stored vector, aligned (dim floats) */
 	vhit *h;		/* the best, best first */
 	size_t n, cap;
+	int prefiltered;	/* the candidates are known to pass kinds and where */
 } vctx;
 
 static int vlive(vctx *v, uint64_t vid, int *live)
@@ -112,7 +115,7 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 
 	if (v->n == v->cap && !better(&v->h[v->n - 1], score, vid))
 		return 0;
-	if (v->n_kinds || v->filter[0]) {
+	if (!v->prefiltered && (v->n_kinds || v->filter[0])) {
 		size_t k = 0;
 
 		if ((rc = version_get(&v->t->d, vid, &r)))
@@ -194,6 +197,65 @@ static int scan_exact(vctx *v, uint64_t after)
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
 		rc = store_err(mrc, "vectors");
 	mdb_cursor_close(cur);
+	return rc;
+}
+
+/*
+ * A selective attribute filter: the Records an index says pass it, when
+ * they are at most vsearch_where_exact, scored exactly (*done set); else
+ * nothing done.
+ */
+static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
+{
+	uint64_t *all = NULL;
+	size_t n_all = 0;
+	int rc = 0;
+
+	*done = 0;
+	for (size_t i = 0; i < o->n_kinds && !rc; i++) {
+		uint64_t *ids, *grown;
+		size_t n;
+
+		rc = query_vids_small(v->t, o->kinds[i], o->where,
+				      o->where_len ? o->where_len : strlen(o->where),
+				      vsearch_where_exact - n_all, &ids, &n);
+		if (rc || !ids) {
+			cr_free(all);
+			return rc;
+		}
+		if (!(grown = cr_reallocarray(all, n_all + n + 1, sizeof(*all)))) {
+			cr_free(ids);
+			cr_free(all);
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		}
+		all = grown;
+		memcpy(all + n_all, ids, n * sizeof(*ids));
+		n_all += n;
+		cr_free(ids);
+	}
+	v->prefiltered = 1;
+	for (size_t i = 0; i < n_all && !rc; i++) {
+		MDB_val x;
+		kbuf k;
+
+		if (all[i] == v->skip)
+			continue;
+		key_u64(&k, v->t->d.dom, all[i]);
+		v->t->d.stats.entries++;
+		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, k.b, k.n, &x);
+		if (rc == CAIRN_ENOTFOUND) { /* a Record without a vector */
+			rc = 0;
+			continue;
+		}
+		if (!rc && x.mv_size != v->dim * sizeof(float))
+			rc = err_set(CAIRN_EDIM, "the Domain's vectors have %zu dimensions, not %zu",
+				     x.mv_size / sizeof(float), v->dim);
+		if (!rc)
+			rc = vkeep(v, all[i], exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
+	}
+	v->prefiltered = 0;
+	cr_free(all);
+	*done = !rc;
 	return rc;
 }
 
@@ -536,7 +598,11 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 			if (match * probes < (uint64_t)limit * 2 * m.lists)
 				probes = m.lists;
 		}
-		for (;;) {
+		int done = 0;
+
+		if (v.filter[0] && (rc = search_filtered(&v, o, &done)))
+			done = 1;
+		for (; !done;) {
 			v.n = 0;
 			if ((rc = search_index(&v, &m, probes, rerank)) ||
 			    (rc = scan_exact(&v, m.watermark)))
