@@ -30,6 +30,7 @@
 	X(store_open)                                                                              \
 	X(store_locked)                                                                            \
 	X(store_grow)                                                                              \
+	X(store_wlist_sort)                                                                        \
 	X(domain_lifecycle)                                                                        \
 	X(domain_isolation)                                                                        \
 	X(commit_basic)                                                                            \

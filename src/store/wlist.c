@@ -55,7 +55,7 @@ static int entry_cmp(const void *x, const void *y)
  * (stable, a counting pass), then each group sorted unless it already is
  * (Versions come in vid order; a bulk import's keys often in key order).
  */
-static int sort_entries(wlist *w)
+int wl_sort(wlist *w)
 {
 	size_t count[DB_COUNT + 1] = {0}, at[DB_COUNT + 1];
 	wl_entry *g;
@@ -85,7 +85,7 @@ static int sort_entries(wlist *w)
 int wl_flush(wlist *w, MDB_txn *txn, cairn_store *st)
 {
 	size_t i = 0;
-	int rc = sort_entries(w);
+	int rc = wl_sort(w);
 
 	while (i < w->n && !rc) {
 		int db = w->e[i].db;

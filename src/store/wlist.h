@@ -26,6 +26,8 @@ typedef struct wlist {
 
 /* Queue a put (key and value are copied). Returns 0 or CAIRN_ENOMEM. */
 int wl_add(wlist *w, int db, const void *k, size_t kn, const void *v, size_t vn);
+/* Sort the queue by sub-database, then key (wl_flush does). */
+int wl_sort(wlist *w);
 /* Write everything queued, then empty the list. */
 int wl_flush(wlist *w, MDB_txn *txn, cairn_store *st);
 void wl_release(wlist *w);
