@@ -15,6 +15,7 @@
 #include "util/text.h"
 #include "store/store.h"
 #include "version/version.h"
+#include "version/vindex.h"
 
 static int add(cairn_changeset *cs, const char *line)
 {
@@ -541,4 +542,91 @@ void test_check_detects(void)
 		}
 		cairn_close(st);
 	}
+}
+
+/*
+ * The vector writer: commits of 600 Records with 16-dimension vectors, the
+ * background catching the index up, and a rebuild now and then, until killed.
+ */
+static void vector_writer(const char *path)
+{
+	cairn_open_options o = {0, 0, 0}; /* the background thread runs */
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	cairn_store *st;
+	float v[16];
+
+	vindex_min = 500;
+	vindex_catchup = 300;
+	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
+		_exit(3);
+	co.domain = "d";
+	co.prov.actor = "crash";
+	for (unsigned i = 0;; i++) {
+		cairn_changeset_clear(cs);
+		for (int j = 0; j < 600; j++) {
+			char key[32];
+			int n = snprintf(key, sizeof(key), "v%u-%d", i, j);
+
+			for (int d = 0; d < 16; d++)
+				v[d] = (float)((i * 7 + (unsigned)j * 13 + (unsigned)d * 3) % 17) - 8;
+			if (cairn_cs_put(cs, "Plant", key, (size_t)n, key, (size_t)n, "{\"city\":\"x\"}", 12) ||
+			    cairn_cs_vector(cs, v, 16))
+				_exit(4);
+		}
+		if (cairn_commit(st, &co, cs, NULL))
+			_exit(5);
+		if (i % 3 == 2) {
+			cairn_vindex_options vo = {0};
+
+			vo.rebuild = 1;
+			if (cairn_vindex_update(st, "d", &vo, NULL))
+				_exit(6);
+		}
+	}
+}
+
+/* Killed while building or catching up its vector index, a store checks clean and searches. */
+void test_crash_vindex(void)
+{
+	cairn_store *st = test_store();
+	char path[512];
+	int built = 0;
+
+	CHECK(st);
+	snprintf(path, sizeof(path), "%s", test_path("store"));
+	cairn_close(st);
+	srand(777);
+	for (int round = 0; round < 8; round++) {
+		cairn_read_options ro = {0};
+		cairn_vsearch_options vo = {0};
+		cairn_vindex_info in;
+		cairn_hit h[5];
+		cairn_txn *t;
+		float q[16] = {1};
+		size_t n;
+		int status;
+		pid_t pid = fork();
+
+		CHECK(pid >= 0);
+		if (pid == 0)
+			vector_writer(path);
+		usleep((useconds_t)(100000 + rand() % 400000));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		OK(cairn_open(path, NULL, &st));
+		OK(cairn_check(st, "d", NULL, NULL, NULL));
+		OK(cairn_vindex_stat(st, "d", &in));
+		built += in.vectors > 0;
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		vo.vector = q;
+		vo.dim = 16;
+		vo.limit = 5;
+		OK(cairn_vsearch(t, &vo, h, 5, &n));
+		cairn_txn_end(t);
+		cairn_close(st);
+	}
+	CHECK(built > 0); /* some rounds ran long enough to have an index */
 }

@@ -55,6 +55,7 @@
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \
 	X(crash_merge_delete)                                                                      \
+	X(crash_vindex)                                                                            \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \
