@@ -44,6 +44,8 @@ typedef struct vb {
 	double import_s, build_s, embed_p50, embed_p95;
 	cairn_vindex_info idx;
 	vrow rows[16];	/* semantic (and hybrid) search rows */
+	char wh[VREF][192]; /* an attribute filter per query (q_filters.txt), when where_on */
+	int where_on;
 	size_t n_rows;
 	vrow curve[8];
 	size_t n_curve;
@@ -193,6 +195,8 @@ static int search(vb *b, const char *branch, size_t qi, const char *kind, size_t
 		o.kinds = &kind;
 		o.n_kinds = 1;
 	}
+	if (b->where_on)
+		o.where = b->wh[qi];
 	rc = cairn_vsearch(t, &o, h, VK, n);
 	for (size_t i = 0; !rc && i < *n; i++)
 		out[i] = h[i].rec.vid;
@@ -334,6 +338,38 @@ static int timed_hybrid(vb *b, vrow *r, const char *name, const char *rank_json)
 	free(us);
 	fprintf(stderr, "bench: %-52s p50 %7.1f us\n", name, r->p50);
 	return 0;
+}
+
+/*
+ * Attribute filters of q_filters.txt on Parts (kind, attribute), one per
+ * query, cycling over those the file has: its recall and times, as a row.
+ */
+static int attr_filter(vb *b, const char *name, const char *attr)
+{
+	char path[1200], line[512];
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/q_filters.txt", b->dir);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (n < VREF && fgets(line, sizeof(line), f)) {
+		char k[64], a[64], v[96];
+
+		if (sscanf(line, "%63[^\t]\t%63[^\t]\t%95[^\t\n]", k, a, v) == 3 &&
+		    strcmp(k, "Part") == 0 && strcmp(a, attr) == 0)
+			snprintf(b->wh[n++], sizeof(b->wh[0]), "{\"%s\":\"%s\"}", a, v);
+	}
+	fclose(f);
+	if (!n)
+		return 0; /* none in this dataset */
+	for (size_t i = n; i < VREF; i++)
+		memcpy(b->wh[i], b->wh[i % n], sizeof(b->wh[0]));
+	b->where_on = 1;
+	rc = refs(b, NULL, "Part") || timed(b, &b->rows[b->n_rows++], name, NULL, "Part", 0) ? -1 : 0;
+	b->where_on = 0;
+	return rc;
 }
 
 /* The three filters of the workload on one branch. */
@@ -600,6 +636,10 @@ int bench_vectors(const bench_options *o)
 	time_embed(&b);
 	fprintf(stderr, "bench: timing semantic search (exact answers first)\n");
 	if (filters(&b, NULL, "main") ||
+	    attr_filter(&b, "main, Parts of one supplier (an indexed attribute; a few Parts)",
+			"supplier") ||
+	    attr_filter(&b, "main, Parts of one category (an indexed attribute; one of 12)",
+			"category") ||
 	    timed_hybrid(&b, &b.rows[b.n_rows++], "main, hybrid: a title word and a vector (RRF)", NULL) ||
 	    timed_hybrid(&b, &b.rows[b.n_rows++],
 			 "main, hybrid, ranked: confidence, trust, 30-day half-life", "rank"))
