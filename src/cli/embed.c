@@ -147,6 +147,7 @@ int cmd_vindex(cli *c)
 	cairn_vindex_options o = {0};
 	cairn_vindex_info in;
 	cairn_store *st;
+	char model[256];
 	int rc;
 
 	if (c->nargs)
@@ -158,16 +159,30 @@ int cmd_vindex(cli *c)
 	if ((rc = cairn_open(c->store, &oo, &st)))
 		return cli_fail(c, rc, NULL);
 	rc = cairn_vindex_update(st, c->domain, &o, &in);
+	if (!rc) { /* and the model the Domain's vectors are of */
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+		size_t dim;
+
+		ro.domain = c->domain;
+		if (!(rc = cairn_read_begin(st, &ro, &t))) {
+			rc = cairn_vector_model(t, model, sizeof(model), &dim);
+			cairn_txn_end(t);
+		}
+	}
 	cairn_close(st);
 	if (rc)
 		return cli_fail(c, rc, "vindex");
-	if (c->json)
+	if (c->json) {
 		printf("{\"built\":\"%s\",\"added\":%llu,\"vectors\":%llu,\"tail\":%llu,"
-		       "\"lists\":%llu,\"dim\":%llu,\"bytes\":%llu,\"seconds\":%.3f}\n",
+		       "\"lists\":%llu,\"dim\":%llu,\"bytes\":%llu,\"seconds\":%.3f,\"model\":",
 		       in.built == 1 ? "built" : in.built == 2 ? "caught up" : "up to date",
 		       (unsigned long long)in.added, (unsigned long long)in.vectors,
 		       (unsigned long long)in.tail, (unsigned long long)in.lists,
 		       (unsigned long long)in.dim, (unsigned long long)in.bytes, in.seconds);
+		out_str(stdout, model, strlen(model));
+		printf("}\n");
+	}
 	else if (!in.lists)
 		printf("no vectors to index\n");
 	else

@@ -1082,6 +1082,14 @@ want_rc 0
 line_has 1 '"key":"v4"'
 run vindex
 out_has '"built":"up to date"'
+run vindex --lists 2 --rebuild
+want_rc 0
+out_has '"built":"built"'
+out_has '"lists":2'
+out_has '"model":""'
+run vindex --text
+want_rc 0
+out_has 'up to date: 4 vectors of 3 dimensions in 2 lists'
 run import "$T/vf.jsonl" --vectors "$T/vf.f32"
 want_rc 2
 run import "$T/vf.jsonl" --vectors "$T/vf.f32" --dim 5
@@ -1111,6 +1119,8 @@ run domain create hy
 run schema apply "$T/schema.json" --domain hy
 run import "$T/hy.jsonl" --domain hy --source crawler
 want_rc 0
+run vindex --domain hy
+out_has '"model":""'
 run search --semantic "valves" --model "$T/mini.cemb" --domain hy --limit 1
 want_rc 0
 line_has 1 '"key":"steel"'
@@ -1134,6 +1144,22 @@ want_rc 3
 run search --semantic "valves" --model "$T/mini.cemb"
 want_rc 4
 err_has '"code":"vector_dimension"'
+# Embedded on write: the titles' vectors, of the model named.
+sed 's/,"vector":\[[^]]*\]//' "$T/hy.jsonl" >"$T/hy2.jsonl"
+run domain create hy2
+run schema apply "$T/schema.json" --domain hy2
+run import "$T/hy2.jsonl" --embed --model "$T/mini.cemb" --domain hy2
+want_rc 0
+run vindex --domain hy2
+out_has '"model":"glove-mini/1"'
+out_has '"dim":100'
+run search --semantic "valves" --model "$T/mini.cemb" --domain hy2 --limit 1
+line_has 1 '"key":"steel"'
+run import "$T/hy.jsonl" --domain hy2
+want_rc 4
+err_has 'model'
+run import "$T/hy2.jsonl" --embed --vector-model x --model "$T/mini.cemb" --domain hy2
+want_rc 2
 end
 
 # ------------------------------------------------ fixed engine bugs --
