@@ -456,6 +456,26 @@ static void print_explain(const char *json, size_t len)
 	arena_release(&a);
 }
 
+/* Hits of a search by vector or meaning: a JSON line each (with its receipt), or a text line. */
+static void vector_hits(const cli *c, const cairn_hit *h, size_t n, int receipt)
+{
+	for (size_t i = 0; i < n; i++) {
+		const cairn_record *r = &h[i].rec;
+
+		if (c->json && receipt) {
+			out_header(stdout, r);
+			printf(",\"score\":%.6g,\"receipt\":%.*s}\n", h[i].score,
+			       (int)h[i].explain_len, h[i].explain);
+		} else if (c->json) {
+			out_header(stdout, r);
+			printf(",\"score\":%.6f}\n", h[i].score);
+		} else {
+			printf("%9.6f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len, r->key,
+			       (int)r->title_len, r->title);
+		}
+	}
+}
+
 /* search --near KIND:KEY | --vector JSON [--metric M] [--kind K,..] [--where JSON] [--limit N] */
 static int vector_search(cli *c)
 {
@@ -535,17 +555,7 @@ static int vector_search(cli *c)
 	if (rc) {
 		ex = cli_fail(c, rc, "search");
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			const cairn_record *r = &h[i].rec;
-
-			if (c->json) {
-				out_header(stdout, r);
-				printf(",\"score\":%.6f}\n", h[i].score);
-			} else {
-				printf("%9.6f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len,
-				       r->key, (int)r->title_len, r->title);
-			}
-		}
+		vector_hits(c, h, n, 0);
 		if (c->json)
 			printf("{\"hits\":%zu}\n", n);
 		else if (!n)
@@ -648,18 +658,7 @@ static int meaning_search(cli *c)
 	if (rc) {
 		ex = cli_fail(c, rc, "search");
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			const cairn_record *r = &h[i].rec;
-
-			if (c->json) {
-				out_header(stdout, r);
-				printf(",\"score\":%.6g,\"receipt\":%.*s}\n", h[i].score,
-				       (int)h[i].explain_len, h[i].explain);
-			} else {
-				printf("%9.6f  %s:%.*s  %.*s\n", h[i].score, r->kind, (int)r->key_len,
-				       r->key, (int)r->title_len, r->title);
-			}
-		}
+		vector_hits(c, h, n, 1);
 		if (c->json)
 			printf("{\"hits\":%zu,\"model\":\"%s\"}\n", n, cairn_embedder_model(e));
 		else if (!n)

@@ -310,6 +310,8 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 			r.recency_weight = 0.5;
 		if (r.demote_factor == 0 && r.n_demote)
 			r.demote_factor = 0.5;
+		if (r.now_ms == 0) /* one clock reading for every candidate */
+			r.now_ms = time_now_ms();
 	}
 	k = o->rrf_k > 0 ? o->rrf_k : 60;
 	wt = o->text_weight;
@@ -415,7 +417,7 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		x->fused = x->tpart + x->vpart;
 		x->graph = near.n && in_set(&near, &x->rec) ? 1 + o->graph_boost : 1;
 		x->conf = x->trust = x->recency = x->status = 1;
-		if (o->rank && (rc = signals(t, &r, r.now_ms ? r.now_ms : time_now_ms(), x)))
+		if (o->rank && (rc = signals(t, &r, r.now_ms, x)))
 			goto out;
 		x->score = x->fused * x->graph * x->conf * x->trust * x->recency * x->status;
 	}

@@ -540,8 +540,8 @@ int cairn_vector_get(cairn_txn *t, uint64_t vid, float *out, size_t cap, size_t 
 
 int cairn_vector_model(cairn_txn *t, char *model, size_t cap, size_t *dim)
 {
-	kbuf k;
-	MDB_val v;
+	char m[VEC_MODEL_MAX + 1];
+	uint32_t d;
 	int rc;
 
 	if (!t || !dim || (cap && !model))
@@ -549,20 +549,11 @@ int cairn_vector_model(cairn_txn *t, char *model, size_t cap, size_t *dim)
 	*dim = 0;
 	if (cap)
 		model[0] = '\0';
-	kb_init(&k);
-	kb_be32(&k, t->d.dom);
-	kb_u8(&k, 'V');
-	rc = db_get(t->txn, t->st, DB_CATALOG, k.b, k.n, &v);
-	if (rc == CAIRN_ENOTFOUND)
-		return 0;
-	if (rc)
+	if ((rc = vec_model_get(t->txn, t->st, t->d.dom, &d, m)))
 		return rc;
-	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
-		return err_set(CAIRN_ECORRUPT, "bad vector dimension");
-	if (cap < v.mv_size - 4 + 1)
-		return err_set(CAIRN_ELIMIT, "the model id has %zu bytes", v.mv_size - 4);
-	*dim = be32_get(v.mv_data);
-	memcpy(model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
-	model[v.mv_size - 4] = '\0';
+	if (cap < strlen(m) + 1)
+		return err_set(CAIRN_ELIMIT, "the model id has %zu bytes", strlen(m));
+	*dim = d;
+	memcpy(model, m, strlen(m) + 1);
 	return 0;
 }

@@ -360,15 +360,6 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 		}
 		s->exact = e->type == JV_TRUE;
 	}
-	if (probes_member(o, &s->probes, err, errlen))
-		return -1;
-	if ((e = jv_get(o, "exact")) && e->type != JV_NULL) {
-		if (e->type != JV_TRUE && e->type != JV_FALSE) {
-			snprintf(err, errlen, "exact is true or false");
-			return -1;
-		}
-		s->exact = e->type == JV_TRUE;
-	}
 	if (where_member(a, o, &s->where, &s->where_len, err, errlen))
 		return -1;
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);

@@ -1896,25 +1896,28 @@ static void cctx_release(cctx *c)
 	dctx_close(&c->d);
 }
 
-static int vec_dim_load(cctx *c)
+int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
+		  char model[VEC_MODEL_MAX + 1])
 {
 	kbuf k;
 	MDB_val v;
 	int rc;
 
+	*dim = 0;
+	model[0] = '\0';
 	kb_init(&k);
-	kb_be32(&k, c->d.dom);
+	kb_be32(&k, dom);
 	kb_u8(&k, 'V');
-	rc = db_get(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, &v);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
 	if (rc == CAIRN_ENOTFOUND)
 		return 0;
 	if (rc)
 		return rc;
 	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
 		return err_set(CAIRN_ECORRUPT, "bad vector dimension");
-	c->vec_dim = be32_get(v.mv_data);
-	memcpy(c->vec_model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
-	c->vec_model[v.mv_size - 4] = '\0';
+	*dim = be32_get(v.mv_data);
+	memcpy(model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
+	model[v.mv_size - 4] = '\0';
 	return 0;
 }
 
@@ -1932,7 +1935,7 @@ static int validate(cctx *c)
 {
 	int rc;
 
-	if ((rc = counters_get(c->d.txn, c->d.st, c->d.dom, &c->ctr)) || (rc = vec_dim_load(c)))
+	if ((rc = counters_get(c->d.txn, c->d.st, c->d.dom, &c->ctr)) || (rc = vec_model_get(c->d.txn, c->d.st, c->d.dom, &c->vec_dim, c->vec_model)))
 		return rc;
 	c->rev = c->ctr.next_rev;
 	for (size_t i = 0; i < c->cs->n; i++) {

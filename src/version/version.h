@@ -193,6 +193,13 @@ typedef struct dctx {
 	MDB_cursor *kcur; /* keys index cursor, reused by lookups (read transactions) */
 } dctx;
 
+/*
+ * The Domain's vector dimension (0: none yet) and the id of the model its
+ * vectors are of (catalog dom 'V'; "" when unnamed) into model.
+ */
+int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
+		  char model[VEC_MODEL_MAX + 1]);
+
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
 /* A view of branch id at its head, sharing base's transaction and schema (close base last). */

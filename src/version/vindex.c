@@ -11,11 +11,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/text.h"
 #include "util/vec.h"
 #include "version/vindex.h"
 
@@ -383,14 +383,6 @@ out:
 	return rc;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Build (rebuild) or catch up the index of Domain dom, as o asks (NULL:
  * as needed). info (may be NULL) gets what was done.
@@ -398,7 +390,7 @@ static double now_s(void)
 static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_options *o,
 			 const volatile int *stop, cairn_vindex_info *info)
 {
-	double t0 = now_s();
+	double t0 = (double)time_mono_ns() / 1e9;
 	MDB_txn *rtxn = NULL, *txn;
 	vindex_meta m, nm;
 	build b;
@@ -532,7 +524,7 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 	}
 out:
 	if (info) {
-		info->seconds = now_s() - t0;
+		info->seconds = (double)time_mono_ns() / 1e9 - t0;
 		if (!info->built)
 			info->added = 0;
 	}
