@@ -724,5 +724,26 @@ await test('every operation of the description was checked by a test', async () 
 });
 
 eq(await stop(srv), 0);
+
+await test('a server with a model embeds on write and searches texts by their meaning', async () => {
+	const M = scratch();
+	const model = `${M.dir}/mini.cemb`;
+	cli(M.store, 'model', 'convert', 'tests/data/glove-mini.json', model, '--id', 'glove-mini/1');
+	cli(M.store, 'schema', 'apply', schemaFile(M.dir, schema), '--domain', 'm');
+	const w = cli(M.store, 'token', 'create', '--role', 'writer', '--domain', 'm');
+	const ms = await serve(M.store, '--model', model);
+	let r = await call(ms, 'POST', '/v1/domains/m/commits', { token: w, body: { embed: true, changes: [
+		{ kind: 'Supplier', key: 'g', title: 'the government said', values: { vat: 'G' } },
+		{ kind: 'Supplier', key: 'p', title: 'people of the world', values: { vat: 'P' } }] } });
+	eq(r.status, 201);
+	r = await call(ms, 'POST', '/v1/domains/m/search', { token: w, body: { semantic: true, text: 'government', limit: 1 } });
+	eq([r.status, r.body.hits[0].key, r.body.model], [200, 'g', 'glove-mini/1']);
+	eq(r.body.hits[0].receipt.vector.rank, 1);
+	r = await call(ms, 'POST', '/v1/domains/m/commits', { token: w, body: { embed: true, vector_model: 'x', changes: [{ kind: 'Supplier', key: 'q', values: { vat: 'Q' } }] } });
+	eq(r.status, 400, 'embed names its model');
+	eq(await stop(ms), 0);
+	M.cleanup();
+});
+
 S.cleanup();
 done();
