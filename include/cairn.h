@@ -485,7 +485,11 @@ CAIRN_API int cairn_links(cairn_txn *txn, const char *kind, const char *key, siz
 enum cairn_revision_type {
 	CAIRN_REV_DATA = 1,	/* Records and Links */
 	CAIRN_REV_SCHEMA = 2,	/* a schema change */
+	CAIRN_REV_VECTORS = 3,	/* the Domain's vectors re-embedded (cairn_reembed) */
 };
+
+/* "data", "schema" or "vectors" (the name the CLI and HTTP give a revision's type). */
+CAIRN_API const char *cairn_revision_type_name(int type);
 
 typedef struct cairn_revision {
 	uint64_t revision;
@@ -943,6 +947,26 @@ CAIRN_API size_t cairn_embedder_dim(const cairn_embedder *e);
  */
 CAIRN_API int cairn_embed(const cairn_embedder *e, const char *text, size_t len, float *out,
 			  size_t cap, size_t *words);
+
+typedef struct cairn_reembed_result {
+	cairn_commit_result commit; /* the revision that records it (no Versions) */
+	uint64_t vectors;	    /* vectors written anew */
+	uint64_t empty;		    /* ... of them all zeros: no word of the title known */
+} cairn_reembed_result;
+
+/*
+ * Re-embed a Domain with opts->embedder, in one durable transaction: every
+ * Version that has a vector, on every branch and at every revision, gets
+ * the model's vector of its title in its place (all zeros when the model
+ * knows no word of it; no search finds such a vector), and the Domain's
+ * model and dimension become the embedder's. The vector index is dropped
+ * and built again in the background; until then searches are exact. No
+ * Record changes; the revision (type CAIRN_REV_VECTORS, on opts->branch)
+ * records who did it. Errors: CAIRN_EINVAL without an embedder or when the
+ * Domain has no vectors, CAIRN_ENODOMAIN, CAIRN_ECONFLICT (has_expect).
+ */
+CAIRN_API int cairn_reembed(cairn_store *st, const cairn_commit_options *opts,
+			    cairn_reembed_result *out);
 
 /* ------------------------------------------------------ history, lineage -- */
 

@@ -491,3 +491,190 @@ void test_hybrid_vector_model(void)
 	cairn_embedder_close(e);
 	cairn_close(st);
 }
+
+static int vec_is(cairn_txn *t, uint64_t vid, const cairn_embedder *e, const char *title)
+{
+	float want[128], got[128];
+	size_t words, n;
+
+	if (cairn_embed(e, title, strlen(title), want, 128, &words) ||
+	    cairn_vector_get(t, vid, got, 128, &n))
+		return 0;
+	return n == cairn_embedder_dim(e) && memcmp(want, got, n * sizeof(float)) == 0;
+}
+
+static void count_problem(void *ctx, const char *p)
+{
+	(void)p;
+	++*(int *)ctx;
+}
+
+/*
+ * Re-embedding a Domain with another model: every vector of every Version
+ * on every branch anew, the model and dimension changed at once, the index
+ * dropped, nothing else changed; refused without a model, on a branch, with
+ * no vectors, or against an expected revision that moved.
+ */
+void test_hybrid_reembed(void)
+{
+	cairn_store *st = hstore();
+	cairn_embedder *e;
+	cairn_commit_options co = {0};
+	cairn_read_options ro = {0};
+	cairn_reembed_result r;
+	cairn_vindex_info vi;
+	cairn_revision log[4];
+	cairn_changeset *cs;
+	cairn_record rec;
+	cairn_hit h[5];
+	cairn_txn *t;
+	char model[VEC_MODEL_MAX + 1];
+	float v3[3] = {1, 0, 0}, v3b[3] = {0, 1, 0};
+	size_t dim, n;
+	uint64_t old_vid, head;
+	int problems = 0;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(cairn_embedder_convert("tests/data/glove-mini.json", test_path("mini.cemb"), "glove-mini/1"));
+	OK(cairn_embedder_open(test_path("mini.cemb"), &e));
+	co.domain = "d";
+	co.prov.actor = "test";
+	/* Errors first: the store stays as it was. */
+	CHECK_RC(cairn_reembed(st, &co, &r), CAIRN_EINVAL); /* no model */
+	co.embedder = e;
+	co.branch = "b";
+	CHECK_RC(cairn_reembed(st, &co, &r), CAIRN_EINVAL);
+	co.branch = NULL;
+	co.domain = "nope";
+	CHECK_RC(cairn_reembed(st, &co, &r), CAIRN_ENODOMAIN);
+	OK(cairn_domain_create(st, "empty"));
+	co.domain = "empty";
+	CHECK_RC(cairn_reembed(st, &co, &r), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "no vectors") != NULL);
+	/* Domain d: 3-dimension vectors of the unnamed model, on main and a branch. */
+	co.domain = "d";
+	co.embedder = NULL;
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	OK(put_vec(&cs, "the government said", v3));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	OK(put_vec(&cs, "zzqq xxvv", v3b)); /* no word the model knows */
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	co.branch = "b";
+	OK(put_vec(&cs, "people of the world", v3b));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	co.branch = NULL;
+	ro.domain = "d";
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "A", 1, &rec));
+	old_vid = rec.vid;
+	head = cairn_txn_revision(t);
+	cairn_txn_end(t);
+	{
+		cairn_vindex_options vo = {0};
+
+		vo.lists = 2;
+		OK(cairn_vindex_update(st, "d", &vo, &vi));
+		OK(cairn_vindex_stat(st, "d", &vi));
+		CHECK(vi.vectors == 7 && vi.dim == 3);
+	}
+	co.embedder = e;
+	co.has_expect = 1;
+	co.expect_revision = head - 1;
+	CHECK_RC(cairn_reembed(st, &co, &r), CAIRN_ECONFLICT);
+	co.expect_revision = head;
+	co.prov.message = "a better model";
+	OK(cairn_reembed(st, &co, &r));
+	co.has_expect = 0;
+	/*
+	 * A, B, C, D, the government, zzqq on main; people of the world on b.
+	 * The mini model knows no word of gamma (C), delta (D) and zzqq.
+	 */
+	CHECK(r.vectors == 7 && r.empty == 3 && r.commit.revision == head + 2 &&
+	      r.commit.changes == 0); /* revisions count in the Domain: b's was head + 1 */
+	OK(cairn_vindex_stat(st, "d", &vi));
+	CHECK(vi.vectors == 0 && vi.tail == 7);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_vector_model(t, model, sizeof(model), &dim));
+	CHECK(strcmp(model, "glove-mini/1") == 0 && dim == cairn_embedder_dim(e));
+	OK(cairn_get(t, "Note", "the government said", 19, &rec));
+	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "the government said"));
+	OK(cairn_get(t, "Note", "X", 1, &rec));
+	CHECK(rec.vector_dim == 0); /* it had none: it has none */
+	OK(cairn_get(t, "Note", "A", 1, &rec));
+	CHECK(rec.vid == old_vid && rec.vector_dim == dim && vec_is(t, rec.vid, e, "alpha steel"));
+	OK(cairn_log(t, 0, log, 4, &n));
+	CHECK(n >= 1 && log[0].type == CAIRN_REV_VECTORS && log[0].revision == head + 2 &&
+	      strcmp(cairn_revision_type_name(log[0].type), "vectors") == 0 &&
+	      log[0].message_len == 14);
+	/* Searched by the new model's meaning; the zero vector is found by nothing. */
+	{
+		cairn_hybrid_options o = {0};
+
+		o.text = "government";
+		o.embedder = e;
+		o.limit = 5;
+		o.text_weight = 0;
+		o.vector_weight = 1;
+		OK(cairn_hybrid(t, &o, h, 5, &n));
+		CHECK(n == 3 && key_is(&h[0], "the government said") && !find(h, n, "zzqq xxvv") &&
+		      !find(h, n, "C") && !find(h, n, "D"));
+	}
+	cairn_txn_end(t);
+	/* The branch's vectors too. */
+	ro.branch = "b";
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "people of the world", 19, &rec));
+	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "people of the world"));
+	cairn_txn_end(t);
+	ro.branch = NULL;
+	/* Back in time, the vectors are the new model's as well. */
+	ro.at_revision = head - 2;
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "C", 1, &rec));
+	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "gamma"));
+	cairn_txn_end(t);
+	ro.at_revision = 0;
+	/* Later commits: the old model's vectors are refused, a kept title keeps its new vector. */
+	co.embedder = NULL;
+	OK(put_vec(&cs, "more", v3));
+	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
+	cairn_changeset_free(cs);
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Note", "A", 1, "alpha steel", 11, "{\"status\":\"kept\"}", 17));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "A", 1, &rec));
+	CHECK(rec.vid != old_vid && rec.vector_dim == dim && vec_is(t, rec.vid, e, "alpha steel"));
+	cairn_txn_end(t);
+	/* The branch merges, its vector of the new model with it; the store checks clean. */
+	{
+		cairn_merge_options mo = {0};
+
+		mo.commit.domain = "d";
+		mo.commit.prov.actor = "test";
+		mo.source = "b";
+		OK(cairn_merge(st, &mo, NULL, NULL, NULL));
+	}
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Note", "people of the world", 19, &rec));
+	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "people of the world"));
+	cairn_txn_end(t);
+	OK(cairn_vindex_update(st, "d", NULL, &vi));
+	CHECK(vi.built == 1 && vi.dim == dim);
+	OK(cairn_check(st, "d", count_problem, &problems, NULL));
+	CHECK(problems == 0);
+	/* Re-embedding again with the same model is allowed and changes nothing but the log. */
+	co.embedder = e;
+	OK(cairn_reembed(st, &co, &r));
+	CHECK(r.vectors == 9 && r.empty == 3);
+	OK(cairn_check(st, "d", count_problem, &problems, NULL));
+	CHECK(problems == 0);
+	cairn_embedder_close(e);
+	cairn_close(st);
+}

@@ -630,3 +630,143 @@ void test_crash_vindex(void)
 	}
 	CHECK(built > 0); /* some rounds ran long enough to have an index */
 }
+
+static void count_problems(void *ctx, const char *p)
+{
+	fprintf(stderr, "    %s\n", p);
+	++*(int *)ctx;
+}
+
+static const char *const reembed_words[] = {"government", "people", "world", "said",
+					     "steel",	   "year",   "new",   "time"};
+
+/* The title of Plant i: three words the mini model knows. */
+static int reembed_title(unsigned i, char *t, size_t cap)
+{
+	return snprintf(t, cap, "%s %s %s", reembed_words[i % 8], reembed_words[i / 8 % 8],
+			reembed_words[i / 64 % 8]);
+}
+
+/*
+ * The re-embedder: the Domain's vectors by one model, then the other, and
+ * commits embedded on write between, the background building the index as
+ * it goes, until killed.
+ */
+static void reembed_writer(const char *path)
+{
+	cairn_open_options o = {0, 0, 0};
+	cairn_commit_options co = {0};
+	cairn_embedder *e[2];
+	cairn_changeset *cs;
+	cairn_store *st;
+
+	vindex_min = 500;
+	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs) ||
+	    cairn_embedder_open(test_path("m1.cemb"), &e[0]) ||
+	    cairn_embedder_open(test_path("m2.cemb"), &e[1]))
+		_exit(3);
+	co.domain = "d";
+	co.prov.actor = "crash";
+	for (unsigned i = 0;; i++) {
+		char key[32], title[64];
+		int n = snprintf(key, sizeof(key), "w%u", i), tn = reembed_title(i, title, sizeof(title));
+
+		co.embedder = e[i % 2];
+		if (cairn_reembed(st, &co, NULL))
+			_exit(4);
+		cairn_changeset_clear(cs);
+		if (cairn_cs_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0) ||
+		    cairn_commit(st, &co, cs, NULL))
+			_exit(5);
+	}
+}
+
+/*
+ * Killed while re-embedding, a store has every vector of one model or
+ * every vector of the other (the 16-dimension ones it began with, or the
+ * model's vectors of each title), checks clean, and searches.
+ */
+void test_crash_reembed(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	char path[512];
+	float v[128];
+	int changed = 0;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(cairn_embedder_convert("tests/data/glove-mini.json", test_path("m1.cemb"), "mini/1"));
+	OK(cairn_embedder_convert("tests/data/glove-mini.json", test_path("m2.cemb"), "mini/2"));
+	co.domain = "d";
+	co.prov.actor = "test";
+	OK(cairn_changeset_new(&cs));
+	for (unsigned i = 0; i < 4000; i++) {
+		char key[16], title[64];
+		int n = snprintf(key, sizeof(key), "p%u", i), tn = reembed_title(i, title, sizeof(title));
+
+		for (int d = 0; d < 16; d++)
+			v[d] = (float)((i * 7 + (unsigned)d * 3) % 17) - 8;
+		OK(cairn_cs_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0));
+		OK(cairn_cs_vector(cs, v, 16));
+	}
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	snprintf(path, sizeof(path), "%s", test_path("store"));
+	cairn_close(st);
+	srand(4242);
+	for (int round = 0; round < 6; round++) {
+		cairn_read_options ro = {0};
+		cairn_vsearch_options vo = {0};
+		cairn_embedder *e;
+		cairn_record rec;
+		cairn_hit h[5];
+		cairn_txn *t;
+		char model[64], title[64];
+		size_t n, dim, words;
+		int status, problems = 0;
+		pid_t pid = fork();
+
+		CHECK(pid >= 0);
+		if (pid == 0)
+			reembed_writer(path);
+		usleep((useconds_t)(30000 + rand() % 300000));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		OK(cairn_open(path, NULL, &st));
+		OK(cairn_check(st, "d", count_problems, &problems, NULL));
+		CHECK(problems == 0);
+		ro.domain = "d";
+		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_vector_model(t, model, sizeof(model), &dim));
+		CHECK((dim == 16 && !model[0]) ||
+		      (dim == 100 && (!strcmp(model, "mini/1") || !strcmp(model, "mini/2"))));
+		changed += dim == 100;
+		OK(cairn_embedder_open(test_path("m1.cemb"), &e));
+		for (unsigned i = 0; i < 4000; i += 397) {
+			char key[16];
+			float got[128];
+			int kn = snprintf(key, sizeof(key), "p%u", i), tn = reembed_title(i, title, sizeof(title));
+
+			OK(cairn_get(t, "Plant", key, (size_t)kn, &rec));
+			OK(cairn_vector_get(t, rec.vid, got, 128, &n));
+			CHECK(n == dim && rec.vector_dim == dim);
+			if (dim == 100) {
+				OK(cairn_embed(e, title, (size_t)tn, v, 128, &words));
+				CHECK(memcmp(v, got, sizeof(float) * 100) == 0);
+			}
+		}
+		cairn_embedder_close(e);
+		vo.vector = v;
+		vo.dim = dim;
+		vo.limit = 5;
+		OK(cairn_vsearch(t, &vo, h, 5, &n));
+		CHECK(n == 5);
+		cairn_txn_end(t);
+		cairn_close(st);
+	}
+	CHECK(changed > 0); /* some rounds re-embedded */
+}

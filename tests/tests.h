@@ -56,6 +56,7 @@
 	X(crash_sigkill)                                                                           \
 	X(crash_merge_delete)                                                                      \
 	X(crash_vindex)                                                                            \
+	X(crash_reembed)                                                                           \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \
@@ -106,6 +107,7 @@
 	X(hybrid_ranking)                                                                          \
 	X(hybrid_embedder)                                                                         \
 	X(hybrid_vector_model)                                                                     \
+	X(hybrid_reembed)                                                                          \
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \

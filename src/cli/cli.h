@@ -119,6 +119,7 @@ int cmd_search(cli *c);
 int cmd_model(cli *c);
 int cmd_embed(cli *c);
 int cmd_vindex(cli *c);
+int cmd_reembed(cli *c);
 /* The embedder's model file: --model, else $CAIRN_MODEL, else models/glove-6b-100d.cemb. */
 const char *cli_model_path(const cli *c);
 int cmd_serve(cli *c, int argc, char **argv);

@@ -6,6 +6,7 @@
  * paraphrase pairs (each sentence's nearest other sentence is its pair?).
  * cairn vindex [--lists N] [--rebuild]: build the Domain's vector index, or
  * add the vectors newer than it, now.
+ * cairn reembed [--model FILE]: every vector of the Domain anew by a model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -193,4 +194,47 @@ int cmd_vindex(cli *c)
 		       (unsigned long long)in.lists, in.bytes / 1e6, (unsigned long long)in.added,
 		       in.seconds);
 	return 0;
+}
+
+int cmd_reembed(cli *c)
+{
+	cairn_commit_options co;
+	cairn_reembed_result r;
+	cairn_embedder *e;
+	cairn_store *st;
+	int rc, ex = 0;
+
+	if (c->nargs)
+		return cli_usage("reembed [--model FILE] [--message TEXT] [--expect REV]");
+	if ((rc = cairn_embedder_open(cli_model_path(c), &e)))
+		return cli_fail(c, rc, "reembed");
+	if ((ex = cli_open(c, 0, &st))) {
+		cairn_embedder_close(e);
+		return ex;
+	}
+	cli_commit_options(c, &co);
+	co.create_domain = 0;
+	co.embedder = e;
+	rc = cairn_reembed(st, &co, &r);
+	cairn_close(st);
+	if (rc) {
+		ex = cli_fail(c, rc, "reembed");
+	} else if (c->json) {
+		printf("{\"revision\":%llu,\"hash\":\"", (unsigned long long)r.commit.revision);
+		out_hash(stdout, r.commit.hash);
+		printf("\",\"vectors\":%llu,\"empty\":%llu,\"model\":",
+		       (unsigned long long)r.vectors, (unsigned long long)r.empty);
+		out_str(stdout, cairn_embedder_model(e), strlen(cairn_embedder_model(e)));
+		printf(",\"dim\":%zu}\n", cairn_embedder_dim(e));
+	} else {
+		printf("re-embedded %llu vectors with %s (%zu dimensions) in revision %llu",
+		       (unsigned long long)r.vectors, cairn_embedder_model(e),
+		       cairn_embedder_dim(e), (unsigned long long)r.commit.revision);
+		if (r.empty)
+			printf("; %llu titles of no word the model knows have the zero vector",
+			       (unsigned long long)r.empty);
+		printf("\n");
+	}
+	cairn_embedder_close(e);
+	return ex;
 }

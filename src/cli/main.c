@@ -80,6 +80,7 @@ static const char usage_text[] =
 	"                                  by meaning (the text embedded), or words and meaning\n"
 	"                                  fused, each hit with its receipt\n"
 	"  vindex [--lists N] [--rebuild] the vector index: build it or add newer vectors now\n"
+	"  reembed [--model FILE]         every vector of the Domain anew by the model, at once\n"
 	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
 	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
 	"  model convert SOURCE.json OUT.cemb [--id ID]   a model file from word vectors\n"
@@ -995,7 +996,7 @@ static int cmd_log(cli *c)
 				if (r->parent2) /* a merge: the source head it merged */
 					printf("\"parent2\":%llu,", (unsigned long long)r->parent2);
 				printf("\"type\":\"%s\",\"branch\":",
-				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data");
+				       cairn_revision_type_name(r->type));
 				out_str(stdout, r->branch, strlen(r->branch));
 				printf(",\"time\":\"");
 				out_time(stdout, r->time_ms);
@@ -1014,7 +1015,7 @@ static int cmd_log(cli *c)
 				printf("revision %llu  ", (unsigned long long)r->revision);
 				out_time(stdout, r->time_ms);
 				printf("  %.*s  %s, %llu change%s", (int)r->actor_len, r->actor,
-				       r->type == CAIRN_REV_SCHEMA ? "schema" : "data",
+				       cairn_revision_type_name(r->type),
 				       (unsigned long long)r->changes, r->changes == 1 ? "" : "s");
 				if (r->parent2)
 					printf(", merging revision %llu", (unsigned long long)r->parent2);
@@ -1700,6 +1701,8 @@ int main(int argc, char **argv)
 		return cmd_embed(&c);
 	if (strcmp(cmd, "vindex") == 0)
 		return cmd_vindex(&c);
+	if (strcmp(cmd, "reembed") == 0)
+		return cmd_reembed(&c);
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(&c);
 	if (strcmp(cmd, "changes") == 0)

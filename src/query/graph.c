@@ -450,7 +450,7 @@ static int answer(gwalk *w, const size_t *sel, size_t n, int values, cairn_graph
 			o->rec.values = v.values;
 			o->rec.values_len = v.values_len;
 		}
-		o->rec.vector_dim = v.dim;
+		o->rec.vector_dim = txn_vector_dim(t, v.dim);
 		o->rec.vid = g->vid;
 		o->rec.revision = v.rev;
 		o->depth = g->depth;

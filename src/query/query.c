@@ -821,7 +821,7 @@ static int check_vid(qctx *c, uint64_t vid, hit *out)
 	out->r.title_len = v.title_len;
 	out->r.values = v.values;
 	out->r.values_len = v.values_len;
-	out->r.vector_dim = v.dim;
+	out->r.vector_dim = txn_vector_dim(c->t, v.dim);
 	out->r.vid = vid;
 	out->r.revision = v.rev;
 	out->sortv = c->sort ? jv_get(out->values, c->sort->name) : NULL;

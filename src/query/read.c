@@ -110,9 +110,28 @@ void cairn_txn_stats(const cairn_txn *t, cairn_read_stats *out)
 		*out = t->d.stats;
 }
 
+const char *cairn_revision_type_name(int type)
+{
+	return type == CAIRN_REV_SCHEMA ? "schema" : type == CAIRN_REV_VECTORS ? "vectors" : "data";
+}
+
 uint64_t cairn_txn_revision(const cairn_txn *t)
 {
 	return t ? t->d.rev : 0;
+}
+
+uint32_t txn_vector_dim(cairn_txn *t, uint32_t written)
+{
+	char m[VEC_MODEL_MAX + 1];
+
+	if (!written)
+		return 0;
+	if (!t->vdim_read) {
+		if (vec_model_get(t->txn, t->st, t->d.dom, &t->vdim, m))
+			t->vdim = 0;
+		t->vdim_read = 1;
+	}
+	return t->vdim ? t->vdim : written;
 }
 
 int record_fill(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out, vrec *vout)
@@ -138,7 +157,7 @@ int record_fill(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out
 	out->title_len = v.title_len;
 	out->values = v.values;
 	out->values_len = v.values_len;
-	out->vector_dim = v.dim;
+	out->vector_dim = txn_vector_dim(t, v.dim);
 	out->vid = vid;
 	out->revision = v.rev;
 	return 0;

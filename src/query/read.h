@@ -12,7 +12,15 @@ struct cairn_txn {
 	int past;	/* reads as of a revision or time (d.rev), not at the branch head */
 	arena mem;	/* results the transaction builds (diffs), freed when it ends */
 	arena scratch;	/* what one call needs only while it runs (a query's parsed values) */
+	uint32_t vdim;	/* the Domain's vector dimension, once vdim_read */
+	int vdim_read;
 };
+
+/*
+ * The dimension a Version's vector has now, given the one it was written
+ * with (0: it has none): the Domain's, which a re-embedding may change.
+ */
+uint32_t txn_vector_dim(cairn_txn *t, uint32_t written);
 
 /* Index entries under which a query collects and sorts rather than walking in order (query.c). */
 extern uint64_t query_small;

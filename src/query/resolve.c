@@ -136,7 +136,7 @@ static int offer(rctx *r, uint64_t vid, const vrec *v, const kind_def *k, int so
 		c->m.rec.title_len = v->title_len;
 		c->m.rec.values = v->values;
 		c->m.rec.values_len = v->values_len;
-		c->m.rec.vector_dim = v->dim;
+		c->m.rec.vector_dim = txn_vector_dim(r->t, v->dim);
 		c->m.rec.vid = vid;
 		c->m.rec.revision = v->rev;
 	}

@@ -113,7 +113,7 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 	vrec r;
 	int rc, match = 1;
 
-	if (v->n == v->cap && !better(&v->h[v->n - 1], score, vid))
+	if (isnan(score) || (v->n == v->cap && !better(&v->h[v->n - 1], score, vid)))
 		return 0;
 	if (!v->prefiltered && (v->n_kinds || v->filter[0])) {
 		size_t k = 0;
@@ -144,7 +144,8 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 
 /*
  * The exact score of stored vector x (float32 kernels, so the index's
- * re-rank and the exact scan give a vector the same score).
+ * re-rank and the exact scan give a vector the same score). A zero vector
+ * has no direction: by cosine it is NAN, found by no search.
  */
 static double exact(const vctx *v, const float *x)
 {
@@ -157,7 +158,7 @@ static double exact(const vctx *v, const float *x)
 	s = vec_dot(x, v->q, v->dim);
 	if (v->metric == CAIRN_COSINE) {
 		nx = vec_dot(x, x, v->dim);
-		s = nx > 0 && v->qnorm > 0 ? s / (sqrt(nx) * v->qnorm) : 0;
+		s = nx <= 0 ? NAN : v->qnorm > 0 ? s / (sqrt(nx) * v->qnorm) : 0;
 	}
 	return s;
 }
@@ -382,8 +383,10 @@ static int scan_lists(vctx *v, lscore *order, size_t lists, size_t probes, size_
 				memcpy(&sc, b.scales + 4 * (size_t)i, 4);
 				memcpy(&nx, b.norms + 4 * (size_t)i, 4);
 				s = (double)sc * qscale * vec_dot_i8(b.codes + (size_t)i * v->dim, q16, v->dim);
+				if (v->metric == CAIRN_COSINE && nx <= 0)
+					continue; /* a zero vector: no direction */
 				if (v->metric == CAIRN_COSINE)
-					s = nx > 0 && v->qnorm > 0 ? s / (nx * v->qnorm) : 0;
+					s = v->qnorm > 0 ? s / (nx * v->qnorm) : 0;
 				else if (v->metric == CAIRN_L2)
 					s = 2 * s - (double)nx * nx - qn2;
 				if (*nh == cap && s <= h[0].s)

@@ -313,7 +313,7 @@ static void w_revision(buf *b, const cairn_revision *v)
 		   (unsigned long long)v->parent);
 	if (v->parent2)
 		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
-	buf_printf(b, ",\"type\":\"%s\",\"branch\":", v->type == CAIRN_REV_SCHEMA ? "schema" : "data");
+	buf_printf(b, ",\"type\":\"%s\",\"branch\":", cairn_revision_type_name(v->type));
 	jw_cstr(b, v->branch);
 	PUTS(b, ",\"time\":");
 	jw_time(b, v->time_ms);
@@ -2274,6 +2274,44 @@ static void h_mcp(req *r)
 	}
 }
 
+/*
+ * POST /v1/domains/{d}/reembed: {"expect_revision", "actor", "source",
+ * "confidence", "message", "trace_id"}: every vector of the Domain anew by
+ * the server's model (admin; docs/vectors.md).
+ */
+static void h_reembed(req *r)
+{
+	static const char *const names[] = {"expect_revision", "actor",	 "source", "confidence",
+					    "message",	       "trace_id", NULL};
+	const char *d = r->seg[2], *model;
+	cairn_commit_options co;
+	cairn_reembed_result res;
+	const jv *o;
+	int rc;
+
+	if (allow(r, d, NEED_ADMIN, NULL) || !(o = body_object(r)) || only(r, o, names))
+		return;
+	if (!r->s->emb)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "re-embedding needs a model: start the server with --model");
+	memset(&co, 0, sizeof(co));
+	co.domain = d;
+	co.embedder = r->s->emb;
+	if (provenance(r, o, &co) || expect_member(r, o, &co))
+		return;
+	if ((rc = cairn_reembed(r->s->st, &co, &res)))
+		return reply_cairn(r, rc);
+	model = cairn_embedder_model(r->s->emb);
+	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)res.commit.revision);
+	jw_hash(&r->out, res.commit.hash);
+	buf_printf(&r->out, ",\"vectors\":%llu,\"empty\":%llu,\"model\":",
+		   (unsigned long long)res.vectors, (unsigned long long)res.empty);
+	jw_str(&r->out, model, strlen(model));
+	buf_printf(&r->out, ",\"dim\":%zu}", cairn_embedder_dim(r->s->emb));
+	written(r, res.commit.revision);
+	reply_json(r, 200);
+}
+
 /* ------------------------------------------------------------- routing -- */
 
 #define R(m, fn, ...) {m, {__VA_ARGS__}, sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *), fn, #fn}
@@ -2321,6 +2359,7 @@ static const route_def routes[] = {
 	R("POST", h_path, "v1", "domains", ":d", "path"),
 	R("POST", h_resolve, "v1", "domains", ":d", "resolve"),
 	R("POST", h_search, "v1", "domains", ":d", "search"),
+	R("POST", h_reembed, "v1", "domains", ":d", "reembed"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

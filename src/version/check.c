@@ -25,6 +25,7 @@ typedef struct chk {
 	void *ctx;
 	cairn_check_report rep;
 	buf tmp;
+	uint32_t vdim; /* the Domain's vector dimension: every vector's */
 } chk;
 
 static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -159,6 +160,23 @@ static int check_revisions(chk *c)
 		}
 		if (sha256_init(&sh))
 			return err_set(CAIRN_ENOMEM, "out of memory");
+		if (r.type == CAIRN_REV_VECTORS) {
+			uint8_t b[4];
+			uint32_t d;
+			char m[VEC_MODEL_MAX + 1];
+
+			if ((rc = vec_reembed_get(c->d.txn, c->d.st, c->d.dom, rev, &d, m))) {
+				sha256_final(&sh, h);
+				if (rc != CAIRN_ENOTFOUND)
+					return rc;
+				problem(c, "revision %llu: the model it re-embedded with is missing",
+					(unsigned long long)rev);
+				continue;
+			}
+			be32_put(b, d);
+			sha256_update(&sh, b, 4);
+			sha256_update(&sh, m, strlen(m));
+		}
 		if (r.type == CAIRN_REV_SCHEMA) {
 			const char *json;
 			size_t len;
@@ -473,7 +491,7 @@ static int check_vector_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t
 	vid = be64_get(k + 4);
 	if ((rc = get_version(c, vid, &ver, "a vector")))
 		return rc > 0 ? 0 : rc;
-	if (ver.type != V_REC || ver.dim * sizeof(float) != vn)
+	if (ver.type != V_REC || !ver.dim || (size_t)c->vdim * sizeof(float) != vn)
 		problem(c, "the vector of Version %llu does not match it", (unsigned long long)vid);
 	return 0;
 }
@@ -556,7 +574,7 @@ static int check_vindex(chk *c)
 			if (rc)
 				break;
 			if (vrec_decode(x.mv_data, x.mv_size, &ver) || ver.type != V_REC ||
-			    ver.kr != kind || ver.dim != m.dim)
+			    ver.kr != kind || !ver.dim || c->vdim != m.dim)
 				problem(c, "vector index: the entry of Version %llu does not match it",
 					(unsigned long long)vid);
 		}
@@ -980,6 +998,11 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 	if (rc)
 		return rc;
 	rc = dctx_open(&c.d, st, txn, domain, NULL);
+	if (!rc) {
+		char m[VEC_MODEL_MAX + 1];
+
+		rc = vec_model_get(txn, st, c.d.dom, &c.vdim, m);
+	}
 	if (!rc)
 		rc = check_revisions(&c);
 	if (!rc)

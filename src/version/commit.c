@@ -253,7 +253,7 @@ static int rstate_load(cctx *c, rstate *r)
 	if (!r->title)
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	r->title_len = v.title_len;
-	r->dim = v.dim;
+	r->dim = v.dim ? c->vec_dim : 0; /* a re-embedding may have changed it */
 	r->vec_vid = v.dim ? r->cur_vid : 0;
 	r->created = v.created;
 	rd_init(&lr, v.lineage, v.lineage_len);
@@ -406,7 +406,8 @@ static int vector_check(cctx *c, long idx, size_t dim)
 			     "change %ld: the vector has %zu dimensions; the Domain's vectors have %u",
 			     idx, dim, c->vec_dim)
 			       );
-	if (!c->model_checked && strcmp(c->cmodel, c->vec_model) != 0)
+	/* A merge's vectors are the Domain's own, of its model. */
+	if (!c->model_checked && !c->x && strcmp(c->cmodel, c->vec_model) != 0)
 		return failed(failf(c, idx, CAIRN_EDIM, 0, NULL, 0,
 				    "change %ld: the vector is of model \"%s\"; the Domain's vectors "
 				    "are of model \"%s\"",
@@ -2170,6 +2171,203 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 		return rc;
 	for (;;) {
 		rc = schema_once(st, opts, json, len, out);
+		if (rc != CAIRN_EMAPFULL)
+			return rc;
+		if ((rc = store_grow(st)))
+			return rc;
+	}
+}
+
+/* ---------------------------------------------------------- re-embed -- */
+
+/* Catalog (dom 'E' rev) -> be32 dim, model id: one per re-embedding. */
+static void key_reembed(kbuf *k, uint32_t dom, uint64_t rev)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_u8(k, 'E');
+	kb_be64(k, rev);
+}
+
+int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint32_t *dim,
+		    char model[VEC_MODEL_MAX + 1])
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	key_reembed(&k, dom, rev);
+	if ((rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v)))
+		return rc;
+	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
+		return err_set(CAIRN_ECORRUPT, "bad re-embedding record");
+	*dim = be32_get(v.mv_data);
+	memcpy(model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
+	model[v.mv_size - 4] = '\0';
+	return 0;
+}
+
+int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc;
+
+	*rev = 0;
+	key_reembed(&p, dom, UINT64_MAX);
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_CATALOG], &cur)))
+		return store_err(mrc, "catalog");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	if (mrc == 0 && k.mv_size == p.n && memcmp(k.mv_data, p.b, p.n) == 0)
+		*rev = UINT64_MAX;
+	else
+		mrc = mdb_cursor_get(cur, &k, &v, mrc == MDB_NOTFOUND ? MDB_LAST : MDB_PREV);
+	if (mrc == 0 && !*rev && k.mv_size == p.n && memcmp(k.mv_data, p.b, 5) == 0)
+		*rev = be64_get((const uint8_t *)k.mv_data + 5);
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+/* Every vector of the Domain anew, by the embedder, in txn. */
+static int reembed_vectors(cctx *c, const cairn_embedder *e, cairn_reembed_result *out)
+{
+	size_t dim = cairn_embedder_dim(e);
+	float *vec = cr_malloc(dim * sizeof(float));
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	kbuf p, vk;
+	int mrc, rc = 0;
+
+	if (!vec)
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if ((mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_VERSIONS], &cur))) {
+		cr_free(vec);
+		return store_err(mrc, "versions");
+	}
+	kb_init(&p);
+	kb_be32(&p, c->d.dom);
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		vrec ver;
+		size_t words = 0;
+
+		if (k.mv_size != 12 || memcmp(k.mv_data, p.b, 4) != 0)
+			break;
+		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
+			rc = err_set(CAIRN_ECORRUPT, "Version %llu does not decode",
+				     (unsigned long long)be64_get((const uint8_t *)k.mv_data + 4));
+			break;
+		}
+		if (ver.type != V_REC || !ver.dim)
+			continue;
+		if ((rc = cairn_embed(e, ver.title, ver.title_len, vec, dim, &words)))
+			break;
+		key_u64(&vk, c->d.dom, be64_get((const uint8_t *)k.mv_data + 4));
+		rc = db_put(c->d.txn, c->d.st, DB_VECTORS, vk.b, vk.n, vec, dim * sizeof(float), 0);
+		out->vectors++;
+		out->empty += words == 0;
+	}
+	mdb_cursor_close(cur);
+	cr_free(vec);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "versions");
+	return rc;
+}
+
+static int reembed_once(cairn_store *st, const cairn_commit_options *o, cairn_reembed_result *out)
+{
+	const cairn_embedder *e = o->embedder;
+	const char *id = cairn_embedder_model(e);
+	uint32_t dim = (uint32_t)cairn_embedder_dim(e), old_dim;
+	char old[VEC_MODEL_MAX + 1];
+	uint8_t b[4 + VEC_MODEL_MAX], digest[32];
+	size_t idn = strlen(id);
+	MDB_txn *txn;
+	sha256_ctx h;
+	kbuf k;
+	cctx c;
+	int rc, created;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = store_write_begin(st, &txn)))
+		return rc;
+	memset(&c, 0, sizeof(c));
+	if ((rc = dctx_open_write(&c.d, st, txn, o, &created)))
+		goto out;
+	if (o->has_expect && branch_head(&c.d.br) != o->expect_revision) {
+		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
+			     c.d.br.name, (unsigned long long)branch_head(&c.d.br),
+			     (unsigned long long)o->expect_revision);
+		goto out;
+	}
+	if ((rc = counters_get(txn, st, c.d.dom, &c.ctr)) ||
+	    (rc = vec_model_get(txn, st, c.d.dom, &old_dim, old)))
+		goto out;
+	if (!old_dim) {
+		rc = err_set(CAIRN_EINVAL, "the Domain has no vectors to re-embed");
+		goto out;
+	}
+	c.rev = c.ctr.next_rev;
+	if ((rc = reembed_vectors(&c, e, out)))
+		goto out;
+	/* The old index is of the old vectors: gone, and built again in the background. */
+	kb_init(&k);
+	kb_be32(&k, c.d.dom);
+	if ((rc = db_del_prefix(txn, st, DB_VINDEX, k.b, k.n, NULL)))
+		goto out;
+	be32_put(b, dim);
+	memcpy(b + 4, id, idn);
+	kb_u8(&k, 'V');
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, b, 4 + idn, 0)))
+		goto out;
+	key_reembed(&k, c.d.dom, c.rev);
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, b, 4 + idn, MDB_NOOVERWRITE)))
+		goto out;
+	if (sha256_init(&h)) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	sha256_update(&h, b, 4 + idn);
+	sha256_final(&h, digest);
+	if ((rc = write_revision(&c, CAIRN_REV_VECTORS, &o->prov, digest, c.ctr.next_vid, 0,
+				 &out->commit)))
+		goto out;
+	cctx_release(&c);
+	if (!(rc = store_write_commit(st, txn)))
+		maint_wake(st);
+	return rc;
+out:
+	cctx_release(&c);
+	store_write_abort(st, txn);
+	return rc;
+}
+
+int cairn_reembed(cairn_store *st, const cairn_commit_options *opts, cairn_reembed_result *out)
+{
+	cairn_reembed_result tmp;
+	int rc;
+
+	if (!st || !opts)
+		return err_set(CAIRN_EINVAL, "cairn_reembed: NULL argument");
+	if (!opts->domain)
+		return err_set(CAIRN_EINVAL, "cairn_reembed: no Domain");
+	if (!opts->embedder)
+		return err_set(CAIRN_EINVAL, "cairn_reembed: no embedder (the new model)");
+	if (strlen(cairn_embedder_model(opts->embedder)) > VEC_MODEL_MAX)
+		return err_set(CAIRN_EINVAL, "the model id is longer than %d bytes", VEC_MODEL_MAX);
+	if (opts->branch && strcmp(opts->branch, "main") != 0)
+		return err_set(CAIRN_EINVAL,
+			       "the vectors belong to the Domain, not to a branch: re-embed on main "
+			       "(every branch's vectors are re-embedded)");
+	if ((rc = prov_check(&opts->prov)))
+		return rc;
+	for (;;) {
+		rc = reembed_once(st, opts, out ? out : &tmp);
 		if (rc != CAIRN_EMAPFULL)
 			return rc;
 		if ((rc = store_grow(st)))

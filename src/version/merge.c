@@ -218,11 +218,12 @@ static int state_of(mctx *m, dctx *d, const mitem *it, mstate *s)
 		key_u64(&k, d->dom, id.vid);
 		if ((rc = db_get(d->txn, d->st, DB_VECTORS, k.b, k.n, &vv)))
 			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "vector missing") : rc;
-		if (vv.mv_size != (size_t)v.dim * sizeof(float))
+		/* Of the Domain's dimension, which a re-embedding may have changed. */
+		if (!vv.mv_size || vv.mv_size % sizeof(float))
 			return err_set(CAIRN_ECORRUPT, "vector of the wrong size");
 		s->vec = vv.mv_data;
 		s->vec_len = vv.mv_size;
-		s->dim = v.dim;
+		s->dim = (uint32_t)(vv.mv_size / sizeof(float));
 	}
 	return 0;
 absent:

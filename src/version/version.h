@@ -122,7 +122,8 @@ typedef struct vrec {
 	size_t title_len;
 	const char *values;
 	size_t values_len;
-	uint32_t dim;	    /* vector dimension, 0 if none */
+	uint32_t dim;	    /* the dimension of the vector it was written with, 0 if none; the
+			       vector has the Domain's dimension now (cairn_reembed changes it) */
 	const uint8_t *lineage; /* n_lineage pairs of varints (attribute id, revision) */
 	size_t lineage_len;
 	uint32_t n_lineage;
@@ -199,6 +200,11 @@ typedef struct dctx {
  */
 int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
 		  char model[VEC_MODEL_MAX + 1]);
+/* The model the Domain's vectors were re-embedded with at revision rev (catalog dom 'E' rev). */
+int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint32_t *dim,
+		    char model[VEC_MODEL_MAX + 1]);
+/* The revision of the Domain's last re-embedding, 0 if none (a vector index built before is stale). */
+int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
 
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);

@@ -394,7 +394,7 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 	MDB_txn *rtxn = NULL, *txn;
 	vindex_meta m, nm;
 	build b;
-	uint64_t last = 0;
+	uint64_t last = 0, gen;
 	unsigned threads = o && o->threads ? o->threads : 2;
 	int rc, have, rebuild;
 
@@ -407,7 +407,7 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 	have = rc == 0;
 	if (rc == CAIRN_ENOTFOUND)
 		rc = 0;
-	if (rc)
+	if (rc || (rc = vec_generation(rtxn, st, dom, &gen)))
 		goto out;
 	/*
 	 * Built anew when asked, when the lists change, and after SEQ_MAX
@@ -473,6 +473,7 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 	/* Write, unless the index moved while this was computed. */
 	for (int tries = 0;; tries++) {
 		vindex_meta cur;
+		uint64_t cur_gen = gen;
 		int cur_have;
 
 		if ((rc = store_write_begin(st, &txn)))
@@ -481,8 +482,11 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 		cur_have = rc == 0;
 		if (rc == CAIRN_ENOTFOUND)
 			rc = 0;
-		if (!rc && (cur_have != have || (have && (cur.watermark != m.watermark ||
-							  cur.seq != m.seq)))) {
+		if (!rc)
+			rc = vec_generation(txn, st, dom, &cur_gen);
+		/* Another index, or vectors re-embedded since they were read: leave it. */
+		if (!rc && (cur_gen != gen || cur_have != have ||
+			    (have && (cur.watermark != m.watermark || cur.seq != m.seq)))) {
 			store_write_abort(st, txn);
 			rc = 0;
 			goto out; /* done by another: nothing to do */

@@ -1162,6 +1162,38 @@ run import "$T/hy2.jsonl" --embed --vector-model x --model "$T/mini.cemb" --doma
 want_rc 2
 end
 
+begin "reembed: every vector anew by a model, the log and check say so"
+run reembed --domain hy --model "$T/mini.cemb" --message "to the mini model"
+want_rc 0
+out_has '"vectors":3'
+out_has '"model":"glove-mini/1"'
+out_has '"dim":100'
+run log --domain hy --limit 1
+out_has '"type":"vectors"'
+out_has '"message":"to the mini model"'
+run vindex --domain hy
+out_has '"model":"glove-mini/1"'
+run search --semantic "valves" --model "$T/mini.cemb" --domain hy --limit 1
+line_has 1 '"key":"steel"'
+run check --domain hy
+want_rc 0
+run reembed --domain hy --model "$T/none.cemb"
+want_rc 3
+run reembed --domain hy --model "$T/mini.cemb" --branch b
+want_rc 2
+err_has 'belong to the Domain'
+run reembed --domain hy --model "$T/mini.cemb" extra
+want_rc 2
+run reembed --domain nosuch --model "$T/mini.cemb"
+want_rc 3
+run domain create novec
+run reembed --domain novec --model "$T/mini.cemb"
+want_rc 2
+err_has 'no vectors'
+run log --domain hy --limit 1
+out_has '"message":"to the mini model"'
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only

@@ -703,6 +703,15 @@ await test('commits embed on write only with a model; vector_model keeps models 
 	eq(r.status, 400);
 });
 
+await test('reembed needs an admin and a model', async () => {
+	let r = await c('POST', `${D}/reembed`, { token: writer, body: {} });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/reembed`, { token: owner, body: { message: 'new model' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument'], 'no model on this server');
+	r = await c('POST', `${D}/reembed`, { token: owner, body: { bogus: 1 } });
+	eq(r.status, 400);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);
@@ -741,6 +750,17 @@ await test('a server with a model embeds on write and searches texts by their me
 	eq(r.body.hits[0].receipt.vector.rank, 1);
 	r = await call(ms, 'POST', '/v1/domains/m/commits', { token: w, body: { embed: true, vector_model: 'x', changes: [{ kind: 'Supplier', key: 'q', values: { vat: 'Q' } }] } });
 	eq(r.status, 400, 'embed names its model');
+	// Re-embedding: every vector anew by the server's model, recorded in the log.
+	const a = cli(M.store, 'token', 'create', '--role', 'admin', '--domain', 'm');
+	r = await call(ms, 'POST', '/v1/domains/m/reembed', { token: a, body: { expect_revision: 1 } });
+	eq([r.status, r.body.error.code], [409, 'revision_conflict']);
+	r = await call(ms, 'POST', '/v1/domains/m/reembed', { token: a, body: { message: 'again' } });
+	eq([r.status, r.body.vectors, r.body.empty, r.body.model, r.body.dim], [200, 2, 0, 'glove-mini/1', 100]);
+	const rev = r.body.revision;
+	r = await call(ms, 'GET', `/v1/domains/m/revisions/${rev}`, { token: w });
+	eq([r.body.type, r.body.message, r.body.changes], ['vectors', 'again', 0]);
+	r = await call(ms, 'POST', '/v1/domains/m/search', { token: w, body: { semantic: true, text: 'government', limit: 1 } });
+	eq([r.status, r.body.hits[0].key], [200, 'g']);
 	eq(await stop(ms), 0);
 	M.cleanup();
 });
