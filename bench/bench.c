@@ -67,6 +67,8 @@ typedef struct bench {
 	char (*kinds)[64];
 	char (*keys)[64];
 	size_t n_keys;
+	/* the Records of each Kind in the store, for updates anywhere in it */
+	uint64_t kind_count[6], n_records;
 	/* attribute queries, from q_filters.txt: equalities and ranges */
 	struct qfilter *qeq, *qrange;
 	size_t n_qeq, n_qrange;
@@ -851,6 +853,42 @@ static const char *patch_attr(const char *kind)
 	return "value";
 }
 
+/* Record r (any number) of the store, each as likely: its Kind's index into kind and its key. */
+static int record_at(const bench *b, uint64_t r, int *kind, char key[64])
+{
+	int k = 0;
+
+	r %= b->n_records;
+	while (r >= b->kind_count[k])
+		r -= b->kind_count[k++];
+	*kind = k;
+	return snprintf(key, 64, "%s-%llu", gen_key_prefix(k), (unsigned long long)(1001 + r));
+}
+
+/* How many Records of each Kind the store holds. */
+static int count_records(bench *b)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = DOMAIN;
+	if ((rc = cairn_read_begin(b->st, &ro, &t)))
+		return die("count", rc);
+	b->n_records = 0;
+	for (int k = 0; k < 6 && !rc; k++) {
+		rc = cairn_count(t, gen_kind_name(k), &b->kind_count[k]);
+		b->n_records += b->kind_count[k];
+	}
+	cairn_txn_end(t);
+	return rc ? die("count", rc) : b->n_records ? 0 : -1;
+}
+
+/*
+ * Commits of per_commit updates, each of a Record drawn from the whole
+ * store (not the query keys): random places in every index, as a batch of
+ * an agent's corrections would be.
+ */
 static int time_commits(bench *b, unsigned per_commit, unsigned calls, const char *name,
 			double *pages)
 {
@@ -874,12 +912,12 @@ static int time_commits(bench *b, unsigned per_commit, unsigned calls, const cha
 
 		cairn_changeset_clear(cs);
 		for (unsigned j = 0; j < per_commit; j++) {
-			size_t i = rnd(b) % b->n_keys;
-			int n = snprintf(patch, sizeof(patch), "{\"%s\":%u}", patch_attr(b->kinds[i]),
-					 (unsigned)(rnd(b) % 1000) + 1);
+			char key[64];
+			int k, kn = record_at(b, rnd(b), &k, key);
+			int n = snprintf(patch, sizeof(patch), "{\"%s\":%u}",
+					 patch_attr(gen_kind_name(k)), (unsigned)(rnd(b) % 1000) + 1);
 
-			rc = cairn_cs_patch(cs, b->kinds[i], b->keys[i], strlen(b->keys[i]), patch,
-					    (size_t)n);
+			rc = cairn_cs_patch(cs, gen_kind_name(k), key, (size_t)kn, patch, (size_t)n);
 			if (rc) {
 				free(us);
 				cairn_changeset_free(cs);
@@ -1601,12 +1639,15 @@ static int cmp_time(bench *b, engine *e, size_t ei, int op, double *p50, double 
 	unsigned warm = op >= CMP_UPDATE1 ? 0 : b->o->warmup;
 	double *us = malloc((calls + warm) * sizeof(double));
 	bench_update *u = NULL;
+	char (*ukeys)[64] = NULL;
 	uint64_t seq = b->o->seed * 31 + (uint64_t)op;
 	int rc = 0;
 
 	if (!us)
 		return -1;
-	if (op >= CMP_UPDATE1 && !(u = calloc(1000, sizeof(*u)))) {
+	if (op >= CMP_UPDATE1 &&
+	    (!(u = calloc(1000, sizeof(*u))) || !(ukeys = calloc(1000, sizeof(*ukeys))))) {
+		free(u);
 		free(us);
 		return -1;
 	}
@@ -1620,12 +1661,14 @@ static int cmp_time(bench *b, engine *e, size_t ei, int op, double *p50, double 
 		if (op >= CMP_UPDATE1) {
 			size_t m = op == CMP_UPDATE1 ? 1 : 1000;
 
+			/* Records anywhere in the store, the same for every engine. */
 			for (size_t j = 0; j < m; j++) {
-				size_t k = (i + j * 7919) % b->n_keys;
+				int k;
 
-				u[j].kind = b->kinds[k];
-				u[j].key = b->keys[k];
-				u[j].attr = patch_attr(b->kinds[k]);
+				record_at(b, (seq + j) * 0x9e3779b97f4a7c15ull >> 17, &k, ukeys[j]);
+				u[j].kind = gen_kind_name(k);
+				u[j].key = ukeys[j];
+				u[j].attr = patch_attr(u[j].kind);
 				u[j].value = (long)((seq >> 7) % 1000) + 1;
 			}
 			t0 = now_ns();
@@ -1699,6 +1742,7 @@ static int cmp_time(bench *b, engine *e, size_t ei, int op, double *p50, double 
 	}
 	free(us);
 	free(u);
+	free(ukeys);
 	return rc;
 }
 
@@ -2111,7 +2155,7 @@ int bench_run(const bench_options *o)
 	    time_search(&b, "phrase search of two title words in a row, top 20", op_search_phrase))
 		goto out;
 	fprintf(stderr, "bench: timing commits\n");
-	if (time_commits(&b, 1, o->calls, "commit of one Record update, durable",
+	if (count_records(&b) || time_commits(&b, 1, o->calls, "commit of one Record update, durable",
 			 &b.commit1_pages) ||
 	    time_commits(&b, 1000, o->calls / 10 > 10 ? o->calls / 10 : 10,
 			 "commit of 1,000 Record updates, durable", &b.commit1000_pages))

@@ -616,6 +616,11 @@ const char *gen_kind_name(int i)
 	return i >= 0 && i < K_COUNT ? kinds[i].name : NULL;
 }
 
+const char *gen_key_prefix(int i)
+{
+	return i >= 0 && i < K_COUNT ? kinds[i].prefix : NULL;
+}
+
 enum {
 	R_SUPPLIED_BY,
 	R_STOCKED_AT,

@@ -74,6 +74,8 @@ int gen_run(const gen_options *o);
 
 /* Name of the ith Kind in write order (0 .. 5), or NULL. */
 const char *gen_kind_name(int i);
+/* The prefix of its keys: Record n (0-based) of Kind i is PREFIX-(1001 + n). */
+const char *gen_key_prefix(int i);
 
 /*
  * The attributes a store indexes for this schema, as (Kind, attribute, type):
