@@ -344,7 +344,7 @@ static int timed_hybrid(vb *b, vrow *r, const char *name, const char *rank_json)
  * Attribute filters of q_filters.txt on Parts (kind, attribute), one per
  * query, cycling over those the file has: its recall and times, as a row.
  */
-static int attr_filter(vb *b, const char *name, const char *attr)
+static int attr_filter(vb *b, const char *name, const char *kind, const char *attr)
 {
 	char path[1200], line[512];
 	size_t n = 0;
@@ -358,7 +358,7 @@ static int attr_filter(vb *b, const char *name, const char *attr)
 		char k[64], a[64], v[96];
 
 		if (sscanf(line, "%63[^\t]\t%63[^\t]\t%95[^\t\n]", k, a, v) == 3 &&
-		    strcmp(k, "Part") == 0 && strcmp(a, attr) == 0)
+		    strcmp(k, kind) == 0 && strcmp(a, attr) == 0)
 			snprintf(b->wh[n++], sizeof(b->wh[0]), "{\"%s\":\"%s\"}", a, v);
 	}
 	fclose(f);
@@ -367,7 +367,7 @@ static int attr_filter(vb *b, const char *name, const char *attr)
 	for (size_t i = n; i < VREF; i++)
 		memcpy(b->wh[i], b->wh[i % n], sizeof(b->wh[0]));
 	b->where_on = 1;
-	rc = refs(b, NULL, "Part") || timed(b, &b->rows[b->n_rows++], name, NULL, "Part", 0) ? -1 : 0;
+	rc = refs(b, NULL, kind) || timed(b, &b->rows[b->n_rows++], name, NULL, kind, 0) ? -1 : 0;
 	b->where_on = 0;
 	return rc;
 }
@@ -637,9 +637,13 @@ int bench_vectors(const bench_options *o)
 	fprintf(stderr, "bench: timing semantic search (exact answers first)\n");
 	if (filters(&b, NULL, "main") ||
 	    attr_filter(&b, "main, Parts of one supplier (an indexed attribute; a few Parts)",
-			"supplier") ||
+			"Part", "supplier") ||
 	    attr_filter(&b, "main, Parts of one category (an indexed attribute; one of 12)",
-			"category") ||
+			"Part", "category") ||
+	    attr_filter(&b, "main, Suppliers of one country (an indexed enum; one of 20)",
+			"Supplier", "country") ||
+	    attr_filter(&b, "main, RiskFlags of one severity (an indexed enum; one of 4)",
+			"RiskFlag", "severity") ||
 	    timed_hybrid(&b, &b.rows[b.n_rows++], "main, hybrid: a title word and a vector (RRF)", NULL) ||
 	    timed_hybrid(&b, &b.rows[b.n_rows++],
 			 "main, hybrid, ranked: confidence, trust, 30-day half-life", "rank"))

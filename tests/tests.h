@@ -103,6 +103,7 @@
 	X(vindex_changes)                                                                          \
 	X(vindex_background)                                                                       \
 	X(vindex_errors)                                                                           \
+	X(vindex_where)                                                                            \
 	X(hybrid_fusion)                                                                           \
 	X(hybrid_ranking)                                                                          \
 	X(hybrid_embedder)                                                                         \

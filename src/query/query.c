@@ -1685,8 +1685,72 @@ int cairn_query_count(cairn_txn *t, const char *kind, const char *where, size_t 
 	return rc;
 }
 
+/*
+ * Whether the index of candidate x answers the whole filter alone: one
+ * equality (or in) on a string-like single-valued attribute, its operands
+ * whole in the entries. Then an entry in its intervals is a Record that
+ * passes, and no Version need be read to know it.
+ */
+static int index_answers(const qctx *c, const cand *x, size_t nc)
+{
+	const qnode *cj[64];
+	size_t ncj;
+
+	conjuncts(c->root, cj, &ncj);
+	return nc == 1 && ncj == 1 && cj[0] == x->q && !x->q2 && !x->cut &&
+	       x->q->op == Q_LEAF && (x->q->cmp == C_EQ || x->q->cmp == C_IN) &&
+	       string_like(x->q->a) && x->q->a->type != AT_STRINGS;
+}
+
+/* The live vids of x's entries, in one walk; none (*out NULL) past cap of them. */
+static int walk_live(qctx *c, const cand *x, uint64_t cap, uint64_t **out, size_t *n)
+{
+	estream s;
+	uint64_t *v = NULL;
+	size_t nv = 0, vcap = 0;
+	int rc, live;
+
+	if ((rc = es_open(&s, c, x->q->a, x->iv, x->n_iv)) || (rc = es_start(&s, NULL, 0, NULL, 0)))
+		goto out;
+	while (!rc && !s.done) {
+		if ((rc = live_test(&c->t->d, s.e.vid, &live)))
+			break;
+		if (live) {
+			if (nv == cap) { /* not that selective */
+				nv = 0;
+				cr_free(v);
+				v = NULL;
+				goto out;
+			}
+			if (nv == vcap) {
+				uint64_t *g = cr_reallocarray(v, vcap = vcap ? 2 * vcap : 256, sizeof(*v));
+
+				if (!g) {
+					rc = err_set(CAIRN_ENOMEM, "out of memory");
+					break;
+				}
+				v = g;
+			}
+			v[nv++] = s.e.vid;
+			c->matched++;
+		}
+		rc = es_next(&s);
+	}
+	if (!rc && !v && !(v = cr_malloc(sizeof(*v))))
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+out:
+	es_close(&s);
+	if (rc) {
+		cr_free(v);
+		return rc;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
 int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
-		     uint64_t cap, uint64_t **out, size_t *n)
+		     uint64_t cap, uint64_t cap_direct, uint64_t **out, size_t *n)
 {
 	qctx c;
 	cand *cands, best = {0};
@@ -1698,6 +1762,29 @@ int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t w
 	if ((rc = setup(&c, t, kind, where, where_len)))
 		return rc;
 	rc = cands_build(&c, &cands, &nc);
+	if (!rc && nc && index_answers(&c, &cands[0], nc)) {
+		const attr_def *a = cands[0].q->a;
+		uint64_t kn = 0;
+
+		/*
+		 * An enum's values share its Records, about evenly. A share over
+		 * cap (too many to score exactly) and over 1 in 16 of the Kind's
+		 * Records is left to the caller's own checks, which find enough
+		 * that pass among few (the workload's category of Parts, status of
+		 * orders: walking their entries took twice as long).
+		 */
+		if (a->type == AT_ENUM && a->n_values &&
+		    !(rc = count_get(&t->d, c.k->id, &kn))) {
+			uint64_t share = kn / a->n_values * cands[0].n_iv;
+
+			if (share > cap_direct || (share > cap && share > kn / 16))
+				cap_direct = 0;
+		}
+		if (!rc && cap_direct)
+			rc = walk_live(&c, &cands[0], cap_direct, out, n);
+		buf_release(&c.plan);
+		return rc;
+	}
 	for (size_t i = 0; i < nc && !rc; i++) {
 		cand *x = &cands[i];
 

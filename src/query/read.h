@@ -26,15 +26,19 @@ uint32_t txn_vector_dim(cairn_txn *t, uint32_t written);
 extern uint64_t query_small;
 /* Postings per container of a search's rarest word from which its walk uses masks (search.c). */
 extern uint64_t search_dense_min;
+/* A vector search's filter: Records scored exactly at most, and looked for alone (vsearch.c). */
+extern uint64_t vsearch_where_exact, vsearch_where_set;
 
 /*
  * The Versions (vids, *out malloc'd) of the Records of kind that satisfy
- * where, when an index answers a conjunct of it with at most cap entries;
+ * where, when an index answers a conjunct of it with at most cap entries,
+ * or answers the whole filter (one equality or in on a string, enum or ref)
+ * with at most cap_direct live ones, read without their Versions;
  * otherwise *out is NULL and *n 0 (the filter is not that selective, or no
  * index answers it). Errors as cairn_query's.
  */
 int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
-		     uint64_t cap, uint64_t **out, size_t *n);
+		     uint64_t cap, uint64_t cap_direct, uint64_t **out, size_t *n);
 
 /* A filter of the query language (query.c) over one Kind, on its own. */
 typedef struct qfilter qfilter;

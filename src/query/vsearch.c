@@ -26,7 +26,9 @@
 uint64_t vsearch_probes = 8;
 uint64_t vsearch_rerank = 64;
 /* Records an attribute filter may leave for them to be scored exactly, without the index. */
-uint64_t vsearch_where_exact = 2000;
+uint64_t vsearch_where_exact = 5000;
+/* ... and for the index to look only at them (when the attribute index answers the filter alone). */
+uint64_t vsearch_where_set = 20000;
 
 typedef struct vhit {
 	uint64_t vid;
@@ -51,7 +53,40 @@ typedef struct vctx {
 	vhit *h;		/* the best, best first */
 	size_t n, cap;
 	int prefiltered;	/* the candidates are known to pass kinds and where */
+	uint64_t *members;	/* or NULL: the vids that pass kinds and where, a hash set */
+	size_t members_mask;
 } vctx;
+
+/* Is vid in the set of those that pass the filter (open addressing, 0 empty)? */
+static int member(const vctx *v, uint64_t vid)
+{
+	for (size_t i = (size_t)(vid * 0x9e3779b97f4a7c15ull >> 20) & v->members_mask;;
+	     i = (i + 1) & v->members_mask) {
+		if (v->members[i] == vid)
+			return 1;
+		if (!v->members[i])
+			return 0;
+	}
+}
+
+static int members_build(vctx *v, const uint64_t *vids, size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (!(v->members = cr_calloc(cap, sizeof(*v->members))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	v->members_mask = cap - 1;
+	for (size_t j = 0; j < n; j++) {
+		size_t i = (size_t)(vids[j] * 0x9e3779b97f4a7c15ull >> 20) & v->members_mask;
+
+		while (v->members[i] && v->members[i] != vids[j])
+			i = (i + 1) & v->members_mask;
+		v->members[i] = vids[j];
+	}
+	return 0;
+}
 
 static int vlive(vctx *v, uint64_t vid, int *live)
 {
@@ -115,7 +150,10 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 
 	if (isnan(score) || (v->n == v->cap && !better(&v->h[v->n - 1], score, vid)))
 		return 0;
-	if (!v->prefiltered && (v->n_kinds || v->filter[0])) {
+	if (v->members) {
+		if (!member(v, vid))
+			return 0;
+	} else if (!v->prefiltered && (v->n_kinds || v->filter[0])) {
 		size_t k = 0;
 
 		if ((rc = version_get(&v->t->d, vid, &r)))
@@ -201,10 +239,18 @@ static int scan_exact(vctx *v, uint64_t after)
 	return rc;
 }
 
+static int vid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * A selective attribute filter: the Records an index says pass it, when
- * they are at most vsearch_where_exact, scored exactly (*done set); else
- * nothing done.
+ * they are at most vsearch_where_exact, scored exactly (*done set); when
+ * more but at most vsearch_where_set, as the set of the only candidates
+ * the index search looks at (v->members); else nothing done.
  */
 static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 {
@@ -219,7 +265,9 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 
 		rc = query_vids_small(v->t, o->kinds[i], o->where,
 				      o->where_len ? o->where_len : strlen(o->where),
-				      vsearch_where_exact - n_all, &ids, &n);
+				      n_all < vsearch_where_exact ? vsearch_where_exact - n_all : 0,
+				      n_all < vsearch_where_set ? vsearch_where_set - n_all : 0, &ids,
+				      &n);
 		if (rc || !ids) {
 			cr_free(all);
 			return rc;
@@ -234,7 +282,14 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 		n_all += n;
 		cr_free(ids);
 	}
+	if (n_all > vsearch_where_exact) {
+		rc = members_build(v, all, n_all);
+		cr_free(all);
+		return rc;
+	}
 	v->prefiltered = 1;
+	/* In vid order, the vectors' pages are read in the order they lie. */
+	qsort(all, n_all, sizeof(*all), vid_cmp);
 	for (size_t i = 0; i < n_all && !rc; i++) {
 		MDB_val x;
 		kbuf k;
@@ -380,6 +435,9 @@ static int scan_lists(vctx *v, lscore *order, size_t lists, size_t probes, size_
 					if (!kind_ok(v, kind))
 						continue;
 				}
+				memcpy(&vid, b.vids + 8 * (size_t)i, 8);
+				if (v->members && !member(v, vid))
+					continue;
 				memcpy(&sc, b.scales + 4 * (size_t)i, 4);
 				memcpy(&nx, b.norms + 4 * (size_t)i, 4);
 				s = (double)sc * qscale * vec_dot_i8(b.codes + (size_t)i * v->dim, q16, v->dim);
@@ -391,7 +449,6 @@ static int scan_lists(vctx *v, lscore *order, size_t lists, size_t probes, size_
 					s = 2 * s - (double)nx * nx - qn2;
 				if (*nh == cap && s <= h[0].s)
 					continue;
-				memcpy(&vid, b.vids + 8 * (size_t)i, 8);
 				if (vid == v->skip || (rc = vlive(v, vid, &live)) || !live)
 					continue;
 				heap_push(h, nh, cap, s, vid);
@@ -605,6 +662,14 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 
 		if (v.filter[0] && (rc = search_filtered(&v, o, &done)))
 			done = 1;
+		/*
+		 * Only the Records that pass are candidates: the nearest lists
+		 * hold fewer of them, so take twice as many (recall@20 on the
+		 * hub suppliers of the workload: 0.990 with the usual number, 0.995
+		 * with twice, 0.997 with four times at a fifth more time).
+		 */
+		if (v.members && !o->rerank)
+			rerank *= 2;
 		for (; !done;) {
 			v.n = 0;
 			if ((rc = search_index(&v, &m, probes, rerank)) ||
@@ -632,6 +697,7 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 		mdb_cursor_close(v.cells);
 	cr_free(v.chunk);
 	cr_free(v.known);
+	cr_free(v.members);
 	cr_free(q);
 	cr_free(v.h);
 	cr_free(v.tmp);
