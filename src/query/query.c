@@ -1750,7 +1750,8 @@ out:
 }
 
 int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
-		     uint64_t cap, uint64_t cap_direct, uint64_t **out, size_t *n)
+		     uint64_t cap, uint64_t cap_few, uint64_t cap_direct, uint64_t **out,
+		     size_t *n)
 {
 	qctx c;
 	cand *cands, best = {0};
@@ -1768,16 +1769,16 @@ int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t w
 
 		/*
 		 * An enum's values share its Records, about evenly. A share over
-		 * cap (too many to score exactly) and over 1 in 16 of the Kind's
-		 * Records is left to the caller's own checks, which find enough
-		 * that pass among few (the workload's category of Parts, status of
-		 * orders: walking their entries took twice as long).
+		 * cap_few and over 1 in 16 of the Kind's Records is left to the
+		 * caller's own checks, which find enough that pass among few (the
+		 * workload's category of Parts, status of orders: walking their
+		 * entries took twice as long).
 		 */
 		if (a->type == AT_ENUM && a->n_values &&
 		    !(rc = count_get(&t->d, c.k->id, &kn))) {
 			uint64_t share = kn / a->n_values * cands[0].n_iv;
 
-			if (share > cap_direct || (share > cap && share > kn / 16))
+			if (share > cap_direct || (share > cap_few && share > kn / 16))
 				cap_direct = 0;
 		}
 		if (!rc && cap_direct)

@@ -33,12 +33,14 @@ extern uint64_t vsearch_where_exact, vsearch_where_set;
  * The Versions (vids, *out malloc'd) of the Records of kind that satisfy
  * where, when an index answers a conjunct of it with at most cap entries,
  * or answers the whole filter (one equality or in on a string, enum or ref)
- * with at most cap_direct live ones, read without their Versions;
- * otherwise *out is NULL and *n 0 (the filter is not that selective, or no
- * index answers it). Errors as cairn_query's.
+ * with at most cap_direct live ones, read without their Versions (an enum
+ * value expected to hold more than cap_few of them and 1 in 16 of the Kind
+ * is not walked); otherwise *out is NULL and *n 0 (the filter is not that
+ * selective, or no index answers it). Errors as cairn_query's.
  */
 int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t where_len,
-		     uint64_t cap, uint64_t cap_direct, uint64_t **out, size_t *n);
+		     uint64_t cap, uint64_t cap_few, uint64_t cap_direct, uint64_t **out,
+		     size_t *n);
 
 /* A filter of the query language (query.c) over one Kind, on its own. */
 typedef struct qfilter qfilter;

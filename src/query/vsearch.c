@@ -25,10 +25,16 @@
 
 uint64_t vsearch_probes = 8;
 uint64_t vsearch_rerank = 64;
-/* Records an attribute filter may leave for them to be scored exactly, without the index. */
+/*
+ * An attribute filter an index answers alone: the Records that pass are
+ * scored exactly when at most vsearch_where_exact, else are the only
+ * candidates the vector index looks at when at most vsearch_where_set.
+ * One an index answers a part of: the Records it leaves are read, checked
+ * and scored exactly when at most WHERE_CHECKED.
+ */
 uint64_t vsearch_where_exact = 5000;
-/* ... and for the index to look only at them (when the attribute index answers the filter alone). */
 uint64_t vsearch_where_set = 20000;
+#define WHERE_CHECKED 2000
 
 typedef struct vhit {
 	uint64_t vid;
@@ -239,13 +245,6 @@ static int scan_exact(vctx *v, uint64_t after)
 	return rc;
 }
 
-static int vid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * A selective attribute filter: the Records an index says pass it, when
  * they are at most vsearch_where_exact, scored exactly (*done set); when
@@ -265,6 +264,7 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 
 		rc = query_vids_small(v->t, o->kinds[i], o->where,
 				      o->where_len ? o->where_len : strlen(o->where),
+				      n_all < WHERE_CHECKED ? WHERE_CHECKED - n_all : 0,
 				      n_all < vsearch_where_exact ? vsearch_where_exact - n_all : 0,
 				      n_all < vsearch_where_set ? vsearch_where_set - n_all : 0, &ids,
 				      &n);
@@ -288,8 +288,6 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 		return rc;
 	}
 	v->prefiltered = 1;
-	/* In vid order, the vectors' pages are read in the order they lie. */
-	qsort(all, n_all, sizeof(*all), vid_cmp);
 	for (size_t i = 0; i < n_all && !rc; i++) {
 		MDB_val x;
 		kbuf k;

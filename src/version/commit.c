@@ -1897,6 +1897,17 @@ static void cctx_release(cctx *c)
 	dctx_close(&c->d);
 }
 
+/* A catalog value of a vector model: be32 dimension, then the model's id. */
+static int model_decode(const MDB_val *v, uint32_t *dim, char model[VEC_MODEL_MAX + 1])
+{
+	if (v->mv_size < 4 || v->mv_size > 4 + VEC_MODEL_MAX)
+		return err_set(CAIRN_ECORRUPT, "bad vector model record");
+	*dim = be32_get(v->mv_data);
+	memcpy(model, (const uint8_t *)v->mv_data + 4, v->mv_size - 4);
+	model[v->mv_size - 4] = '\0';
+	return 0;
+}
+
 int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
 		  char model[VEC_MODEL_MAX + 1])
 {
@@ -1912,14 +1923,7 @@ int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
 	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
 	if (rc == CAIRN_ENOTFOUND)
 		return 0;
-	if (rc)
-		return rc;
-	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
-		return err_set(CAIRN_ECORRUPT, "bad vector dimension");
-	*dim = be32_get(v.mv_data);
-	memcpy(model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
-	model[v.mv_size - 4] = '\0';
-	return 0;
+	return rc ? rc : model_decode(&v, dim, model);
 }
 
 static int fail_cmp(const void *a, const void *b)
@@ -2199,12 +2203,7 @@ int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, u
 	key_reembed(&k, dom, rev);
 	if ((rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v)))
 		return rc;
-	if (v.mv_size < 4 || v.mv_size > 4 + VEC_MODEL_MAX)
-		return err_set(CAIRN_ECORRUPT, "bad re-embedding record");
-	*dim = be32_get(v.mv_data);
-	memcpy(model, (const uint8_t *)v.mv_data + 4, v.mv_size - 4);
-	model[v.mv_size - 4] = '\0';
-	return 0;
+	return model_decode(&v, dim, model);
 }
 
 int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev)
