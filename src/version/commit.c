@@ -2219,12 +2219,11 @@ int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev)
 		return store_err(mrc, "catalog");
 	k.mv_data = p.b;
 	k.mv_size = p.n;
+	/* The key before (dom 'E' UINT64_MAX), if it is one of the Domain's re-embeddings. */
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	if (mrc == 0 && k.mv_size == p.n && memcmp(k.mv_data, p.b, p.n) == 0)
-		*rev = UINT64_MAX;
-	else
-		mrc = mdb_cursor_get(cur, &k, &v, mrc == MDB_NOTFOUND ? MDB_LAST : MDB_PREV);
-	if (mrc == 0 && !*rev && k.mv_size == p.n && memcmp(k.mv_data, p.b, 5) == 0)
+	if (mrc == 0 || mrc == MDB_NOTFOUND)
+		mrc = mdb_cursor_get(cur, &k, &v, mrc ? MDB_LAST : MDB_PREV);
+	if (mrc == 0 && k.mv_size == p.n && memcmp(k.mv_data, p.b, 5) == 0)
 		*rev = be64_get((const uint8_t *)k.mv_data + 5);
 	mdb_cursor_close(cur);
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
