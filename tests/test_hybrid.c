@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "store/store.h"
 #include "version/version.h"
 
 static const char hschema[] =
@@ -503,6 +504,24 @@ static int vec_is(cairn_txn *t, uint64_t vid, const cairn_embedder *e, const cha
 	return n == cairn_embedder_dim(e) && memcmp(want, got, n * sizeof(float)) == 0;
 }
 
+/* The revision of domain's last re-embedding (0: none), as an index build reads it. */
+static uint64_t generation(cairn_store *st, const char *domain)
+{
+	MDB_txn *txn;
+	dctx d;
+	uint64_t gen = UINT64_MAX;
+
+	if (store_read_begin(st, &txn))
+		return gen;
+	if (!dctx_open(&d, st, txn, domain, NULL)) {
+		if (vec_generation(txn, st, d.dom, &gen))
+			gen = UINT64_MAX;
+		dctx_close(&d);
+	}
+	store_read_end(st, txn);
+	return gen;
+}
+
 static void count_problem(void *ctx, const char *p)
 {
 	(void)p;
@@ -582,6 +601,7 @@ void test_hybrid_reembed(void)
 		OK(cairn_vindex_stat(st, "d", &vi));
 		CHECK(vi.vectors == 7 && vi.dim == 3);
 	}
+	CHECK(generation(st, "d") == 0 && generation(st, "empty") == 0);
 	co.embedder = e;
 	co.has_expect = 1;
 	co.expect_revision = head - 1;
@@ -596,6 +616,7 @@ void test_hybrid_reembed(void)
 	 */
 	CHECK(r.vectors == 7 && r.empty == 3 && r.commit.revision == head + 2 &&
 	      r.commit.changes == 0); /* revisions count in the Domain: b's was head + 1 */
+	CHECK(generation(st, "d") == r.commit.revision && generation(st, "empty") == 0);
 	OK(cairn_vindex_stat(st, "d", &vi));
 	CHECK(vi.vectors == 0 && vi.tail == 7);
 	OK(cairn_read_begin(st, &ro, &t));
@@ -673,6 +694,7 @@ void test_hybrid_reembed(void)
 	co.embedder = e;
 	OK(cairn_reembed(st, &co, &r));
 	CHECK(r.vectors == 9 && r.empty == 3);
+	CHECK(generation(st, "d") == r.commit.revision);
 	OK(cairn_check(st, "d", count_problem, &problems, NULL));
 	CHECK(problems == 0);
 	cairn_embedder_close(e);
