@@ -70,6 +70,15 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A row's p50, p95 and p99 of the calls' times (sorted in place). */
+static void percentiles(vrow *r, double *us, unsigned calls)
+{
+	qsort(us, calls, sizeof(double), cmp_d);
+	r->p50 = us[calls / 2];
+	r->p95 = us[(size_t)(calls * 0.95)];
+	r->p99 = us[(size_t)(calls * 0.99)];
+}
+
 static int fail(const char *what, int rc)
 {
 	fprintf(stderr, "bench: %s: %s (%s)\n", what, cairn_errmsg(), cairn_errname(rc));
@@ -254,10 +263,7 @@ static int timed(vb *b, vrow *r, const char *name, const char *branch, const cha
 		free(us);
 		return fail(name, rc);
 	}
-	qsort(us, calls, sizeof(double), cmp_d);
-	r->p50 = us[calls / 2];
-	r->p95 = us[(size_t)(calls * 0.95)];
-	r->p99 = us[(size_t)(calls * 0.99)];
+	percentiles(r, us, calls);
 	r->r10 /= calls;
 	r->r20 /= calls;
 	r->entries = ent / calls;
@@ -329,10 +335,7 @@ static int timed_hybrid(vb *b, vrow *r, const char *name, const char *rank_json)
 		free(us);
 		return fail(name, rc);
 	}
-	qsort(us, calls, sizeof(double), cmp_d);
-	r->p50 = us[calls / 2];
-	r->p95 = us[(size_t)(calls * 0.95)];
-	r->p99 = us[(size_t)(calls * 0.99)];
+	percentiles(r, us, calls);
 	r->r10 = r->r20 = -1;
 	r->entries = ent / calls;
 	free(us);

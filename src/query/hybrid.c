@@ -184,6 +184,18 @@ static int signals(cairn_txn *t, const cairn_rank_options *r, int64_t now, cand 
 	return rc;
 }
 
+/* One search's part of a receipt: the hit's rank and score there, and what it added. */
+static void receipt_part(buf *b, const char *name, size_t rank, double score, double part)
+{
+	if (!rank)
+		return;
+	buf_printf(b, ",\"%s\":{\"rank\":%zu,\"score\":", name, rank);
+	json_number(b, score);
+	buf_puts(b, ",\"part\":");
+	json_number(b, part);
+	buf_put_u8(b, '}');
+}
+
 /* The receipt: what was read and every part of the score. */
 static int receipt(cairn_txn *t, const cairn_hybrid_options *o, const cairn_rank_options *r,
 		   const cand *c, cairn_hit *h)
@@ -195,20 +207,8 @@ static int receipt(cairn_txn *t, const cairn_hybrid_options *o, const cairn_rank
 		   (unsigned long long)t->d.rev, (unsigned long long)c->rec.vid,
 		   (unsigned long long)c->rec.revision);
 	buf_printf(&b, ",\"fusion\":\"%s\"", o->fusion == CAIRN_FUSE_WEIGHTED ? "weighted" : "rrf");
-	if (c->trank) {
-		buf_printf(&b, ",\"text\":{\"rank\":%zu,\"score\":", c->trank);
-		json_number(&b, c->tscore);
-		buf_puts(&b, ",\"part\":");
-		json_number(&b, c->tpart);
-		buf_put_u8(&b, '}');
-	}
-	if (c->vrank) {
-		buf_printf(&b, ",\"vector\":{\"rank\":%zu,\"score\":", c->vrank);
-		json_number(&b, c->vscore);
-		buf_puts(&b, ",\"part\":");
-		json_number(&b, c->vpart);
-		buf_put_u8(&b, '}');
-	}
+	receipt_part(&b, "text", c->trank, c->tscore, c->tpart);
+	receipt_part(&b, "vector", c->vrank, c->vscore, c->vpart);
 	buf_puts(&b, ",\"fused\":");
 	json_number(&b, c->fused);
 	if (c->graph != 1) {
