@@ -114,7 +114,8 @@ extern "C" {
 	X(ECLOSED, -35, "proposal_closed", "the proposal is no longer open")                      \
 	X(EAUTH, -36, "unauthorized", "no valid token")                                           \
 	X(EFORBIDDEN, -37, "forbidden", "the token does not allow this")                          \
-	X(EQUERY, -38, "invalid_query", "the query is not valid")
+	X(EQUERY, -38, "invalid_query", "the query is not valid")                                 \
+	X(ECOMPACTED, -39, "compacted", "the revision is older than the compaction horizon")
 
 enum cairn_error {
 	CAIRN_OK = 0,
@@ -201,6 +202,7 @@ typedef struct cairn_domain_info {
 	uint64_t id;
 	uint64_t revision;	/* latest revision of the Domain (0 when empty) */
 	int64_t created_ms;	/* creation time, milliseconds since the Unix epoch */
+	uint64_t horizon;	/* the oldest revision time travel reaches (0: every one; cairn_compact) */
 } cairn_domain_info;
 
 /* Call cb once per live Domain in name order; a non-zero return from cb stops and is returned. */
@@ -967,6 +969,50 @@ typedef struct cairn_reembed_result {
  */
 CAIRN_API int cairn_reembed(cairn_store *st, const cairn_commit_options *opts,
 			    cairn_reembed_result *out);
+
+/* ----------------------------------------------------------- compaction -- */
+
+typedef struct cairn_compact_options {
+	uint64_t horizon;	/* time travel keeps reaching this revision and later ones; */
+	int64_t retain_ms;	/* with horizon 0: the last revision at or before now - retain_ms */
+} cairn_compact_options;
+
+typedef struct cairn_compact_result {
+	uint64_t horizon;	 /* the Domain's horizon now (0: nothing is old enough) */
+	uint64_t versions;	 /* Versions no read can see any more (their entries dropped) */
+	uint64_t attr_entries;	 /* attribute-index entries removed */
+	uint64_t link_entries;	 /* adjacency entries removed (each direction counts) */
+	uint64_t vectors;	 /* vectors removed */
+	uint64_t vindex_entries; /* vector-index entries removed */
+	uint64_t postings;	 /* postings removed */
+	uint64_t segments;	 /* segments of postings rewritten without them */
+	uint64_t cells;		 /* live-set and count cells removed */
+	uint64_t transactions;	 /* write transactions it took */
+	double seconds;
+} cairn_compact_result;
+
+/*
+ * Compact a Domain: drop what only time travel before a horizon revision
+ * could read. Indexes only gain entries, so a Version that a later commit
+ * replaced keeps its attribute, names, vector, full-text and vector-index
+ * entries (a Link its adjacency entries), and every live-set chunk a commit
+ * rewrote keeps its old cell. Compaction removes those of the Versions and
+ * cells that no read from the horizon on can see, on any live branch, nor
+ * any branch's view of its parent as of its fork, nor the base of a later
+ * merge between two branches. Versions, revisions, history, lineage and the
+ * hash chain stay whole.
+ *
+ * Afterwards a read as of a revision before the horizon (cairn_read_begin
+ * with at_revision or at_time_ms, cairn_diff_revisions, cairn_revision_changes)
+ * is refused with CAIRN_ECOMPACTED, unless the branch has not changed since
+ * (it reads its head). The horizon never moves back: a smaller one keeps the
+ * Domain's. The work is done in bounded write transactions, so other writers
+ * wait briefly; a crash or an error leaves some unreachable entries, which
+ * the next compaction removes. Errors: CAIRN_EINVAL (a horizon that is not a
+ * revision, a negative retention), CAIRN_ENODOMAIN, CAIRN_EREADONLY.
+ */
+CAIRN_API int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_options *o,
+			    cairn_compact_result *out);
 
 /* ------------------------------------------------------ history, lineage -- */
 

@@ -44,6 +44,7 @@ static const char model_schema[] =
 
 static mbranch *B;
 static int nb;
+static uint64_t horizon; /* the Domain's compaction horizon */
 static uint64_t marker[MAXB][MAXB]; /* [target][source]: the source head at their last merge */
 static uint64_t last_rev;
 
@@ -133,6 +134,11 @@ static int compare(cairn_store *st, int b, uint64_t rev)
 	ro.domain = "t";
 	ro.branch = B[b].name;
 	ro.at_revision = rev;
+	if (rev < horizon && rev < head(b)) { /* compacted away, unless the branch's head */
+		if (cairn_read_begin(st, &ro, &t) != CAIRN_ECOMPACTED)
+			return __LINE__;
+		return 0;
+	}
 	if (cairn_read_begin(st, &ro, &t))
 		return __LINE__;
 	for (int k = 0; k < NK && !bad; k++) {
@@ -404,7 +410,47 @@ static int item_count(void *ctx, const cairn_change_item *it)
 	return 0;
 }
 
-void test_timetravel_reference(void)
+/*
+ * Compact at a random horizon (never lower than the last), and check that
+ * what time travel no longer reaches is refused.
+ */
+static void print_problem(void *ctx, const char *problem)
+{
+	(void)ctx;
+	fprintf(stderr, "    check: %s\n", problem);
+}
+
+static void compact_some(cairn_store *st)
+{
+	cairn_compact_options o = {1 + (uint64_t)rand() % last_rev, 0};
+	cairn_compact_result r;
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	int n = 0;
+
+	OK(cairn_compact(st, "t", &o, &r));
+	CHECK(r.horizon == (o.horizon > horizon ? o.horizon : horizon));
+	horizon = r.horizon;
+	ro.domain = "t";
+	OK(cairn_read_begin(st, &ro, &t));
+	if (horizon > 1) {
+		CHECK_RC(cairn_revision_changes(t, horizon - 1, item_count, &n), CAIRN_ECOMPACTED);
+		if (head(0) > horizon)
+			CHECK_RC(cairn_diff_revisions(t, horizon - 1, head(0), item_count, &n),
+				 CAIRN_ECOMPACTED);
+	}
+	if (head(0) > horizon)
+		OK(cairn_diff_revisions(t, horizon, head(0), item_count, &n));
+	cairn_txn_end(t);
+	n = compare_all(st);
+	if (n)
+		fprintf(stderr, "    after a compaction to %llu: mismatch at line %d\n",
+			(unsigned long long)horizon, n);
+	CHECK(n == 0);
+	OK(cairn_check(st, "t", print_problem, NULL, NULL));
+}
+
+static void run_reference(int compact)
 {
 	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
 	cairn_commit_options co = {0};
@@ -554,6 +600,8 @@ void test_timetravel_reference(void)
 			OK(cairn_branch_delete(st, "t", B[b].name));
 			B[b].live = 0;
 			deletes++;
+		} else if (compact && op < 95) { /* compaction */
+			compact_some(st);
 		} else if (op < 97) { /* some background clearing */
 			int pending;
 
@@ -577,6 +625,32 @@ void test_timetravel_reference(void)
 	CHECK(compare_all(st) == 0);
 	OK(cairn_check(st, "t", NULL, NULL, NULL));
 	CHECK(merges >= 10 && conflicted >= 3 && deletes >= 3);
+	if (compact) { /* a last one, up to the latest revision */
+		cairn_compact_options o = {last_rev, 0};
+		cairn_compact_result r;
+
+		OK(cairn_compact(st, "t", &o, &r));
+		CHECK(r.horizon == last_rev && r.versions > 0 && r.cells > 0);
+		horizon = r.horizon;
+		CHECK(compare_all(st) == 0);
+		OK(cairn_check(st, "t", NULL, NULL, NULL));
+	}
 	cairn_close(st);
 	free(B);
+	B = NULL;
+	nb = 0;
+	horizon = 0;
+	last_rev = 0;
+	memset(marker, 0, sizeof(marker));
+}
+
+void test_timetravel_reference(void)
+{
+	run_reference(0);
+}
+
+/* The same with compactions among the steps: every read from the horizon on is unchanged. */
+void test_timetravel_compact(void)
+{
+	run_reference(1);
 }

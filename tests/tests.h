@@ -81,6 +81,9 @@
 	X(tokens)                                                                                  \
 	X(query_reference)                                                                         \
 	X(timetravel_reference)                                                                    \
+	X(timetravel_compact)                                                                      \
+	X(compact_indexes)                                                                         \
+	X(compact_errors)                                                                          \
 	X(graph_neighborhood_reference)                                                            \
 	X(graph_headers)                                                                           \
 	X(graph_neighborhood_caps)                                                                 \

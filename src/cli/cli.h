@@ -71,6 +71,8 @@ typedef struct cli {
 	const char *metric;	/* --metric cosine|dot|l2 (search) */
 	long probes, lists;	/* --probes (search), --lists (vindex); 0 when not given */
 	int rebuild;		/* --rebuild (vindex) */
+	const char *retain;	/* --retain DURATION (compact) */
+	const char *horizon;	/* --horizon REV (compact) */
 	const char *vectors_file; /* import --vectors FILE.f32 */
 	int semantic, hybrid;	/* search --semantic | --hybrid TEXT */
 	const char *rank;	/* --rank JSON (search --semantic, --hybrid) */

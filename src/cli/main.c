@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"  stats                           size of the store by sub-database\n"
 	"  check                           verify hash chain, indexes and live sets\n"
 	"  maintain                        finish background work now (clearing deleted branches)\n"
+	"  compact [--retain 7d | --horizon REV]   drop the index entries only time travel before\n"
+	"                                  the horizon reads; it then reaches back to the horizon\n"
 	"Branches\n"
 	"  branch create NAME [--from B]   a new branch from the head of B (default main)\n"
 	"  branch list                     the Domain's branches\n"
@@ -138,6 +140,7 @@ int cli_exit_code(int rc)
 	case CAIRN_ENOTFOUND:
 	case CAIRN_ENODOMAIN:
 	case CAIRN_ENOBRANCH:
+	case CAIRN_ECOMPACTED:
 		return EXIT_NOTFOUND;
 	case CAIRN_ECONFLICT:
 	case CAIRN_EMERGE:
@@ -370,11 +373,15 @@ static int print_domain(void *ctx, const cairn_domain_info *d)
 	if (c->json) {
 		printf("{\"name\":");
 		out_str(stdout, d->name, strlen(d->name));
-		printf(",\"revision\":%llu,\"created\":\"", (unsigned long long)d->revision);
+		printf(",\"revision\":%llu,\"horizon\":%llu,\"created\":\"",
+		       (unsigned long long)d->revision, (unsigned long long)d->horizon);
 		out_time(stdout, d->created_ms);
 		printf("\"}\n");
 	} else {
-		printf("%-24s revision %llu\n", d->name, (unsigned long long)d->revision);
+		printf("%-24s revision %llu", d->name, (unsigned long long)d->revision);
+		if (d->horizon)
+			printf(", time travel from revision %llu", (unsigned long long)d->horizon);
+		printf("\n");
 	}
 	return 0;
 }
@@ -1370,6 +1377,89 @@ static int cmd_maintain(cli *c)
 	return 0;
 }
 
+/* A duration: a number and a unit (s, m, h, d), or seconds; -1 if malformed. */
+static int64_t parse_duration_ms(const char *s)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (!*s || *s == '-' || errno || n < 0 || n > (1LL << 40))
+		return -1;
+	switch (*end) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		n *= 60;
+		break;
+	case 'h':
+		n *= 3600;
+		break;
+	case 'd':
+		n *= 86400;
+		break;
+	default:
+		return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	return (int64_t)n * 1000;
+}
+
+static int cmd_compact(cli *c)
+{
+	cairn_compact_options o = {0, 0};
+	cairn_compact_result r;
+	cairn_store *st;
+	int rc, ex;
+
+	if (c->nargs || (c->retain && c->horizon))
+		return cli_usage("compact [--retain DURATION | --horizon REV]");
+	if (c->horizon) {
+		char *end;
+
+		errno = 0;
+		o.horizon = strtoull(c->horizon, &end, 10);
+		if (!*c->horizon || *end || errno || o.horizon == 0 || *c->horizon == '-')
+			return cli_usage("--horizon takes a revision number, not %s", c->horizon);
+	} else if ((o.retain_ms = parse_duration_ms(c->retain ? c->retain : "7d")) < 0) {
+		return cli_usage("--retain takes a duration such as 90s, 30m, 12h or 7d, not %s",
+				 c->retain);
+	}
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	rc = cairn_compact(st, c->domain, &o, &r);
+	cairn_close(st);
+	if (rc)
+		return cli_fail(c, rc, "compact");
+	if (c->json) {
+		printf("{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,"
+		       "\"link_entries\":%llu,\"vectors\":%llu,\"vindex_entries\":%llu,"
+		       "\"postings\":%llu,\"segments\":%llu,\"cells\":%llu,\"transactions\":%llu,"
+		       "\"seconds\":%.3f}\n",
+		       (unsigned long long)r.horizon, (unsigned long long)r.versions,
+		       (unsigned long long)r.attr_entries, (unsigned long long)r.link_entries,
+		       (unsigned long long)r.vectors, (unsigned long long)r.vindex_entries,
+		       (unsigned long long)r.postings, (unsigned long long)r.segments,
+		       (unsigned long long)r.cells, (unsigned long long)r.transactions, r.seconds);
+	} else if (!r.horizon) {
+		printf("nothing to compact: no revision is that old\n");
+	} else {
+		printf("time travel now reaches back to revision %llu; %llu Versions out of reach\n"
+		       "removed: %llu attribute entries, %llu adjacency entries, %llu vectors, "
+		       "%llu vector-index entries,\n%llu postings (%llu segments rewritten), "
+		       "%llu live-set and count cells; %.2f s\n",
+		       (unsigned long long)r.horizon, (unsigned long long)r.versions,
+		       (unsigned long long)r.attr_entries, (unsigned long long)r.link_entries,
+		       (unsigned long long)r.vectors, (unsigned long long)r.vindex_entries,
+		       (unsigned long long)r.postings, (unsigned long long)r.segments,
+		       (unsigned long long)r.cells, r.seconds);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------- main -- */
 
 enum {
@@ -1382,7 +1472,7 @@ enum {
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
 	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
 	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST, OPT_EMBED,
-	OPT_VMODEL,
+	OPT_VMODEL, OPT_RETAIN, OPT_HORIZON,
 };
 
 /* Options of gen and bench, parsed by their own commands. */
@@ -1468,6 +1558,8 @@ int main(int argc, char **argv)
 		{"probes", required_argument, 0, OPT_PROBES},
 		{"lists", required_argument, 0, OPT_LISTS},
 		{"rebuild", no_argument, 0, OPT_REBUILD},
+		{"retain", required_argument, 0, OPT_RETAIN},
+		{"horizon", required_argument, 0, OPT_HORIZON},
 		{"vectors-file", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE */
 		{"dim", required_argument, 0, OPT_DIM},
 		{"vectors-f32", no_argument, 0, OPT_VECF32},
@@ -1605,6 +1697,8 @@ int main(int argc, char **argv)
 		case OPT_PROBES: c.probes = parse_long(optarg, "--probes", &bad); break;
 		case OPT_LISTS: c.lists = parse_long(optarg, "--lists", &bad); break;
 		case OPT_REBUILD: c.rebuild = 1; break;
+		case OPT_RETAIN: c.retain = optarg; break;
+		case OPT_HORIZON: c.horizon = optarg; break;
 		case OPT_VECFILE: c.vectors_file = optarg; break;
 		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
 		case OPT_VECF32: cli_vectors = 2; break;
@@ -1679,6 +1773,8 @@ int main(int argc, char **argv)
 		return cmd_history(&c);
 	if (strcmp(cmd, "lineage") == 0)
 		return cmd_lineage(&c);
+	if (strcmp(cmd, "compact") == 0)
+		return cmd_compact(&c);
 	if (strcmp(cmd, "maintain") == 0)
 		return cmd_maintain(&c);
 	if (strcmp(cmd, "token") == 0)

@@ -11,36 +11,6 @@
 #include "util/err.h"
 #include "util/text.h"
 
-/* Largest revision of the Domain committed at or before t (0 if none). */
-static int rev_at_time(cairn_txn *t, int64_t ms, uint64_t last, uint64_t *out)
-{
-	uint64_t lo = 1, hi = last, best = 0;
-
-	while (lo <= hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		kbuf k;
-		MDB_val v;
-		rrec r;
-		int rc;
-
-		key_u64(&k, t->d.dom, mid);
-		rc = db_get(t->txn, t->st, DB_REVS, k.b, k.n, &v);
-		if (rc)
-			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "revision missing")
-						     : rc;
-		if ((rc = rrec_decode(v.mv_data, v.mv_size, &r)))
-			return rc;
-		if (r.time_ms <= ms) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	*out = best;
-	return 0;
-}
-
 int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out)
 {
 	cairn_txn *t;
@@ -70,13 +40,16 @@ int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn 
 
 		if ((rc = counters_get(t->txn, st, t->d.dom, &ctr)))
 			goto out_fail;
-		if (opts->at_time_ms && (rc = rev_at_time(t, opts->at_time_ms, ctr.next_rev - 1, &rev)))
+		if (opts->at_time_ms &&
+		    (rc = rev_at_time(t->txn, st, t->d.dom, opts->at_time_ms, ctr.next_rev - 1, &rev)))
 			goto out_fail;
 		if (opts->at_revision && rev >= ctr.next_rev) {
 			rc = err_set(CAIRN_ENOTFOUND, "revision %llu does not exist (the latest is %llu)",
 				     (unsigned long long)rev, (unsigned long long)ctr.next_rev - 1);
 			goto out_fail;
 		}
+		if ((rc = horizon_check(t->txn, st, t->d.dom, rev, branch_head(&t->d.br))))
+			goto out_fail;
 		dctx_at(&t->d, rev);
 		t->past = 1;
 	}

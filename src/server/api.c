@@ -2312,6 +2312,48 @@ static void h_reembed(req *r)
 	reply_json(r, 200);
 }
 
+/*
+ * POST /v1/domains/{d}/compact: {"horizon": REV} or {"retain_ms": N}
+ * (default 7 days): drop what only time travel before the horizon reads
+ * (admin; cairn_compact).
+ */
+static void h_compact(req *r)
+{
+	static const char *const names[] = {"horizon", "retain_ms", NULL};
+	const char *d = r->seg[2];
+	cairn_compact_options co = {0, 7 * 86400 * 1000LL};
+	cairn_compact_result res;
+	const jv *o, *h, *ret;
+	int rc;
+
+	if (allow(r, d, NEED_ADMIN, NULL) || !(o = body_object(r)) || only(r, o, names))
+		return;
+	h = jv_get(o, "horizon");
+	ret = jv_get(o, "retain_ms");
+	if ((h && (h->type != JV_INT || h->u.i < 1)) || (ret && (ret->type != JV_INT || ret->u.i < 0)))
+		return reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
+				   "\"horizon\" is a revision number, \"retain_ms\" milliseconds");
+	if (h && ret)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"horizon\" or \"retain_ms\", not both");
+	if (h)
+		co.horizon = (uint64_t)h->u.i;
+	else if (ret)
+		co.retain_ms = ret->u.i;
+	if ((rc = cairn_compact(r->s->st, d, &co, &res)))
+		return reply_cairn(r, rc);
+	buf_printf(&r->out,
+		   "{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
+		   "\"vectors\":%llu,\"vindex_entries\":%llu,\"postings\":%llu,\"segments\":%llu,"
+		   "\"cells\":%llu,\"transactions\":%llu,\"seconds\":%.3f}",
+		   (unsigned long long)res.horizon, (unsigned long long)res.versions,
+		   (unsigned long long)res.attr_entries, (unsigned long long)res.link_entries,
+		   (unsigned long long)res.vectors, (unsigned long long)res.vindex_entries,
+		   (unsigned long long)res.postings, (unsigned long long)res.segments,
+		   (unsigned long long)res.cells, (unsigned long long)res.transactions, res.seconds);
+	reply_json(r, 200);
+}
+
 /* ------------------------------------------------------------- routing -- */
 
 #define R(m, fn, ...) {m, {__VA_ARGS__}, sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *), fn, #fn}
@@ -2360,6 +2402,7 @@ static const route_def routes[] = {
 	R("POST", h_resolve, "v1", "domains", ":d", "resolve"),
 	R("POST", h_search, "v1", "domains", ":d", "search"),
 	R("POST", h_reembed, "v1", "domains", ":d", "reembed"),
+	R("POST", h_compact, "v1", "domains", ":d", "compact"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };

@@ -137,6 +137,8 @@ unsigned status_of(int rc)
 	case CAIRN_ECLOSED:
 	case CAIRN_EHASLINKS:
 		return 409;
+	case CAIRN_ECOMPACTED:
+		return 410;
 	case CAIRN_ELIMIT:
 		return 413;
 	case CAIRN_EMAPFULL:

@@ -482,59 +482,13 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 	if (rc || (rc = vrec_decode(v.mv_data, v.mv_size, &ver)))
 		return rc;
 	if (ver.type == V_REC || ver.type == V_REC_DEL) {
-		const kind_def *kd = schema_kind_id(s, ver.kr);
-
 		key_keys(&k, dom, ver.kr, ver.key, ver.key_len);
 		kb_be64(&k, ~vid);
 		if ((rc = db_del(txn, st, DB_KEYS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
 			return rc;
-		if (ver.type == V_REC && kd) {
-			arena a = ARENA_INIT;
-			const jv *vals = jv_parse(&a, ver.values, ver.values_len, "stored values");
-
-			for (size_t i = 0; vals && i < kd->n_attrs && !rc; i++) {
-				const attr_def *ad = &kd->attrs[i];
-				const jv *val = jv_get(vals, ad->name);
-				size_t n = val && ad->type == AT_STRINGS ? val->len : 1;
-
-				/* Indexed or not now: it may have been when the Version was written. */
-				if (!val || (ad->type == AT_STRINGS && val->type != JV_ARRAY))
-					continue;
-				for (size_t j = 0; j < n && !rc; j++) {
-					if (attr_key(&k, dom, kd->id, ad,
-						     ad->type == AT_STRINGS ? &val->u.items[j] : val,
-						     ver.key, ver.key_len, vid))
-						continue;
-					if ((rc = db_del(txn, st, DB_ATTR, k.b, k.n)) == CAIRN_ENOTFOUND)
-						rc = 0;
-				}
-			}
-			if (!rc) {
-				dctx nd;
-
-				memset(&nd, 0, sizeof(nd));
-				nd.st = st;
-				nd.txn = txn;
-				nd.dom = dom;
-				rc = names_entries_put(&nd, kd, &ver, vals, vid, NULL, NULL, 1);
-			}
-			arena_release(&a);
-			if (rc)
-				return rc;
-		}
-		key_u64(&k, dom, vid);
-		if ((rc = db_del(txn, st, DB_VECTORS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
-			return rc;
-	} else {
-		key_adj(&k, dom, ver.from_rid, ver.kr, ver.to_rid);
-		kb_be64(&k, ~vid);
-		if ((rc = db_del(txn, st, DB_ADJ, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
-			return rc;
-		key_adj(&k, dom, ver.to_rid, ver.kr, ver.from_rid);
-		kb_be64(&k, ~vid);
-		if ((rc = db_del(txn, st, DB_ADJR, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
-			return rc;
 	}
+	if ((rc = version_entries_drop(txn, st, s, dom, vid, &ver, NULL)))
+		return rc;
 	key_u64(&k, dom, vid);
 	rc = db_del(txn, st, DB_VERSIONS, k.b, k.n);
 	return rc == CAIRN_ENOTFOUND ? 0 : rc;

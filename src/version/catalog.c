@@ -645,6 +645,8 @@ int cairn_domain_list(cairn_store *st, int (*cb)(void *ctx, const cairn_domain_i
 			d.created_ms = (int64_t)be64_get((uint8_t *)iv.mv_data + 1);
 		if (counters_get(txn, st, (uint32_t)d.id, &ctr) == 0)
 			d.revision = ctr.next_rev - 1;
+		if ((rc = horizon_get(txn, st, (uint32_t)d.id, &d.horizon)))
+			break;
 		rc = cb(ctx, &d);
 		if (rc)
 			break;

@@ -26,6 +26,7 @@ typedef struct chk {
 	cairn_check_report rep;
 	buf tmp;
 	uint32_t vdim; /* the Domain's vector dimension: every vector's */
+	uint64_t horizon; /* compaction's: cells before it may be gone */
 } chk;
 
 static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -395,6 +396,8 @@ static int check_postings(chk *c)
 	}
 	for (size_t i = 0; i < n_segs && !rc; i++) {
 		uint64_t containers = 0, postings = 0, lo_vid = UINT64_MAX, hi_vid = 0;
+		/* A deleted branch's Versions go before its segments: they are not looked for. */
+		int gone = branch_gone(c, segs[i].branch);
 		uint8_t p[8];
 		MDB_val k, v;
 
@@ -451,6 +454,8 @@ static int check_postings(chk *c)
 					}
 					lo_vid = vid < lo_vid ? vid : lo_vid;
 					hi_vid = vid > hi_vid ? vid : hi_vid;
+					if (gone)
+						continue;
 					if ((rc = get_version(c, vid, &ver, "a posting"))) {
 						rc = rc > 0 ? 0 : rc;
 						continue;
@@ -814,6 +819,32 @@ static int cell_at(chk *c, int type, uint64_t id, uint64_t rev, MDB_val *v)
 	return db_get(c->d.txn, c->d.st, DB_CELLS, k.b, k.n, v);
 }
 
+/*
+ * Was the cell of main that revision rev wrote for (type, id) removed by a
+ * compaction? Only if the horizon is past it and main wrote the chunk
+ * again, before the horizon.
+ */
+static int cell_compacted(chk *c, int type, uint64_t id, uint64_t rev)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p, s;
+	int ok = 0;
+
+	if (rev >= c->horizon || mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_CELLS], &cur))
+		return 0;
+	key_cell(&p, c->d.dom, type, MAIN_BRANCH_ID, id);
+	s = p;
+	kb_be64(&s, ~c->horizon);
+	k.mv_data = s.b;
+	k.mv_size = s.n;
+	if (mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) == 0 && k.mv_size == s.n &&
+	    memcmp(k.mv_data, p.b, p.n) == 0)
+		ok = ~be64_get((const uint8_t *)k.mv_data + p.n) > rev;
+	mdb_cursor_close(cur);
+	return ok;
+}
+
 static int check_replay(chk *c)
 {
 	struct live_calc lc;
@@ -907,6 +938,10 @@ static int check_replay(chk *c)
 			be64_put(mk, touched[i]);
 			slot = hmap_get(&lc.live, mk, 8);
 			rc = cell_at(c, CELL_LIVE, touched[i], rev, &v);
+			if (rc == CAIRN_ENOTFOUND && cell_compacted(c, CELL_LIVE, touched[i], rev)) {
+				rc = 0;
+				continue;
+			}
 			if (rc == CAIRN_ENOTFOUND || (!rc && (!slot || v.mv_size != LIVE_CHUNK_BYTES ||
 							      memcmp(v.mv_data,
 								     lc.bits + *slot * LIVE_CHUNK_BYTES,
@@ -924,6 +959,10 @@ static int check_replay(chk *c)
 				continue;
 			lc.counts[kd] = (uint64_t)((int64_t)lc.counts[kd] + delta[kd]);
 			rc = cell_at(c, CELL_COUNT, kd, rev, &v);
+			if (rc == CAIRN_ENOTFOUND && cell_compacted(c, CELL_COUNT, kd, rev)) {
+				rc = 0;
+				continue;
+			}
 			if (rc == CAIRN_ENOTFOUND || (!rc && (v.mv_size != 8 ||
 							      be64_get(v.mv_data) != lc.counts[kd])))
 				problem(c, "revision %llu: the count of %s differs from its Versions",
@@ -1003,6 +1042,8 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 
 		rc = vec_model_get(txn, st, c.d.dom, &c.vdim, m);
 	}
+	if (!rc)
+		rc = horizon_get(txn, st, c.d.dom, &c.horizon);
 	if (!rc)
 		rc = check_revisions(&c);
 	if (!rc)

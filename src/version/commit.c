@@ -2232,8 +2232,9 @@ int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev)
 /* Every vector of the Domain anew, by the embedder, in txn. */
 static int reembed_vectors(cctx *c, const cairn_embedder *e, cairn_reembed_result *out)
 {
-	size_t dim = cairn_embedder_dim(e);
+	size_t dim = cairn_embedder_dim(e), n = 0, cap = 0;
 	float *vec = cr_malloc(dim * sizeof(float));
+	uint64_t *vids = NULL;
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
 	kbuf p, vk;
@@ -2241,9 +2242,13 @@ static int reembed_vectors(cctx *c, const cairn_embedder *e, cairn_reembed_resul
 
 	if (!vec)
 		return err_set(CAIRN_ENOMEM, "out of memory");
-	if ((mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_VERSIONS], &cur))) {
+	/*
+	 * The vectors there are (a compaction removed those no read can see),
+	 * listed first: the puts below move the pages a cursor walks.
+	 */
+	if ((mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_VECTORS], &cur))) {
 		cr_free(vec);
-		return store_err(mrc, "versions");
+		return store_err(mrc, "vectors");
 	}
 	kb_init(&p);
 	kb_be32(&p, c->d.dom);
@@ -2251,29 +2256,40 @@ static int reembed_vectors(cctx *c, const cairn_embedder *e, cairn_reembed_resul
 	k.mv_size = p.n;
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 12 || memcmp(k.mv_data, p.b, 4) != 0)
+			break;
+		if (n == cap) {
+			uint64_t *nv = cr_reallocarray(vids, cap ? cap * 2 : 1024, sizeof(*nv));
+
+			if (!nv) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			vids = nv;
+			cap = cap ? cap * 2 : 1024;
+		}
+		vids[n++] = be64_get((const uint8_t *)k.mv_data + 4);
+	}
+	mdb_cursor_close(cur);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "vectors");
+	for (size_t i = 0; i < n && !rc; i++) {
 		vrec ver;
 		size_t words = 0;
 
-		if (k.mv_size != 12 || memcmp(k.mv_data, p.b, 4) != 0)
+		if ((rc = version_get(&c->d, vids[i], &ver)))
 			break;
-		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
-			rc = err_set(CAIRN_ECORRUPT, "Version %llu does not decode",
-				     (unsigned long long)be64_get((const uint8_t *)k.mv_data + 4));
-			break;
-		}
 		if (ver.type != V_REC || !ver.dim)
 			continue;
 		if ((rc = cairn_embed(e, ver.title, ver.title_len, vec, dim, &words)))
 			break;
-		key_u64(&vk, c->d.dom, be64_get((const uint8_t *)k.mv_data + 4));
+		key_u64(&vk, c->d.dom, vids[i]);
 		rc = db_put(c->d.txn, c->d.st, DB_VECTORS, vk.b, vk.n, vec, dim * sizeof(float), 0);
 		out->vectors++;
 		out->empty += words == 0;
 	}
-	mdb_cursor_close(cur);
+	cr_free(vids);
 	cr_free(vec);
-	if (!rc && mrc && mrc != MDB_NOTFOUND)
-		rc = store_err(mrc, "versions");
 	return rc;
 }
 

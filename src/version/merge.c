@@ -84,18 +84,39 @@ static int ident_key(const mitem *it, buf *b)
 	return b->oom ? err_set(CAIRN_ENOMEM, "out of memory") : 0;
 }
 
-/* The Kind and key of one end of the Link of Version vid, from its index entry. */
+/*
+ * The Kind and key of one end of the Link of Version vid, from its index
+ * entry, or from another Version's of the same Link when a compaction
+ * removed that one (the ends of a Link are the same in all).
+ */
 static int link_end(mctx *m, dctx *d, int db, uint64_t a, uint32_t rel, uint64_t b, uint64_t vid,
 		    uint32_t *kind, const char **key, size_t *key_len)
 {
-	kbuf k;
+	kbuf k, p;
 	MDB_val v;
 	ventry e;
 	int rc;
 
-	key_adj(&k, d->dom, a, rel, b);
+	key_adj(&p, d->dom, a, rel, b);
+	k = p;
 	kb_be64(&k, ~vid);
 	rc = db_get(d->txn, d->st, db, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND) {
+		MDB_cursor *cur;
+		MDB_val kk;
+		int mrc = mdb_cursor_open(d->txn, d->st->dbi[db], &cur);
+
+		if (mrc)
+			return store_err(mrc, db_names[db]);
+		kk.mv_data = p.b;
+		kk.mv_size = p.n;
+		mrc = mdb_cursor_get(cur, &kk, &v, MDB_SET_RANGE);
+		rc = mrc == 0 && kk.mv_size == p.n + 8 && memcmp(kk.mv_data, p.b, p.n) == 0
+			     ? 0
+		     : mrc && mrc != MDB_NOTFOUND ? store_err(mrc, db_names[db])
+						  : CAIRN_ENOTFOUND;
+		mdb_cursor_close(cur);
+	}
 	if (rc)
 		return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "a Link entry is missing") : rc;
 	if ((rc = ventry_decode(v.mv_data, v.mv_size, VE_ADJ, &e)))
@@ -455,6 +476,8 @@ int cairn_diff_revisions(cairn_txn *t, uint64_t from, uint64_t to, cairn_item_cb
 		return err_set(CAIRN_EINVAL,
 			       "a diff runs from an earlier to a later revision, at most %llu",
 			       (unsigned long long)t->d.rev);
+	if ((rc = horizon_check(t->txn, t->st, t->d.dom, from, branch_head(&t->d.br))))
+		return rc;
 	memset(&m, 0, sizeof(m));
 	m.last_rev = to;
 	view_copy(&before, &t->d, from);
@@ -487,6 +510,8 @@ int cairn_revision_changes(cairn_txn *t, uint64_t rev, cairn_item_cb cb, void *c
 	    (rc = rrec_decode(v.mv_data, v.mv_size, &rr)))
 		return rc;
 	/* Compare the revision's own branch at its parent and at the revision. */
+	if ((rc = horizon_check(t->txn, t->st, t->d.dom, rev - 1, rev)))
+		return rc;
 	memset(&m, 0, sizeof(m));
 	m.last_rev = rev;
 	if (rr.branch == t->d.br.id) {

@@ -962,8 +962,9 @@ static int min_next(struct min *in, const uint8_t *prefix)
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "postings") : 0;
 }
 
-/* Append the postings of one container to w->p (kind, frequencies, lengths as stored). */
-static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena *a)
+/* Append the postings of one container to w->p (kind, frequencies, lengths as stored), but drop's. */
+static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena *a,
+			  tdrop *drop)
 {
 	tcont c;
 	int rc;
@@ -977,11 +978,25 @@ static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena
 		if ((rc = tblock_read(&c, b, lo, &pay)))
 			return rc;
 		for (uint32_t j = 0; j < c.b[b].n; j++) {
+			uint64_t vid = c.base + lo[j];
 			tpost *p;
 
+			if (drop && vid < drop->nbits && (drop->bits[vid >> 3] >> (vid & 7)) & 1) {
+				uint64_t at = vid - drop->seen_base;
+
+				/* Its document's share of the segment's totals, once. */
+				if (at < drop->seen_bits && !((drop->seen[at >> 3] >> (at & 7)) & 1)) {
+					drop->seen[at >> 3] |= (uint8_t)(1u << (at & 7));
+					drop->docs++;
+					drop->sum_title += pay.dl_title[j];
+					drop->sum_values += pay.dl_values[j];
+				}
+				drop->postings++;
+				continue;
+			}
 			if (!(p = post_new(w)))
 				return err_code();
-			p->vid = c.base + lo[j];
+			p->vid = vid;
 			p->term = 0;
 			p->kind = pay.kind[j];
 			p->tf_title = pay.tf_title[j];
@@ -999,8 +1014,12 @@ static int take_container(textw *w, const void *v, size_t vn, uint64_t hi, arena
 	return 0;
 }
 
-/* Merge segs[0..n-1] (one branch, in vid order) into a new segment. */
-static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, size_t n)
+/*
+ * Merge segs[0..n-1] (one branch, in vid order) into a new segment, without
+ * the postings of the Versions drop names (NULL: none).
+ */
+static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, size_t n,
+		 tdrop *drop)
 {
 	struct min in[TEXT_MERGE_FANIN];
 	uint8_t prefix[TEXT_MERGE_FANIN][8], desc[TSEG_BYTES];
@@ -1074,7 +1093,7 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 				while (!rc && in[i].more && (un = min_term(&in[i], &u)) == tn &&
 				       memcmp(u, term, tn) == 0) {
 					rc = take_container(&w, in[i].v.mv_data, in[i].v.mv_size,
-							    be32_get(u + tn + 1), &a);
+							    be32_get(u + tn + 1), &a, drop);
 					if (!rc)
 						rc = min_next(&in[i], prefix[i]);
 				}
@@ -1109,7 +1128,13 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 		if ((rc = db_del(txn, st, DB_POSTINGS, k.b, k.n)) == CAIRN_ENOTFOUND)
 			rc = 0;
 	}
-	if (!rc) {
+	if (drop) {
+		docs -= drop->docs < docs ? drop->docs : docs;
+		sum_t -= drop->sum_title < sum_t ? drop->sum_title : sum_t;
+		sum_v -= drop->sum_values < sum_v ? drop->sum_values : sum_v;
+	}
+	/* A segment left without postings goes with its inputs. */
+	if (!rc && postings) {
 		be64_put(desc, containers);
 		be64_put(desc + 8, postings);
 		be64_put(desc + 16, min_vid == UINT64_MAX ? 0 : min_vid);
@@ -1140,8 +1165,24 @@ int text_merge_step(MDB_txn *txn, cairn_store *st, uint32_t dom, int dry, int *f
 	if (!rc && n) {
 		*found = 1;
 		if (!dry)
-			rc = merge(txn, st, dom, segs + first, n);
+			rc = merge(txn, st, dom, segs + first, n, NULL);
 	}
 	cr_free(segs);
+	return rc;
+}
+
+int text_compact_segment(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *seg,
+			 tdrop *drop)
+{
+	int rc;
+
+	drop->seen_base = seg->min_vid;
+	drop->seen_bits = seg->max_vid - seg->min_vid + 1;
+	drop->docs = drop->sum_title = drop->sum_values = drop->postings = 0;
+	if (!(drop->seen = cr_calloc(drop->seen_bits / 8 + 1, 1)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	rc = merge(txn, st, dom, seg, 1, drop);
+	cr_free(drop->seen);
+	drop->seen = NULL;
 	return rc;
 }

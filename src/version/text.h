@@ -127,6 +127,23 @@ typedef struct tseg {
 #define TEXT_MERGE_RATIO 8	/* the largest of a merge's segments, at most this times the rest */
 int text_merge_step(MDB_txn *txn, cairn_store *st, uint32_t dom, int dry, int *found);
 
+/* Versions whose postings a rewrite leaves out, and what it left out. */
+typedef struct tdrop {
+	const uint8_t *bits;	/* a bitmap by vid */
+	uint64_t nbits;
+	uint8_t *seen;		/* (internal) the documents counted, from seen_base */
+	uint64_t seen_base, seen_bits;
+	uint64_t postings, docs, sum_title, sum_values; /* left out */
+} tdrop;
+
+/*
+ * Rewrite segment seg as a new one without the postings of the Versions
+ * drop->bits names (compaction); its document count and field lengths lose
+ * theirs. A segment left without postings is removed.
+ */
+int text_compact_segment(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *seg,
+			 tdrop *drop);
+
 /* Drop the segments of a deleted branch (its clearing's last step). */
 int text_drop_branch(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 

@@ -206,6 +206,22 @@ int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, u
 /* The revision of the Domain's last re-embedding, 0 if none (a vector index built before is stale). */
 int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
 
+/* The Domain's compaction horizon (catalog dom 'K'; 0 if never compacted). */
+int horizon_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *h);
+/* CAIRN_ECOMPACTED if reading a branch whose head is `head` as of rev is before the horizon. */
+int horizon_check(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint64_t head);
+/* The last revision of the Domain committed at or before ms (0 if none), of 1..last. */
+int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_t last,
+		uint64_t *out);
+/*
+ * Delete the index entries of Version vid (ver decoded): a Record's
+ * attribute, names and vector entries, a Link's adjacency entries both
+ * ways (not its keys entry, postings or vector-index entries). res (may be
+ * NULL) counts what was removed.
+ */
+int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
+			 uint64_t vid, const vrec *ver, cairn_compact_result *res);
+
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
 /* A view of branch id at its head, sharing base's transaction and schema (close base last). */

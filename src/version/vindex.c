@@ -486,7 +486,8 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 			rc = vec_generation(txn, st, dom, &cur_gen);
 		/* Another index, or vectors re-embedded since they were read: leave it. */
 		if (!rc && (cur_gen != gen || cur_have != have ||
-			    (have && (cur.watermark != m.watermark || cur.seq != m.seq)))) {
+			    (have && (cur.watermark != m.watermark || cur.seq != m.seq ||
+				      cur.entries != m.entries)))) {
 			store_write_abort(st, txn);
 			rc = 0;
 			goto out; /* done by another: nothing to do */
@@ -538,6 +539,114 @@ out:
 	cr_free(b.cent);
 	cr_free(b.codes);
 	arena_release(&b.copies);
+	return rc;
+}
+
+/* ---------------------------------------------------------- compaction -- */
+
+static int dead(const uint8_t *bits, uint64_t nbits, uint64_t vid)
+{
+	return vid < nbits && (bits[vid >> 3] >> (vid & 7)) & 1;
+}
+
+int vindex_compact_step(MDB_txn *txn, cairn_store *st, uint32_t dom, const uint8_t *bits,
+			uint64_t nbits, uint8_t resume[8], unsigned budget, uint64_t *removed,
+			int *more)
+{
+	uint8_t (*keys)[13] = NULL, *blk = NULL;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	vindex_meta m;
+	kbuf s;
+	size_t n = 0;
+	uint64_t gone = 0;
+	int mrc, rc;
+
+	*more = 0;
+	if ((rc = vindex_meta_get(txn, st, dom, &m)))
+		return rc == CAIRN_ENOTFOUND ? 0 : rc;
+	if (!(keys = cr_malloc((size_t)budget * sizeof(*keys))) ||
+	    !(blk = cr_malloc(8 + (size_t)VINDEX_BLOCK_MAX * (20 + m.dim)))) {
+		cr_free(keys);
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	}
+	/* The keys of the next blocks first: the rewrites below move the cursor's pages. */
+	vkey(&s, dom, 'L');
+	kb_bytes(&s, resume, 8);
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_VINDEX], &cur))) {
+		rc = store_err(mrc, "vindex");
+		goto out;
+	}
+	k.mv_data = s.b;
+	k.mv_size = s.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 13 || memcmp(k.mv_data, s.b, 5) != 0)
+			break;
+		if (n == budget) { /* where the next step starts */
+			memcpy(resume, (const uint8_t *)k.mv_data + 5, 8);
+			*more = 1;
+			break;
+		}
+		memcpy(keys[n++], k.mv_data, 13);
+	}
+	mdb_cursor_close(cur);
+	if (mrc && mrc != MDB_NOTFOUND) {
+		rc = store_err(mrc, "vindex");
+		goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		vblock b;
+		uint32_t keep = 0;
+		uint8_t *p;
+
+		if ((rc = db_get(txn, st, DB_VINDEX, keys[i], 13, &v)) ||
+		    (rc = vblock_decode(v.mv_data, v.mv_size, m.dim, &b)))
+			break;
+		for (uint32_t j = 0; j < b.n; j++) {
+			uint64_t vid;
+
+			memcpy(&vid, b.vids + 8 * (size_t)j, 8);
+			keep += !dead(bits, nbits, vid);
+		}
+		if (keep == b.n)
+			continue;
+		gone += b.n - keep;
+		if (!keep) {
+			rc = db_del(txn, st, DB_VINDEX, keys[i], 13);
+			continue;
+		}
+		/* The block again without them, array by array. */
+		memcpy(blk, &keep, 4);
+		memcpy(blk + 4, &m.dim, 4);
+		p = blk + 8;
+		for (int part = 0; part < 5; part++) {
+			static const size_t width[4] = {8, 4, 4, 4};
+			const uint8_t *from[4] = {b.vids, b.kinds, b.scales, b.norms};
+			size_t w = part < 4 ? width[part] : m.dim;
+
+			for (uint32_t j = 0; j < b.n; j++) {
+				uint64_t vid;
+
+				memcpy(&vid, b.vids + 8 * (size_t)j, 8);
+				if (dead(bits, nbits, vid))
+					continue;
+				memcpy(p, part < 4 ? from[part] + w * j : (const uint8_t *)b.codes + w * j,
+				       w);
+				p += w;
+			}
+		}
+		rc = db_put(txn, st, DB_VINDEX, keys[i], 13, blk, (size_t)(p - blk), 0);
+	}
+	if (!rc && gone) {
+		m.entries -= gone < m.entries ? gone : m.entries;
+		rc = meta_put(txn, st, dom, &m);
+	}
+	if (!rc)
+		*removed += gone;
+out:
+	cr_free(keys);
+	cr_free(blk);
 	return rc;
 }
 

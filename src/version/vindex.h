@@ -49,6 +49,17 @@ typedef struct vblock {
 
 int vblock_decode(const void *p, size_t len, uint32_t dim, vblock *b);
 
+/*
+ * Compaction: remove from up to `budget` blocks of the Domain's index, from
+ * block resume on (be32 list, be32 seq; all zero to start), the entries of
+ * the Versions the bitmap names; resume moves past them,
+ * *more is 0 once the last block is done, *removed grows by the entries
+ * removed. Blocks left empty are deleted; the meta's count follows.
+ */
+int vindex_compact_step(MDB_txn *txn, cairn_store *st, uint32_t dom, const uint8_t *bits,
+			uint64_t nbits, uint8_t resume[8], unsigned budget, uint64_t *removed,
+			int *more);
+
 /* For the maintenance thread: build or catch up every Domain's index that needs it. */
 int vindex_maintain(cairn_store *st, const volatile int *stop);
 

@@ -1,0 +1,732 @@
+/*
+ * Compaction: dropping the index entries no read can see any more.
+ *
+ * Indexes only ever gain entries, so every Version a commit replaces keeps
+ * its attribute, names, vector, postings and adjacency entries, and every
+ * live-set chunk a commit rewrites keeps its old cells: time travel reads
+ * them. Compaction bounds time travel at a horizon revision H of the
+ * Domain: afterwards a read sees any branch at any revision from H on, and
+ * at its head whenever that is (catalog dom 'K' holds H; cairn_read_begin
+ * refuses older revisions with CAIRN_ECOMPACTED).
+ *
+ * A Version (or a cell) serves the reads of its branch from the revision
+ * that wrote it up to the one that wrote the next Version of the same
+ * Record or Link (the next cell of the same chunk) on that branch: a window
+ * [lo, hi). Reads of that branch happen at revisions from H on, and at the
+ * limits other branches' views have of it: a branch's fork (its parent as of
+ * then, and so on up) and the heads a merge between two branches recorded,
+ * which the next merge reads as its base. So a Version or cell is needed
+ * when hi > H, or when one of those limits falls in [lo, hi); the others
+ * lose their index entries (Records: attribute, names, vector, postings,
+ * vector index; Links: adjacency both ways) and the cells go. Versions,
+ * revisions and keys entries stay: history, lineage, provenance and the
+ * hash chain are whole.
+ *
+ * The work is done in bounded write transactions (COMPACT_BUDGET entries
+ * looked at each), the horizon first: a crash leaves some entries of
+ * unreachable Versions, harmless, which the next run removes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/json.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/err.h"
+#include "util/text.h"
+#include "version/text.h"
+#include "version/version.h"
+#include "version/vindex.h"
+
+#define CAT_HORIZON 'K'	     /* (dom, 'K') -> be64 horizon, be64 time (ms) */
+#define CAT_MERGED 'm'	     /* (dom, 'm', target, source) -> source head at the last merge */
+#define COMPACT_BUDGET 20000 /* entries looked at per write transaction */
+
+/* A revision of a branch some view reads below the horizon. */
+typedef struct plimit {
+	uint32_t branch;
+	uint64_t limit;
+} plimit;
+
+typedef struct cpt {
+	cairn_store *st;
+	uint32_t dom;
+	uint64_t horizon;
+	uint32_t *live;		/* live branches */
+	size_t n_live;
+	plimit *pl;
+	size_t n_pl, cap_pl;
+	uint8_t *dead;		/* bitmap by vid: Versions no read can see */
+	uint64_t nbits;
+	schema *s;
+	cairn_compact_result *res;
+	struct gent *g;		/* the group being walked */
+	uint64_t *hi;
+	size_t cap_g;
+	/* The walk of one sub-database: where the next transaction starts. */
+	uint8_t resume[CAIRN_MAX_KEY + 64];
+	size_t resume_n;
+	int done;
+} cpt;
+
+/* ------------------------------------------------------------- horizon -- */
+
+static void key_horizon(kbuf *k, uint32_t dom)
+{
+	kb_init(k);
+	kb_be32(k, dom);
+	kb_u8(k, CAT_HORIZON);
+}
+
+int horizon_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *h)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	*h = 0;
+	key_horizon(&k, dom);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (v.mv_size != 16)
+		return err_set(CAIRN_ECORRUPT, "catalog: a horizon of %zu bytes", v.mv_size);
+	*h = be64_get(v.mv_data);
+	return 0;
+}
+
+int horizon_check(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint64_t head)
+{
+	uint64_t h;
+	int rc = horizon_get(txn, st, dom, &h);
+
+	if (rc || rev >= h || rev >= head)
+		return rc;
+	return err_set(CAIRN_ECOMPACTED,
+		       "revision %llu is before the Domain's compaction horizon: time travel "
+		       "reaches back to revision %llu",
+		       (unsigned long long)rev, (unsigned long long)h);
+}
+
+int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_t last,
+		uint64_t *out)
+{
+	uint64_t lo = 1, hi = last, best = 0;
+
+	while (lo <= hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		kbuf k;
+		MDB_val v;
+		rrec r;
+		int rc;
+
+		key_u64(&k, dom, mid);
+		rc = db_get(txn, st, DB_REVS, k.b, k.n, &v);
+		if (rc)
+			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "revision missing")
+						     : rc;
+		if ((rc = rrec_decode(v.mv_data, v.mv_size, &r)))
+			return rc;
+		if (r.time_ms <= ms) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	*out = best;
+	return 0;
+}
+
+/* ------------------------------------------------------- what is needed -- */
+
+static int is_live(const cpt *c, uint32_t branch)
+{
+	for (size_t i = 0; i < c->n_live; i++)
+		if (c->live[i] == branch)
+			return 1;
+	return 0;
+}
+
+/* Does a read see branch's state during [lo, hi) (hi 0: up to now)? */
+static int needed(const cpt *c, uint32_t branch, uint64_t lo, uint64_t hi)
+{
+	if (!hi || hi > c->horizon || !is_live(c, branch))
+		return 1;
+	for (size_t i = 0; i < c->n_pl; i++)
+		if (c->pl[i].branch == branch && c->pl[i].limit >= lo && c->pl[i].limit < hi)
+			return 1;
+	return 0;
+}
+
+static int add_limit(cpt *c, uint32_t branch, uint64_t limit)
+{
+	if (limit >= c->horizon)
+		return 0; /* read anyway */
+	for (size_t i = 0; i < c->n_pl; i++)
+		if (c->pl[i].branch == branch && c->pl[i].limit == limit)
+			return 0;
+	if (c->n_pl == c->cap_pl) {
+		size_t cap = c->cap_pl ? c->cap_pl * 2 : 16;
+		plimit *p = cr_reallocarray(c->pl, cap, sizeof(*p));
+
+		if (!p)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		c->pl = p;
+		c->cap_pl = cap;
+	}
+	c->pl[c->n_pl].branch = branch;
+	c->pl[c->n_pl++].limit = limit;
+	return 0;
+}
+
+/* The limits of the view of branch id at rev (0: its head), from level `from` on. */
+static int add_view(cpt *c, const dctx *base, uint32_t id, uint64_t rev, int from)
+{
+	dctx v;
+	int rc = dctx_branch(base, id, &v);
+
+	if (rc)
+		return rc == CAIRN_ENOBRANCH || rc == CAIRN_ENOTFOUND ? 0 : rc;
+	if (rev)
+		dctx_at(&v, rev);
+	for (int i = from; i < v.v.n && !rc; i++)
+		rc = add_limit(c, v.v.lv[i].branch, v.v.lv[i].limit);
+	dctx_close(&v);
+	return rc;
+}
+
+/* Every limit below the horizon that a branch's view or a merge's base reads. */
+static int protect(cpt *c, dctx *d)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc, rc = 0;
+
+	for (size_t i = 0; i < c->n_live && !rc; i++)
+		rc = add_view(c, d, c->live[i], 0, 1);
+	if (rc)
+		return rc;
+	kb_init(&p);
+	kb_be32(&p, c->dom);
+	kb_u8(&p, CAT_MERGED);
+	if ((mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_CATALOG], &cur)))
+		return store_err(mrc, "catalog");
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *kk = k.mv_data;
+		uint32_t source;
+
+		if (k.mv_size != p.n + 8 || memcmp(kk, p.b, p.n) != 0)
+			break;
+		source = be32_get(kk + p.n + 4);
+		if (v.mv_size == 8 && is_live(c, source) && be64_get(v.mv_data))
+			rc = add_view(c, d, source, be64_get(v.mv_data), 0);
+	}
+	mdb_cursor_close(cur);
+	return rc ? rc : mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "catalog") : 0;
+}
+
+/* ------------------------------------------------------------- entries -- */
+
+static int del_counted(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn,
+		       uint64_t *n)
+{
+	int rc = db_del(txn, st, db, k, kn);
+
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (!rc && n)
+		++*n;
+	return rc;
+}
+
+int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
+			 uint64_t vid, const vrec *ver, cairn_compact_result *res)
+{
+	kbuf k;
+	int rc = 0;
+
+	if (ver->type == V_REC) {
+		const kind_def *kd = schema_kind_id(s, ver->kr);
+		arena a = ARENA_INIT;
+		const jv *vals;
+
+		if (kd && (vals = jv_parse(&a, ver->values, ver->values_len, "stored values"))) {
+			dctx nd;
+
+			for (size_t i = 0; i < kd->n_attrs && !rc; i++) {
+				const attr_def *ad = &kd->attrs[i];
+				const jv *val = jv_get(vals, ad->name);
+				size_t n = val && ad->type == AT_STRINGS ? val->len : 1;
+
+				/* Indexed or not now: it may have been when the Version was written. */
+				if (!val || (ad->type == AT_STRINGS && val->type != JV_ARRAY))
+					continue;
+				for (size_t j = 0; j < n && !rc; j++)
+					if (!attr_key(&k, dom, kd->id, ad,
+						      ad->type == AT_STRINGS ? &val->u.items[j] : val,
+						      ver->key, ver->key_len, vid))
+						rc = del_counted(txn, st, DB_ATTR, k.b, k.n,
+								 res ? &res->attr_entries : NULL);
+			}
+			memset(&nd, 0, sizeof(nd));
+			nd.st = st;
+			nd.txn = txn;
+			nd.dom = dom;
+			if (!rc)
+				rc = names_entries_put(&nd, kd, ver, vals, vid, NULL, NULL, 1);
+		}
+		arena_release(&a);
+		key_u64(&k, dom, vid);
+		if (!rc)
+			rc = del_counted(txn, st, DB_VECTORS, k.b, k.n, res ? &res->vectors : NULL);
+	} else if (ver->type == V_LINK || ver->type == V_LINK_DEL) {
+		key_adj(&k, dom, ver->from_rid, ver->kr, ver->to_rid);
+		kb_be64(&k, ~vid);
+		rc = del_counted(txn, st, DB_ADJ, k.b, k.n, res ? &res->link_entries : NULL);
+		key_adj(&k, dom, ver->to_rid, ver->kr, ver->from_rid);
+		kb_be64(&k, ~vid);
+		if (!rc)
+			rc = del_counted(txn, st, DB_ADJR, k.b, k.n, res ? &res->link_entries : NULL);
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- walks -- */
+
+/* One entry of an identity (or a chunk's cells), newest first. */
+typedef struct gent {
+	uint64_t id;		/* vid, or revision of a cell */
+	uint32_t branch;
+	uint64_t rev;
+	int tomb;
+} gent;
+
+/* Decide and drop for one group; n entries, prefix key p[0..pn-1]. */
+typedef int (*group_fn)(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g,
+			size_t n);
+
+static void mark_dead(cpt *c, uint64_t vid)
+{
+	if (vid < c->nbits)
+		c->dead[vid >> 3] |= (uint8_t)(1u << (vid & 7));
+}
+
+/*
+ * For each entry of an identity: the revision of the next Version on its
+ * branch (0: none), into hi[].
+ */
+static void next_on_branch(const gent *g, size_t n, uint64_t *hi)
+{
+	for (size_t i = 0; i < n; i++) {
+		hi[i] = 0;
+		for (size_t j = i; j-- > 0;)
+			if (g[j].branch == g[i].branch) {
+				hi[i] = g[j].rev;
+				break;
+			}
+	}
+}
+
+static int record_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g,
+			size_t n)
+{
+	uint64_t *hi = c->hi;
+	int rc = 0;
+
+	(void)p;
+	(void)pn;
+	next_on_branch(g, n, hi);
+	for (size_t i = 0; i < n && !rc; i++) {
+		kbuf k;
+		MDB_val v;
+		vrec ver;
+
+		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, hi[i]))
+			continue;
+		mark_dead(c, g[i].id);
+		key_u64(&k, c->dom, g[i].id);
+		rc = db_get(txn, c->st, DB_VERSIONS, k.b, k.n, &v);
+		if (rc == CAIRN_ENOTFOUND) {
+			rc = 0;
+			continue;
+		}
+		if (!rc && !(rc = vrec_decode(v.mv_data, v.mv_size, &ver)))
+			rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver, c->res);
+	}
+	return rc;
+}
+
+static int link_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g, size_t n)
+{
+	uint64_t *hi = c->hi;
+	int rc = 0;
+
+	next_on_branch(g, n, hi);
+	for (size_t i = 0; i < n && !rc; i++) {
+		vrec ver;
+
+		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, hi[i]))
+			continue;
+		mark_dead(c, g[i].id);
+		memset(&ver, 0, sizeof(ver));
+		ver.type = V_LINK;
+		ver.from_rid = be64_get(p + 4);
+		ver.kr = be32_get(p + 12);
+		ver.to_rid = be64_get(p + 16);
+		(void)pn;
+		rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver, c->res);
+	}
+	return rc;
+}
+
+static int cell_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g, size_t n)
+{
+	uint8_t k[64];
+	int rc = 0;
+
+	if (pn + 8 > sizeof(k))
+		return 0;
+	memcpy(k, p, pn);
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* A cell serves from its revision up to the next cell's. */
+		if (needed(c, g[i].branch, g[i].rev, i ? g[i - 1].rev : 0))
+			continue;
+		be64_put(k + pn, ~g[i].rev);
+		rc = del_counted(txn, c->st, DB_CELLS, k, pn + 8, &c->res->cells);
+	}
+	return rc;
+}
+
+/* Decode one entry of db into g. 0, or 1 to skip a malformed one. */
+static int entry_of(int db, const MDB_val *k, const MDB_val *v, gent *g)
+{
+	const uint8_t *kk = k->mv_data;
+	ventry e;
+
+	g->id = ~be64_get(kk + k->mv_size - 8);
+	if (db == DB_CELLS) {
+		if (k->mv_size != 25)
+			return 1;
+		g->rev = g->id;
+		g->branch = be32_get(kk + 5);
+		g->tomb = 0;
+		return 0;
+	}
+	if (ventry_decode(v->mv_data, v->mv_size, db == DB_KEYS ? VE_KEYS : VE_ADJ, &e))
+		return 1;
+	g->branch = e.branch;
+	g->rev = e.rev;
+	g->tomb = (e.flags & EF_TOMBSTONE) != 0;
+	return 0;
+}
+
+/*
+ * One transaction's share of a walk of db (keys, adj or cells): its entries
+ * grouped by everything but the last 8 bytes of the key (a vid or a
+ * revision, newest first), from c->resume on.
+ */
+static int walk_step(cpt *c, MDB_txn *txn, int db, group_fn fn)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	uint8_t prefix[sizeof(c->resume)];
+	size_t looked = 0;
+	int mrc, rc = 0;
+
+	if (!c->resume_n) {
+		be32_put(c->resume, c->dom);
+		c->resume_n = 4;
+	}
+	if ((mrc = mdb_cursor_open(txn, c->st->dbi[db], &cur)))
+		return store_err(mrc, db_names[db]);
+	while (!rc && looked < COMPACT_BUDGET) {
+		size_t pn, n = 0;
+
+		k.mv_data = c->resume;
+		k.mv_size = c->resume_n;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (mrc || k.mv_size < 4 + 8 || be32_get(k.mv_data) != c->dom ||
+		    k.mv_size > sizeof(prefix)) {
+			c->done = 1;
+			break;
+		}
+		pn = k.mv_size - 8;
+		memcpy(prefix, k.mv_data, pn);
+		/* The group, then where the next one starts. */
+		do {
+			if (n == c->cap_g) {
+				size_t cap = c->cap_g ? c->cap_g * 2 : 64;
+				gent *g = cr_reallocarray(c->g, cap, sizeof(*g));
+				uint64_t *hi = g ? cr_reallocarray(c->hi, cap, sizeof(*hi)) : NULL;
+
+				if (g)
+					c->g = g;
+				if (!hi) {
+					rc = err_set(CAIRN_ENOMEM, "out of memory");
+					break;
+				}
+				c->hi = hi;
+				c->cap_g = cap;
+			}
+			if (!entry_of(db, &k, &v, &c->g[n]))
+				n++;
+			looked++;
+			mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		} while (mrc == 0 && k.mv_size == pn + 8 && memcmp(k.mv_data, prefix, pn) == 0);
+		if (rc)
+			break;
+		if (mrc && mrc != MDB_NOTFOUND) {
+			rc = store_err(mrc, db_names[db]);
+			break;
+		}
+		if (mrc == 0 && k.mv_size <= sizeof(c->resume)) {
+			memcpy(c->resume, k.mv_data, k.mv_size);
+			c->resume_n = k.mv_size;
+		} else {
+			c->done = 1;
+		}
+		rc = fn(c, txn, prefix, pn, c->g, n);
+		if (c->done)
+			break;
+	}
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- steps -- */
+
+enum { PASS_KEYS, PASS_ADJ, PASS_CELLS, PASS_POSTINGS, PASS_VINDEX, PASS_END };
+
+/* The segments rewritten, so that a walk does each once. */
+typedef struct segdone {
+	uint32_t *ids;
+	size_t n, cap;
+} segdone;
+
+static int seg_is_done(const segdone *d, uint32_t id)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static int any_dead(const cpt *c, uint64_t lo, uint64_t hi)
+{
+	if (hi >= c->nbits)
+		hi = c->nbits ? c->nbits - 1 : 0;
+	for (uint64_t v = lo; v <= hi && v < c->nbits; v++) {
+		if (!(v & 7) && v + 8 <= hi + 1 && !c->dead[v >> 3]) {
+			v += 7;
+			continue;
+		}
+		if ((c->dead[v >> 3] >> (v & 7)) & 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* Rewrite one segment that holds postings of unreachable Versions, if any is left. */
+static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
+{
+	tseg *segs;
+	size_t n;
+	int rc = text_segments(txn, c->st, c->dom, &segs, &n);
+
+	c->done = 1;
+	for (size_t i = 0; i < n && !rc; i++) {
+		tdrop drop;
+		uint32_t next;
+
+		if (seg_is_done(sd, segs[i].id) || !any_dead(c, segs[i].min_vid, segs[i].max_vid))
+			continue;
+		memset(&drop, 0, sizeof(drop));
+		drop.bits = c->dead;
+		drop.nbits = c->nbits;
+		if ((rc = text_segment_next(txn, c->st, c->dom, &next)) ||
+		    (rc = text_compact_segment(txn, c->st, c->dom, &segs[i], &drop)))
+			break;
+		if (sd->n == sd->cap) {
+			size_t cap = sd->cap ? sd->cap * 2 : 16;
+			uint32_t *ids = cr_reallocarray(sd->ids, cap, sizeof(*ids));
+
+			if (!ids) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			sd->ids = ids;
+			sd->cap = cap;
+		}
+		sd->ids[sd->n++] = next; /* the rewrite's id: done */
+		c->res->postings += drop.postings;
+		c->res->segments++;
+		c->done = 0;
+		break;
+	}
+	cr_free(segs);
+	return rc;
+}
+
+static int step(cpt *c, MDB_txn *txn, int pass, segdone *sd)
+{
+	switch (pass) {
+	case PASS_KEYS:
+		return walk_step(c, txn, DB_KEYS, record_group);
+	case PASS_ADJ:
+		return walk_step(c, txn, DB_ADJ, link_group);
+	case PASS_CELLS:
+		return walk_step(c, txn, DB_CELLS, cell_group);
+	case PASS_POSTINGS:
+		return postings_step(c, txn, sd);
+	default: {
+		int more = 0, rc;
+
+		if (c->resume_n != 8) {
+			memset(c->resume, 0, 8);
+			c->resume_n = 8;
+		}
+		rc = vindex_compact_step(txn, c->st, c->dom, c->dead, c->nbits, c->resume,
+					 COMPACT_BUDGET / VINDEX_BLOCK_MAX + 1,
+					 &c->res->vindex_entries, &more);
+		c->done = !more;
+		return rc;
+	}
+	}
+}
+
+/* ------------------------------------------------------------------ API -- */
+
+/* The first transaction: the horizon, the live branches and the limits below it. */
+static int begin(cpt *c, MDB_txn *txn, const char *domain, const cairn_compact_options *o)
+{
+	dctx d;
+	counters ctr;
+	uint64_t h = o->horizon, old;
+	uint8_t hv[16];
+	kbuf k;
+	int rc;
+
+	if ((rc = dctx_open(&d, c->st, txn, domain, NULL)))
+		return rc;
+	c->dom = d.dom;
+	if ((rc = counters_get(txn, c->st, d.dom, &ctr)) ||
+	    (rc = horizon_get(txn, c->st, d.dom, &old)))
+		goto out;
+	if (h >= ctr.next_rev) {
+		rc = err_set(CAIRN_EINVAL, "revision %llu does not exist (the latest is %llu)",
+			     (unsigned long long)h, (unsigned long long)ctr.next_rev - 1);
+		goto out;
+	}
+	if (!h && ctr.next_rev > 1 &&
+	    (rc = rev_at_time(txn, c->st, d.dom, time_now_ms() - o->retain_ms, ctr.next_rev - 1,
+			      &h)))
+		goto out;
+	c->horizon = h > old ? h : old;
+	c->res->horizon = c->horizon;
+	c->nbits = ctr.next_vid;
+	if (!(c->dead = cr_calloc(c->nbits / 8 + 1, 1))) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = schema_current(txn, c->st, d.dom, &c->s)) ||
+	    (rc = branch_ids(txn, c->st, d.dom, &c->live, &c->n_live)) || (rc = protect(c, &d)))
+		goto out;
+	be64_put(hv, c->horizon);
+	be64_put(hv + 8, (uint64_t)time_now_ms());
+	key_horizon(&k, d.dom);
+	if (c->horizon > old)
+		rc = db_put(txn, c->st, DB_CATALOG, k.b, k.n, hv, sizeof(hv), 0);
+out:
+	dctx_close(&d);
+	return rc;
+}
+
+static void cpt_release(cpt *c)
+{
+	cr_free(c->live);
+	cr_free(c->pl);
+	cr_free(c->dead);
+	cr_free(c->g);
+	cr_free(c->hi);
+	schema_free(c->s);
+	memset(c, 0, sizeof(*c));
+}
+
+int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_options *o,
+		  cairn_compact_result *out)
+{
+	uint64_t t0 = time_mono_ns();
+	cairn_compact_result res, saved;
+	segdone sd = {NULL, 0, 0};
+	uint8_t resume[sizeof(((cpt *)0)->resume)];
+	size_t resume_n;
+	cpt c;
+	int rc, pass = PASS_KEYS;
+
+	if (!st || !domain || !o)
+		return err_set(CAIRN_EINVAL, "cairn_compact: NULL argument");
+	if (o->retain_ms < 0)
+		return err_set(CAIRN_EINVAL, "cairn_compact: a retention of %lld ms",
+			       (long long)o->retain_ms);
+	if (st->flags & CAIRN_OPEN_RDONLY)
+		return err_set(CAIRN_EREADONLY, "the store is open read-only");
+	memset(&res, 0, sizeof(res));
+	memset(&c, 0, sizeof(c));
+	c.st = st;
+	c.res = &res;
+	for (;;) {
+		MDB_txn *txn;
+		int first = !c.dead;
+
+		if ((rc = store_write_begin(st, &txn)))
+			break;
+		/* What a step again after the map grew starts from. */
+		memcpy(resume, c.resume, sizeof(resume));
+		resume_n = c.resume_n;
+		saved = res;
+		rc = first ? begin(&c, txn, domain, o) : step(&c, txn, pass, &sd);
+		if (rc) {
+			store_write_abort(st, txn);
+		} else {
+			rc = store_write_commit(st, txn);
+			res.transactions += !rc;
+		}
+		if (rc == CAIRN_EMAPFULL) {
+			if (first) {
+				cpt_release(&c);
+				c.st = st;
+				c.res = &res;
+			}
+			memcpy(c.resume, resume, sizeof(resume));
+			c.resume_n = resume_n;
+			c.done = 0;
+			res = saved;
+			if ((rc = store_grow(st)))
+				break;
+			continue;
+		}
+		if (rc || !res.horizon) /* nothing to compact */
+			break;
+		if (c.done) {
+			c.done = 0;
+			c.resume_n = 0;
+			if (++pass == PASS_END)
+				break;
+		}
+	}
+	for (uint64_t i = 0; c.dead && i < c.nbits / 8 + 1; i++)
+		res.versions += (uint64_t)__builtin_popcount(c.dead[i]);
+	cpt_release(&c);
+	cr_free(sd.ids);
+	res.seconds = (double)(time_mono_ns() - t0) / 1e9;
+	if (out)
+		*out = res;
+	return rc;
+}
