@@ -770,3 +770,147 @@ void test_crash_reembed(void)
 	}
 	CHECK(changed > 0); /* some rounds re-embedded */
 }
+
+/* -------------------------------------------------------- compaction -- */
+
+/* Commit changes to random Suppliers and compact, forever (until killed). */
+static void compact_writer(const char *path)
+{
+	cairn_open_options o = {0, 0, 0};
+	cairn_commit_options co = {0};
+	cairn_compact_options cp = {0, 0};
+	cairn_changeset *cs;
+	cairn_store *st;
+	static const char *const countries[] = {"DE", "FR", "US"};
+
+	vindex_min = 500;
+	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
+		_exit(3);
+	co.domain = "d";
+	co.prov.actor = "crash";
+	for (unsigned g = 1;; g++) {
+		cairn_commit_result res;
+		float v[8];
+
+		cairn_changeset_clear(cs);
+		for (int j = 0; j < 300; j++) {
+			unsigned i = (unsigned)rand() % 2000;
+			char key[16], title[48], vals[64];
+			int kn = snprintf(key, sizeof(key), "s%u", i);
+			int tn = snprintf(title, sizeof(title), "supplier %u generation %u", i, g);
+			int vn = snprintf(vals, sizeof(vals), "{\"country\":\"%s\",\"vat\":\"V%u\"}",
+					  countries[(i + g) % 3], i);
+
+			for (int d = 0; d < 8; d++)
+				v[d] = (float)((i + g * (unsigned)d) % 13) - 6;
+			if (cairn_cs_put(cs, "Supplier", key, (size_t)kn, title, (size_t)tn, vals,
+					 (size_t)vn) ||
+			    cairn_cs_vector(cs, v, 8))
+				_exit(4);
+		}
+		if (cairn_commit(st, &co, cs, &res))
+			_exit(5);
+		cp.horizon = res.revision - (g % 3);
+		if (cairn_compact(st, "d", &cp, NULL))
+			_exit(6);
+	}
+}
+
+static int horizon_of(void *ctx, const cairn_domain_info *d)
+{
+	if (strcmp(d->name, "d") == 0)
+		*(uint64_t *)ctx = d->horizon;
+	return 0;
+}
+
+/*
+ * Killed while compacting (and committing, and building the vector index in
+ * the background), a store checks clean, and from its horizon on a query by
+ * the attribute index finds exactly the Records whose Versions have the
+ * value; a compaction again finishes the work.
+ */
+void test_crash_compact(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	char path[512];
+	float v[8];
+	int compacted = 0;
+
+	CHECK(st);
+	if (!st)
+		return;
+	co.domain = "d";
+	co.prov.actor = "test";
+	OK(cairn_changeset_new(&cs));
+	for (unsigned i = 0; i < 2000; i++) {
+		char key[16], vals[64];
+		int n = snprintf(key, sizeof(key), "s%u", i);
+		int vn = snprintf(vals, sizeof(vals), "{\"country\":\"DE\",\"vat\":\"V%u\"}", i);
+
+		for (int d = 0; d < 8; d++)
+			v[d] = (float)((i * 7 + (unsigned)d * 3) % 17) - 8;
+		OK(cairn_cs_put(cs, "Supplier", key, (size_t)n, "supplier", 8, vals, (size_t)vn));
+		OK(cairn_cs_vector(cs, v, 8));
+	}
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	snprintf(path, sizeof(path), "%s", test_path("store"));
+	cairn_close(st);
+	srand(777);
+	for (int round = 0; round < 5; round++) {
+		cairn_compact_options cp = {0, 0};
+		cairn_compact_result r;
+		uint64_t h = 0, last;
+		int status, problems = 0;
+		pid_t pid = fork();
+
+		CHECK(pid >= 0);
+		if (pid == 0)
+			compact_writer(path);
+		usleep((useconds_t)(100000 + rand() % 400000));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		OK(cairn_open(path, NULL, &st));
+		OK(cairn_check(st, "d", count_problems, &problems, NULL));
+		CHECK(problems == 0);
+		OK(cairn_domain_list(st, horizon_of, &h));
+		compacted += h > 1;
+		last = test_head(st, "d");
+		for (uint64_t at = h ? h : 1; at <= last; at += (last - at) / 2 + 1) {
+			cairn_read_options ro = {0};
+			cairn_query_options q = {0};
+			cairn_query_result qr;
+			cairn_record recs[1000];
+			cairn_txn *t;
+			uint64_t by_index = 0, by_scan = 0;
+			const char *after = NULL;
+
+			ro.domain = "d";
+			ro.at_revision = at;
+			OK(cairn_read_begin(st, &ro, &t));
+			OK(cairn_query_count(t, "Supplier", "{\"country\":\"FR\"}", 16, NULL, NULL,
+					     NULL, &by_index));
+			q.kind = "Supplier";
+			q.limit = 1000;
+			do { /* every Record, the filter applied to its Version */
+				q.after = after;
+				OK(cairn_query(t, &q, recs, 1000, &qr));
+				for (size_t i = 0; i < qr.n; i++)
+					by_scan += strstr(recs[i].values, "\"country\":\"FR\"") != NULL;
+				after = qr.next;
+			} while (after);
+			cairn_txn_end(t);
+			CHECK(by_index == by_scan);
+		}
+		cp.horizon = h ? h : 1;
+		OK(cairn_compact(st, "d", &cp, &r));
+		CHECK(r.horizon == cp.horizon);
+		OK(cairn_check(st, "d", count_problems, &problems, NULL));
+		CHECK(problems == 0);
+		cairn_close(st);
+	}
+	CHECK(compacted > 0);
+}

@@ -57,6 +57,7 @@
 	X(crash_merge_delete)                                                                      \
 	X(crash_vindex)                                                                            \
 	X(crash_reembed)                                                                           \
+	X(crash_compact)                                                                           \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \

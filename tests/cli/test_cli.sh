@@ -1194,6 +1194,68 @@ run log --domain hy --limit 1
 out_has '"message":"to the mini model"'
 end
 
+begin "compact: time travel reaches back to the horizon, reads from it on unchanged"
+cat >"$T/cp.json" <<'JSON'
+{"kinds":[{"name":"N","attributes":[{"name":"tag","type":"string","indexed":true}]}],
+ "relations":[{"name":"r","from":"N","to":"N"}]}
+JSON
+run schema apply "$T/cp.json" --domain cp
+want_rc 0
+run put N a --title "alpha one" --values '{"tag":"x"}' --domain cp
+run put N b --title "beta" --values '{"tag":"x"}' --domain cp
+run link r N:a N:b --domain cp
+run put N a --title "alpha two" --values '{"tag":"y"}' --domain cp
+run link r N:a N:b --values '{}' --domain cp
+run put N a --title "alpha three" --values '{"tag":"z"}' --domain cp
+run query N --where '{"tag":"y"}' --at 5 --domain cp
+out_has '"key":"a"'
+run search alpha --at 6 --domain cp
+out_has '"title":"alpha two"'
+run compact --horizon 6 --domain cp
+want_rc 0
+out_has '"horizon":6'
+out_has '"versions":2'
+out_has '"attr_entries":1'
+run get N a --at 3 --domain cp
+want_rc 3
+err_has '"code":"compacted"'
+err_has 'reaches back to revision 6'
+run query N --where '{"tag":"y"}' --at 6 --domain cp
+want_rc 0
+out_has '"key":"a"'
+run search alpha --at 6 --domain cp
+out_has '"title":"alpha two"'
+run links N a --at 6 --domain cp
+out_has '"to":"N:b"'
+run get N a --domain cp
+out_has '"title":"alpha three"'
+run history N a --domain cp
+out_has '"title":"alpha one"'
+run domain list
+out_has '"name":"cp","revision":7,"horizon":6'
+run check --domain cp
+want_rc 0
+run compact --horizon 2 --domain cp
+want_rc 0
+out_has '"horizon":6'
+out_has '"attr_entries":0'
+run compact --horizon 99 --domain cp
+want_rc 2
+run compact --horizon x --domain cp
+want_rc 2
+run compact --retain 3w --domain cp
+want_rc 2
+run compact --retain 1d --horizon 3 --domain cp
+want_rc 2
+run compact --domain nosuch
+want_rc 3
+run compact --retain 0 --domain cp --text
+want_rc 0
+out_has 'time travel now reaches back to revision 7'
+run get N a --domain cp
+out_has '"title":"alpha three"'
+end
+
 # ------------------------------------------------ fixed engine bugs --
 
 # Deleting a Supplier that a Part's ref attribute names was accepted (only

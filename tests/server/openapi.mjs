@@ -56,7 +56,8 @@ export class Spec {
 		let r = op.responses[String(res.status)];
 		if (!r && res.status >= 400) {
 			// Any route may refuse its input or its caller, or fail, with an error object.
-			if ([400, 401, 403, 404, 405, 413, 422, 429, 500, 503, 507].includes(res.status))
+			// (410: a read before the compaction horizon, described once in info.description.)
+			if ([400, 401, 403, 404, 405, 410, 413, 422, 429, 500, 503, 507].includes(res.status))
 				r = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 		}
 		if (!r) throw new Error(`${method} ${t}: status ${res.status} is not described`);

@@ -712,6 +712,38 @@ await test('reembed needs an admin and a model', async () => {
 	eq(r.status, 400);
 });
 
+await test('compact: an admin bounds time travel; reads before the horizon are 410', async () => {
+	const O = '/v1/domains/other';
+	let r = await c('PUT', `${O}/schema`, { token: admin, body: { schema: { kinds: [{ name: 'N', attributes: [{ name: 'tag', type: 'string', indexed: true }] }] } } });
+	eq(r.status, 200);
+	for (const tag of ['x', 'y', 'z']) {
+		r = await c('POST', `${O}/commits`, { token: admin, body: { changes: [{ kind: 'N', key: 'a', title: `a ${tag}`, values: { tag } }] } });
+		eq(r.status, 201);
+	}
+	const last = r.body.revision;
+	r = await c('POST', `${O}/compact`, { token: outsider, body: { horizon: last - 1 } });
+	eq(r.status, 200, 'the admin of the Domain');
+	eq([r.body.horizon, r.body.versions, r.body.attr_entries], [last - 1, 1, 1]);
+	r = await c('GET', `${O}/records/N/a?at=${last - 2}`, { token: admin });
+	eq([r.status, r.body.error.code], [410, 'compacted']);
+	r = await c('GET', `${O}/records/N/a?at=${last - 1}`, { token: admin });
+	eq([r.status, r.body.values.tag], [200, 'y']);
+	r = await c('POST', `${O}/query?at=${last - 1}`, { token: admin, body: { kind: 'N', where: { tag: 'y' } } });
+	eq([r.status, r.body.items.length], [200, 1]);
+	r = await c('POST', `${D}/compact`, { token: writer, body: {} });
+	eq(r.status, 403);
+	r = await c('POST', `${O}/compact`, { token: admin, body: { horizon: last + 5 } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
+	r = await c('POST', `${O}/compact`, { token: admin, body: { horizon: 1, retain_ms: 5 } });
+	eq(r.status, 400);
+	r = await c('POST', `${O}/compact`, { token: admin, body: { retain_ms: -1 } });
+	eq(r.status, 400);
+	r = await c('POST', `${O}/compact`, { token: admin, body: { bogus: 1 } });
+	eq(r.status, 400);
+	r = await c('POST', `${O}/compact`, { token: admin, body: {} });
+	eq([r.status, r.body.horizon], [200, last - 1], 'nothing is a week old: the horizon stays');
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);
