@@ -152,6 +152,12 @@ typedef struct cairn_open_options {
 	unsigned flags;		/* cairn_open_flags */
 	uint64_t map_size;	/* initial map size in bytes; 0 for the default (grown when full) */
 	unsigned max_readers;	/* concurrent read transactions; 0 for the default (512) */
+	/*
+	 * > 0: the maintenance thread compacts every Domain to a retention of
+	 * retain_ms (cairn_compact), at open and then every hour: time travel
+	 * reaches back that far. 0: only cairn_compact does.
+	 */
+	int64_t retain_ms;
 } cairn_open_options;
 
 /*

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests.h"
+#include "version/version.h"
 #include "version/vindex.h"
 
 #define CN 400	 /* Records */
@@ -156,7 +158,7 @@ static uint64_t entries_of(cairn_store *st, const char *db)
 void test_compact_indexes(void)
 {
 	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0,
-				 0};
+				 0, 0};
 	cairn_commit_options co = {0};
 	cairn_compact_options o = {0, 0};
 	cairn_compact_result r;
@@ -255,7 +257,7 @@ void test_compact_indexes(void)
 
 void test_compact_errors(void)
 {
-	cairn_open_options ro = {CAIRN_OPEN_RDONLY, 0, 0};
+	cairn_open_options ro = {CAIRN_OPEN_RDONLY, 0, 0, 0};
 	cairn_compact_options o = {0, 0};
 	cairn_compact_result r;
 	cairn_store *st = test_store();
@@ -301,5 +303,58 @@ void test_compact_errors(void)
 	CHECK(after && strcmp(before, after) == 0);
 	free(after);
 	free(before);
+	cairn_close(st);
+}
+
+static int horizon_of_d(void *ctx, const cairn_domain_info *d)
+{
+	if (strcmp(d->name, "d") == 0)
+		*(uint64_t *)ctx = d->horizon;
+	return 0;
+}
+
+/* With a retention, the maintenance thread compacts every Domain by itself. */
+void test_compact_background(void)
+{
+	cairn_open_options oo = {CAIRN_OPEN_NOSYNC, 0, 0, 1};
+	cairn_store *st = test_store();
+	uint64_t h = 0, head;
+	int waited = 0;
+
+	CHECK(st);
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"DE\"}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"FR\"}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"US\"}}", NULL));
+	head = test_head(st, "d");
+	cairn_close(st);
+	oo.retain_ms = -5;
+	CHECK_RC(cairn_open(test_path("store"), &oo, &st), CAIRN_EINVAL);
+	CHECK(st == NULL);
+	oo.retain_ms = 1;
+	compact_every_ms = 50;
+	usleep(5000); /* the last revision is older than the retention */
+	OK(cairn_open(test_path("store"), &oo, &st));
+	while (h != head && waited++ < 200) {
+		usleep(20000);
+		OK(cairn_domain_list(st, horizon_of_d, &h));
+	}
+	CHECK(h == head);
+	{
+		cairn_read_options ro = {0};
+		cairn_txn *t;
+
+		ro.domain = "d";
+		ro.at_revision = head - 1;
+		CHECK_RC(cairn_read_begin(st, &ro, &t), CAIRN_ECOMPACTED);
+	}
+	/* And again an interval later, for a new commit. */
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"DE\"}}", NULL));
+	head = test_head(st, "d");
+	for (waited = 0; h != head && waited++ < 200;) {
+		usleep(20000);
+		OK(cairn_domain_list(st, horizon_of_d, &h));
+	}
+	CHECK(h == head);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }

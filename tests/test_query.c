@@ -470,7 +470,7 @@ static int commit_items(cairn_store *st, const char *branch, const item *items, 
 
 void test_query_reference(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 	item *main_v1 = calloc(NREC, sizeof(item)), *main_v2 = calloc(NREC, sizeof(item));

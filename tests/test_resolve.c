@@ -329,7 +329,7 @@ static const char rschema[] =
 
 static int open_store(unsigned flags, cairn_store **st)
 {
-	cairn_open_options o = {flags | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_open_options o = {flags | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 
 	return cairn_open(test_path("store"), &o, st);
 }
@@ -2383,9 +2383,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 8. */
+	/* A new store is of format 9. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 8);
+	CHECK(was == 9);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2443,7 +2443,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 8);
+	CHECK(was == 9);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2494,7 +2494,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 8);
+	CHECK(was == 9);
 
 	/* Format 6 (postings without positions, here none at all): rebuilt, phrases work. */
 	OK(lmdb_format(6, 1, NULL));
@@ -2521,7 +2521,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 8);
+	CHECK(was == 9);
 
 	/* Format 3 (and anything else but 4 to 8) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));

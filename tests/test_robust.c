@@ -87,7 +87,7 @@ void test_oom_commit(void)
 /* The writer: commit forever, reporting each acknowledged commit on fd. */
 static void writer(const char *path, int fd)
 {
-	cairn_open_options o = {0, 0, 0};
+	cairn_open_options o = {0, 0, 0, 0};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
@@ -190,7 +190,7 @@ void test_crash_sigkill(void)
  */
 static void merge_writer(const char *path, int round, int fd)
 {
-	cairn_open_options o = {0, 0, 0}; /* the background thread runs */
+	cairn_open_options o = {0, 0, 0, 0}; /* the background thread runs */
 	cairn_commit_options co = {0};
 	cairn_merge_options mo;
 	cairn_changeset *cs;
@@ -241,7 +241,7 @@ static void merge_writer(const char *path, int round, int fd)
  */
 void test_crash_merge_delete(void)
 {
-	cairn_open_options nb = {CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_open_options nb = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 	cairn_store *st = test_store();
 	uint32_t acked_total = 0;
 	char path[512], lines[8192];
@@ -550,7 +550,7 @@ void test_check_detects(void)
  */
 static void vector_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0}; /* the background thread runs */
+	cairn_open_options o = {0, 0, 0, 0}; /* the background thread runs */
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
@@ -654,7 +654,7 @@ static int reembed_title(unsigned i, char *t, size_t cap)
  */
 static void reembed_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0};
+	cairn_open_options o = {0, 0, 0, 0};
 	cairn_commit_options co = {0};
 	cairn_embedder *e[2];
 	cairn_changeset *cs;
@@ -776,7 +776,7 @@ void test_crash_reembed(void)
 /* Commit changes to random Suppliers and compact, forever (until killed). */
 static void compact_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0};
+	cairn_open_options o = {0, 0, 0, 0};
 	cairn_commit_options co = {0};
 	cairn_compact_options cp = {0, 0};
 	cairn_changeset *cs;

@@ -452,7 +452,7 @@ static void compact_some(cairn_store *st)
 
 static void run_reference(int compact)
 {
-	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 	cairn_commit_options co = {0};
 	cairn_store *st = test_store();
 	char lines[2048];

@@ -85,6 +85,7 @@
 	X(timetravel_compact)                                                                      \
 	X(compact_indexes)                                                                         \
 	X(compact_errors)                                                                          \
+	X(compact_background)                                                                      \
 	X(graph_neighborhood_reference)                                                            \
 	X(graph_headers)                                                                           \
 	X(graph_neighborhood_caps)                                                                 \

@@ -93,6 +93,8 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_exit_code(int rc);
 /* Open the store (create: for init). */
 int cli_open(cli *c, int create, cairn_store **st);
+/* A duration: a number and a unit (s, m, h, d), or seconds, in ms; -1 if malformed. */
+int64_t cli_parse_duration_ms(const char *s);
 /* Fill read options from the command line (branch, --at). Returns 0 or an exit code. */
 int cli_read_options(cli *c, cairn_read_options *ro);
 void cli_commit_options(cli *c, cairn_commit_options *co);

@@ -1353,7 +1353,7 @@ static int cmd_branch(cli *c)
 
 static int cmd_maintain(cli *c)
 {
-	cairn_open_options o = {CAIRN_OPEN_NO_BACKGROUND, 0, 0};
+	cairn_open_options o = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 	cairn_store *st;
 	int pending = 1, rc = 0;
 	unsigned steps = 0;
@@ -1377,8 +1377,7 @@ static int cmd_maintain(cli *c)
 	return 0;
 }
 
-/* A duration: a number and a unit (s, m, h, d), or seconds; -1 if malformed. */
-static int64_t parse_duration_ms(const char *s)
+int64_t cli_parse_duration_ms(const char *s)
 {
 	char *end;
 	long long n;
@@ -1424,7 +1423,7 @@ static int cmd_compact(cli *c)
 		o.horizon = strtoull(c->horizon, &end, 10);
 		if (!*c->horizon || *end || errno || o.horizon == 0 || *c->horizon == '-')
 			return cli_usage("--horizon takes a revision number, not %s", c->horizon);
-	} else if ((o.retain_ms = parse_duration_ms(c->retain ? c->retain : "7d")) < 0) {
+	} else if ((o.retain_ms = cli_parse_duration_ms(c->retain ? c->retain : "7d")) < 0) {
 		return cli_usage("--retain takes a duration such as 90s, 30m, 12h or 7d, not %s",
 				 c->retain);
 	}

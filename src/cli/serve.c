@@ -37,18 +37,22 @@ static const char serve_help[] =
 	"  --access-log FILE     JSON access log lines ('-': stderr; default none)\n"
 	"  --model FILE          the embedder's model for semantic and hybrid search\n"
 	"                        (default: models/glove-6b-100d.cemb when it exists; none)\n"
+	"  --retain DURATION     compact every Domain to this retention (90s, 12h, 30d) at\n"
+	"                        start and hourly: time travel reaches back that far\n"
+	"                        (default: never compact)\n"
 	"  --config FILE         settings as 'name = value' lines, names as above without --\n"
 	"  --no-sync             do not fsync commits (scratch stores only)\n"
 	"\n"
 	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY, CAIRN_MAX_IMPORT,\n"
 	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_QUERY_MS,\n"
 	"CAIRN_RATE,\n"
-	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG, CAIRN_MODEL. Flags win over the environment, which\n"
+	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG, CAIRN_MODEL, CAIRN_RETAIN. Flags win over the\n"
+	"environment, which\n"
 	"wins over the config file.\n";
 
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
 				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
-				    "access-log", "model", NULL};
+				    "access-log", "model", "retain", NULL};
 
 /* One setting by name; returns 0, or prints why and returns an exit code. */
 static int set(srv_config *c, const char *name, const char *v, char **owned)
@@ -82,6 +86,12 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 	}
 	if (strcmp(name, "store") == 0) {
 		c->store = v;
+		return 0;
+	}
+	if (strcmp(name, "retain") == 0) {
+		if ((c->retain_ms = cli_parse_duration_ms(v)) <= 0)
+			return cli_usage("retain takes a duration such as 90s, 30m, 12h or 7d, not %s",
+					 v);
 		return 0;
 	}
 	{

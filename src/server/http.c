@@ -556,7 +556,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 int server_start(const srv_config *c, srv **out)
 {
-	cairn_open_options oo = {0, 0, 0};
+	cairn_open_options oo = {0, 0, 0, 0};
 	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *di;
 	srv *s;
@@ -575,6 +575,7 @@ int server_start(const srv_config *c, srv **out)
 	pthread_mutex_init(&s->rlock, NULL);
 	pthread_mutex_init(&s->loglock, NULL);
 	oo.flags = c->nosync ? CAIRN_OPEN_NOSYNC : 0; /* with the maintenance thread */
+	oo.retain_ms = c->retain_ms;		       /* which compacts, if asked */
 	if ((rc = cairn_open(c->store, &oo, &s->st))) {
 		cr_free(s);
 		return rc;

@@ -30,6 +30,7 @@ typedef struct srv_config {
 	const char *access_log;	  /* file for JSON access log lines; "-" stderr, NULL none */
 	int nosync;		  /* do not fsync (tests) */
 	const char *model;	  /* the embedder's model file for semantic and hybrid search (NULL: none) */
+	int64_t retain_ms;	  /* > 0: compact every Domain to this retention, hourly (cairn_compact) */
 	/* Set by server_start: the port it listens on. */
 	unsigned bound_port;
 } srv_config;

@@ -56,7 +56,7 @@ struct cairn_store {
 };
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 8u
+#define STORE_FORMAT 9u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

@@ -697,10 +697,48 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 struct maint {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;	/* on CLOCK_MONOTONIC */
 	int running, work;
 	volatile int stop;
+	int64_t retain_ms;	/* > 0: compact every Domain to it, every compact_every_ms */
+	uint64_t next_compact;	/* when, in time_mono_ns */
 };
+
+int64_t compact_every_ms = 3600 * 1000;
+
+static int add_domain_name(void *ctx, const cairn_domain_info *d)
+{
+	struct { char **names; size_t n, cap; } *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **nn = cr_reallocarray(l->names, cap, sizeof(*nn));
+
+		if (!nn)
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		l->names = nn;
+		l->cap = cap;
+	}
+	if (!(l->names[l->n] = cr_malloc(strlen(d->name) + 1)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	strcpy(l->names[l->n++], d->name);
+	return 0;
+}
+
+/* Compact every Domain of the store to the retention (the thread's timed work). */
+static void compact_all(cairn_store *st, struct maint *m)
+{
+	struct { char **names; size_t n, cap; } l = {NULL, 0, 0};
+	cairn_compact_options o = {0, m->retain_ms};
+
+	/* An error leaves what it could not do to the next time: nothing is lost. */
+	if (cairn_domain_list(st, add_domain_name, &l) == 0)
+		for (size_t i = 0; i < l.n && !m->stop; i++)
+			cairn_compact(st, l.names[i], &o, NULL);
+	for (size_t i = 0; i < l.n; i++)
+		cr_free(l.names[i]);
+	cr_free(l.names);
+}
 
 static void *maint_main(void *arg)
 {
@@ -711,6 +749,20 @@ static void *maint_main(void *arg)
 	while (!m->stop) {
 		int pending = 0, rc;
 
+		if (!m->work && m->retain_ms > 0 && time_mono_ns() >= m->next_compact) {
+			pthread_mutex_unlock(&m->lock);
+			compact_all(st, m);
+			pthread_mutex_lock(&m->lock);
+			m->next_compact = time_mono_ns() + (uint64_t)compact_every_ms * 1000000u;
+			continue;
+		}
+		if (!m->work && m->retain_ms > 0) {
+			struct timespec ts = {(time_t)(m->next_compact / 1000000000u),
+					      (long)(m->next_compact % 1000000000u)};
+
+			pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+			continue;
+		}
 		if (!m->work) {
 			pthread_cond_wait(&m->cond, &m->lock);
 			continue;
@@ -761,8 +813,16 @@ static void maint_stop(cairn_store *st)
 int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out)
 {
 	struct maint *m;
-	int rc = store_open(path, opts, out);
+	int rc;
 	unsigned flags = opts ? opts->flags : 0;
+
+	if (opts && opts->retain_ms < 0) {
+		if (out)
+			*out = NULL;
+		return err_set(CAIRN_EINVAL, "cairn_open: a retention of %lld ms",
+			       (long long)opts->retain_ms);
+	}
+	rc = store_open(path, opts, out);
 
 	if (!rc && (*out)->format < STORE_FORMAT && (rc = store_upgrade(*out))) {
 		store_close(*out);
@@ -777,8 +837,17 @@ int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **o
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->cond, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&m->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	m->work = 1; /* look for work left by an earlier process */
+	m->retain_ms = opts ? opts->retain_ms : 0;
+	m->next_compact = time_mono_ns(); /* the first right away */
 	(*out)->maint = m;
 	if (pthread_create(&m->thread, NULL, maint_main, *out) == 0)
 		m->running = 1;

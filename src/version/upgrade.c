@@ -10,6 +10,9 @@
  *           phrases), and block skips are 4 bytes.
  *   7 -> 8: the vector index's sub-database (DB_VINDEX), created empty: the
  *           background builds each Domain's index from its vectors.
+ *   8 -> 9: nothing to build. A store of format 9 may hold a compaction
+ *           horizon (catalog dom 'K'), below which index entries are gone;
+ *           an older version, which would read there, refuses the store.
  */
 #include <string.h>
 

@@ -424,6 +424,8 @@ void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len);
 void key_name_entry(kbuf *k, uint32_t dom, const char *norm, size_t len, uint64_t vid, int src,
 		    uint32_t attr);
 int name_entry_parse(const void *k, size_t kn, name_entry *out);
+/* How often the maintenance thread compacts, with a retention (branch.c; tests lower it). */
+extern int64_t compact_every_ms;
 /* Wake the store's maintenance thread (branch.c): there is work for it. */
 void maint_wake(cairn_store *st);
 /* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */

@@ -1249,6 +1249,9 @@ run compact --retain 1d --horizon 3 --domain cp
 want_rc 2
 run compact --domain nosuch
 want_rc 3
+run serve --retain 3w --store "$T/none"
+want_rc 2
+err_has 'retain takes a duration'
 run compact --retain 0 --domain cp --text
 want_rc 0
 out_has 'time travel now reaches back to revision 7'
