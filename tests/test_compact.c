@@ -22,7 +22,8 @@
 static const char cschema[] =
 	"{\"kinds\":[{\"name\":\"Doc\",\"attributes\":["
 	"{\"name\":\"tag\",\"type\":\"string\",\"indexed\":true},"
-	"{\"name\":\"code\",\"type\":\"string\",\"unique\":true}]}]}";
+	"{\"name\":\"code\",\"type\":\"string\",\"unique\":true},"
+	"{\"name\":\"nick\",\"type\":\"string\",\"alias\":true}]}]}";
 
 static const char *const words[] = {"apple", "birch", "cedar", "delta", "ember", "fjord", "grove"};
 
@@ -31,8 +32,9 @@ static size_t doc_line(char *out, size_t cap, int i, int g)
 {
 	size_t n = (size_t)snprintf(out, cap,
 				    "{\"kind\":\"Doc\",\"key\":\"d%d\",\"title\":\"%s note %d %s\","
-				    "\"values\":{\"tag\":\"t%d\",\"code\":\"C-%d-%d\"},\"vector\":[",
-				    i, words[(i + g) % 7], i, g ? "revised" : "first", (i + g) % 5, i, g);
+				    "\"values\":{\"tag\":\"t%d\",\"code\":\"C-%d-%d\",\"nick\":\"nick %d\"},"
+				    "\"vector\":[",
+				    i, words[(i + g) % 7], i, g ? "revised" : "first", (i + g) % 5, i, g, i);
 
 	for (int d = 0; d < CDIM; d++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%.4f", d ? "," : "",
@@ -132,6 +134,16 @@ static int answers(cairn_store *st, const char *branch, uint64_t rev, char *out,
 	if ((rc = cairn_resolve(t, &rs, m, 10, &n, &trunc)))
 		goto out;
 	put_keys(out, cap, "resolve", &m[0].rec, n, sizeof(m[0]));
+	/* A name every Version of d8 and d16 has, brought by their first (compacted). */
+	for (int i = 8; i <= 16; i += 8) {
+		char nick[32];
+
+		snprintf(nick, sizeof(nick), "nick %d", i);
+		rs.text = nick;
+		if ((rc = cairn_resolve(t, &rs, m, 10, &n, &trunc)))
+			goto out;
+		put_keys(out, cap, "nick", &m[0].rec, n, sizeof(m[0]));
+	}
 	if ((rc = cairn_count(t, "Doc", &count)))
 		goto out;
 	snprintf(out + strlen(out), cap - strlen(out), "count: %llu\n", (unsigned long long)count);

@@ -2523,14 +2523,14 @@ void test_resolve_upgrade(void)
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 9);
 
-	/* Format 3 (and anything else but 4 to 8) is refused, both ways. */
+	/* Format 3 (and anything else but 4 to 9) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(9, 0, NULL));
+	OK(lmdb_format(10, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

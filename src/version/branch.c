@@ -487,7 +487,7 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 		if ((rc = db_del(txn, st, DB_KEYS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)
 			return rc;
 	}
-	if ((rc = version_entries_drop(txn, st, s, dom, vid, &ver, NULL)))
+	if ((rc = version_entries_drop(txn, st, s, dom, vid, &ver, NULL, NULL)))
 		return rc;
 	key_u64(&k, dom, vid);
 	rc = db_del(txn, st, DB_VERSIONS, k.b, k.n);

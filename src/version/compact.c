@@ -61,7 +61,7 @@ typedef struct cpt {
 	schema *s;
 	cairn_compact_result *res;
 	struct gent *g;		/* the group being walked */
-	uint64_t *hi;
+	size_t *next;
 	size_t cap_g;
 	/* The walk of one sub-database: where the next transaction starts. */
 	uint8_t resume[CAIRN_MAX_KEY + 64];
@@ -247,7 +247,7 @@ static int del_counted(MDB_txn *txn, cairn_store *st, int db, const void *k, siz
 }
 
 int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
-			 uint64_t vid, const vrec *ver, cairn_compact_result *res)
+			 uint64_t vid, const vrec *ver, const vrec *succ, cairn_compact_result *res)
 {
 	kbuf k;
 	int rc = 0;
@@ -255,8 +255,10 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 	if (ver->type == V_REC) {
 		const kind_def *kd = schema_kind_id(s, ver->kr);
 		arena a = ARENA_INIT;
-		const jv *vals;
+		const jv *vals, *svals = NULL;
 
+		if (succ && !(svals = jv_parse(&a, succ->values, succ->values_len, "stored values")))
+			succ = NULL; /* (does not happen) every name goes, as without one */
 		if (kd && (vals = jv_parse(&a, ver->values, ver->values_len, "stored values"))) {
 			dctx nd;
 
@@ -279,8 +281,9 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 			nd.st = st;
 			nd.txn = txn;
 			nd.dom = dom;
+			/* The names its successor has stay: the successor has no entries of its own for them. */
 			if (!rc)
-				rc = names_entries_put(&nd, kd, ver, vals, vid, NULL, NULL, 1);
+				rc = names_entries_put(&nd, kd, ver, vals, vid, succ, svals, 1);
 		}
 		arena_release(&a);
 		key_u64(&k, dom, vid);
@@ -319,60 +322,77 @@ static void mark_dead(cpt *c, uint64_t vid)
 }
 
 /*
- * For each entry of an identity: the revision of the next Version on its
- * branch (0: none), into hi[].
+ * For each entry of an identity: the next Version on its branch, its index
+ * in g (n: none), into next[].
  */
-static void next_on_branch(const gent *g, size_t n, uint64_t *hi)
+static void next_on_branch(const gent *g, size_t n, size_t *next)
 {
 	for (size_t i = 0; i < n; i++) {
-		hi[i] = 0;
+		next[i] = n;
 		for (size_t j = i; j-- > 0;)
 			if (g[j].branch == g[i].branch) {
-				hi[i] = g[j].rev;
+				next[i] = j;
 				break;
 			}
 	}
 }
 
+/* Fetch and decode Version vid; 1 when it is not there (cleared). */
+static int get_ver(cpt *c, MDB_txn *txn, uint64_t vid, vrec *out)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	key_u64(&k, c->dom, vid);
+	rc = db_get(txn, c->st, DB_VERSIONS, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return 1;
+	return rc ? rc : vrec_decode(v.mv_data, v.mv_size, out);
+}
+
 static int record_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g,
 			size_t n)
 {
-	uint64_t *hi = c->hi;
+	size_t *next = c->next;
 	int rc = 0;
 
 	(void)p;
 	(void)pn;
-	next_on_branch(g, n, hi);
+	next_on_branch(g, n, next);
 	for (size_t i = 0; i < n && !rc; i++) {
-		kbuf k;
-		MDB_val v;
-		vrec ver;
+		vrec ver, succ;
+		int have_succ = 0;
 
-		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, hi[i]))
+		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, next[i] < n ? g[next[i]].rev : 0))
 			continue;
 		mark_dead(c, g[i].id);
-		key_u64(&k, c->dom, g[i].id);
-		rc = db_get(txn, c->st, DB_VERSIONS, k.b, k.n, &v);
-		if (rc == CAIRN_ENOTFOUND) {
+		if ((rc = get_ver(c, txn, g[i].id, &ver)) > 0) {
 			rc = 0;
 			continue;
 		}
-		if (!rc && !(rc = vrec_decode(v.mv_data, v.mv_size, &ver)))
-			rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver, c->res);
+		/* Its successor (needed to be unreachable), unless a delete. */
+		if (!rc && !g[next[i]].tomb && (rc = get_ver(c, txn, g[next[i]].id, &succ)) <= 0)
+			have_succ = rc == 0 && succ.type == V_REC;
+		if (rc > 0)
+			rc = 0;
+		if (!rc)
+			rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver,
+						  have_succ ? &succ : NULL, c->res);
 	}
 	return rc;
 }
 
 static int link_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const gent *g, size_t n)
 {
-	uint64_t *hi = c->hi;
+	size_t *next = c->next;
 	int rc = 0;
 
-	next_on_branch(g, n, hi);
+	next_on_branch(g, n, next);
 	for (size_t i = 0; i < n && !rc; i++) {
 		vrec ver;
 
-		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, hi[i]))
+		if (g[i].tomb || needed(c, g[i].branch, g[i].rev, next[i] < n ? g[next[i]].rev : 0))
 			continue;
 		mark_dead(c, g[i].id);
 		memset(&ver, 0, sizeof(ver));
@@ -381,7 +401,7 @@ static int link_group(cpt *c, MDB_txn *txn, const uint8_t *p, size_t pn, const g
 		ver.kr = be32_get(p + 12);
 		ver.to_rid = be64_get(p + 16);
 		(void)pn;
-		rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver, c->res);
+		rc = version_entries_drop(txn, c->st, c->s, c->dom, g[i].id, &ver, NULL, c->res);
 	}
 	return rc;
 }
@@ -464,15 +484,15 @@ static int walk_step(cpt *c, MDB_txn *txn, int db, group_fn fn)
 			if (n == c->cap_g) {
 				size_t cap = c->cap_g ? c->cap_g * 2 : 64;
 				gent *g = cr_reallocarray(c->g, cap, sizeof(*g));
-				uint64_t *hi = g ? cr_reallocarray(c->hi, cap, sizeof(*hi)) : NULL;
+				size_t *next = g ? cr_reallocarray(c->next, cap, sizeof(*next)) : NULL;
 
 				if (g)
 					c->g = g;
-				if (!hi) {
+				if (!next) {
 					rc = err_set(CAIRN_ENOMEM, "out of memory");
 					break;
 				}
-				c->hi = hi;
+				c->next = next;
 				c->cap_g = cap;
 			}
 			if (!entry_of(db, &k, &v, &c->g[n]))
@@ -654,7 +674,7 @@ static void cpt_release(cpt *c)
 	cr_free(c->pl);
 	cr_free(c->dead);
 	cr_free(c->g);
-	cr_free(c->hi);
+	cr_free(c->next);
 	schema_free(c->s);
 	memset(c, 0, sizeof(*c));
 }

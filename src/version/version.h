@@ -216,11 +216,14 @@ int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_
 /*
  * Delete the index entries of Version vid (ver decoded): a Record's
  * attribute, names and vector entries, a Link's adjacency entries both
- * ways (not its keys entry, postings or vector-index entries). res (may be
- * NULL) counts what was removed.
+ * ways (not its keys entry, postings or vector-index entries). A names
+ * entry names the Version that brought the name to its Record (docs/
+ * storage.md, Names): with succ, the Record Version that replaced it on its
+ * branch, the names succ also has stay. res (may be NULL) counts what was
+ * removed.
  */
 int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
-			 uint64_t vid, const vrec *ver, cairn_compact_result *res);
+			 uint64_t vid, const vrec *ver, const vrec *succ, cairn_compact_result *res);
 
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
