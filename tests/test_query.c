@@ -69,6 +69,36 @@ static void random_item(item *it)
 	it->lng = longs[rand() % 4];
 }
 
+/*
+ * Change one attribute of it, or two, the others kept: the Version that
+ * results keeps most indexed values, whose entries an earlier Version wrote.
+ */
+static void mutate_some(item *it)
+{
+	item x;
+	int n = 1 + rand() % 2;
+
+	random_item(&x);
+	for (int m = 0; m < n; m++) {
+		int a = rand() % N_ATTRS;
+
+		it->has[a] = x.has[a];
+		switch (a) {
+		case A_S: memcpy(it->s, x.s, sizeof(x.s)); break;
+		case A_U: memcpy(it->u, x.u, sizeof(x.u)); break;
+		case A_E: memcpy(it->e, x.e, sizeof(x.e)); break;
+		case A_I: it->i = x.i; break;
+		case A_J: it->j = x.j; break;
+		case A_F: it->f = x.f; break;
+		case A_D: memcpy(it->d, x.d, sizeof(x.d)); break;
+		case A_B: it->b = x.b; break;
+		case A_TAGS: it->ntags = x.ntags; memcpy(it->tags, x.tags, sizeof(x.tags)); break;
+		case A_R: memcpy(it->r, x.r, sizeof(x.r)); break;
+		default: it->lng = x.lng; break;
+		}
+	}
+}
+
 static void item_json(char *out, size_t cap, int k, const item *it)
 {
 	size_t n = (size_t)snprintf(out, cap, "{\"kind\":\"Item\",\"key\":\"k%03d\",\"values\":{", k);
@@ -474,11 +504,11 @@ void test_query_reference(void)
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 	item *main_v1 = calloc(NREC, sizeof(item)), *main_v2 = calloc(NREC, sizeof(item));
-	item *branch = calloc(NREC, sizeof(item));
+	item *branch = calloc(NREC, sizeof(item)), *main_v3 = calloc(NREC, sizeof(item));
 	int all[NREC], some[NREC], ns = 0, dels[NREC], nd = 0, bad = 0;
-	uint64_t rev1;
+	uint64_t rev1, rev2;
 
-	CHECK(main_v1 && main_v2 && branch);
+	CHECK(main_v1 && main_v2 && main_v3 && branch);
 	srand(777);
 	for (int l = 0; l < 4; l++) { /* long strings sharing the index's prefix, and differing after */
 		memset(longs[l], 'L', 300);
@@ -517,13 +547,34 @@ void test_query_reference(void)
 		} else if (r == 1) {
 			main_v2[k].exists = 0;
 			dels[nd++] = k;
+		} else if (r == 2) {
+			mutate_some(&main_v2[k]);
+			some[ns++] = k;
 		}
 	}
-	OK(commit_items(st, NULL, main_v2, some, ns, dels, nd, NULL));
+	OK(commit_items(st, NULL, main_v2, some, ns, dels, nd, &rev2));
+	/* Some changed again, some back to what they were at first, some re-created. */
+	memcpy(main_v3, main_v2, NREC * sizeof(item));
+	ns = 0;
+	for (int k = 0; k < NREC; k++) {
+		int r = rand() % 5;
+
+		if (r == 0 && main_v3[k].exists) {
+			mutate_some(&main_v3[k]);
+			some[ns++] = k;
+		} else if (r == 1) {
+			main_v3[k] = main_v1[k];
+			some[ns++] = k;
+		}
+	}
+	OK(commit_items(st, NULL, main_v3, some, ns, NULL, 0, NULL));
 	ns = nd = 0;
 	for (int k = 0; k < NREC; k++)
 		if (rand() % 4 == 0) {
-			random_item(&branch[k]);
+			if (rand() % 2)
+				random_item(&branch[k]);
+			else
+				mutate_some(&branch[k]);
 			some[ns++] = k;
 		}
 	OK(commit_items(st, "b", branch, some, ns, NULL, 0, NULL));
@@ -531,17 +582,98 @@ void test_query_reference(void)
 	for (int pass = 0; pass < 2 && !bad; pass++) {
 		query_small = pass ? 4 : 256;
 		for (unsigned i = 0; i < (getenv("QMANY") ? 5000u : 300u) && !bad; i++) {
-			bad |= check_query(st, NULL, 0, main_v2, 1000 + i);
+			bad |= check_query(st, NULL, 0, main_v3, 1000 + i);
 			if (i % 3 == 0)
 				bad |= check_query(st, "b", 0, branch, 5000 + i);
 			if (i % 3 == 1)
 				bad |= check_query(st, NULL, rev1, main_v1, 9000 + i);
+			if (i % 3 == 2)
+				bad |= check_query(st, NULL, rev2, main_v2, 13000 + i);
 		}
 	}
 	query_small = 256;
 	CHECK(!bad);
 	free(main_v1);
 	free(main_v2);
+	free(main_v3);
 	free(branch);
+	cairn_close(st);
+}
+
+static uint64_t attr_entries(cairn_store *st)
+{
+	cairn_db_stats s[16];
+	size_t n;
+
+	if (cairn_store_stats(st, s, 16, &n))
+		return UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].name, "attr") == 0)
+			return s[i].entries;
+	return UINT64_MAX;
+}
+
+static size_t count_where(cairn_store *st, const char *where)
+{
+	cairn_read_options ro = {0};
+	cairn_query_options q = {0};
+	cairn_query_result res;
+	cairn_record out[10];
+	cairn_txn *t;
+
+	ro.domain = "d";
+	if (cairn_read_begin(st, &ro, &t))
+		return 99;
+	q.kind = "Supplier";
+	q.where = where;
+	q.where_len = strlen(where);
+	q.limit = 10;
+	res.n = 99;
+	if (cairn_query(t, &q, out, 10, &res))
+		res.n = 98;
+	cairn_txn_end(t);
+	return res.n;
+}
+
+/*
+ * A Version writes attribute entries only for the values its predecessor
+ * lacked: a change of other values writes none, and reads, unique checks
+ * and compaction rely on the entry of the Version that brought the value.
+ */
+void test_query_relied_entries(void)
+{
+	cairn_store *st = test_store();
+	cairn_compact_options co = {0, 0};
+	cairn_compact_result cr;
+	uint64_t before;
+
+	CHECK(st);
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V1\",\"country\":\"DE\"}}", NULL));
+	before = attr_entries(st);
+	/* rating is not indexed: no entry; country and vat are kept: none either. */
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V1\",\"country\":\"DE\",\"rating\":3}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V1\",\"country\":\"DE\",\"rating\":4}}", NULL));
+	CHECK(attr_entries(st) == before);
+	CHECK(count_where(st, "{\"country\":\"DE\"}") == 1);
+	/* The value is still used: the entry of the first Version says so. */
+	CHECK_RC(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S2\",\"values\":{\"vat\":\"V1\"}}", NULL),
+		 CAIRN_EUNIQUE);
+	/* DE -> FR -> DE: entries for each value brought, the Record found once. */
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V2\",\"country\":\"FR\"}}", NULL));
+	CHECK(count_where(st, "{\"country\":\"DE\"}") == 0);
+	CHECK(count_where(st, "{\"country\":\"FR\"}") == 1);
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S2\",\"values\":{\"vat\":\"V1\"}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V2\",\"country\":\"DE\"}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V2\",\"country\":\"DE\",\"rating\":5}}", NULL));
+	CHECK(count_where(st, "{\"country\":\"DE\"}") == 1);
+	CHECK(count_where(st, "{\"country\":{\"in\":[\"DE\",\"FR\"]}}") == 1);
+	/* Compaction keeps the entries later Versions rely on. */
+	OK(cairn_compact(st, "d", &co, &cr));
+	CHECK(cr.horizon == test_head(st, "d") && cr.versions > 0);
+	CHECK(count_where(st, "{\"country\":\"DE\"}") == 1);
+	CHECK(count_where(st, "{\"country\":\"FR\"}") == 0);
+	CHECK_RC(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S3\",\"values\":{\"vat\":\"V2\"}}", NULL),
+		 CAIRN_EUNIQUE);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }

@@ -81,6 +81,7 @@
 	X(proposals)                                                                               \
 	X(tokens)                                                                                  \
 	X(query_reference)                                                                         \
+	X(query_relied_entries)                                                                    \
 	X(timetravel_reference)                                                                    \
 	X(timetravel_compact)                                                                      \
 	X(compact_indexes)                                                                         \

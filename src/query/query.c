@@ -580,6 +580,9 @@ typedef struct estream {
 	MDB_cursor *cur;
 	int started, done;
 	attr_entry e;		/* the current entry */
+	/* The last run of entries of one value and Record that was decided (es_vid). */
+	uint8_t run[ATTR_STRING_CAP * 2 + 16 + CAIRN_MAX_KEY];
+	size_t run_len;
 } estream;
 
 static int es_seek(estream *s, const uint8_t *v, size_t vn, const char *key, size_t key_len)
@@ -664,6 +667,35 @@ static int es_open(estream *s, qctx *c, const attr_def *a, const ival *iv, size_
 	attr_prefix(&s->prefix, c->t->d.dom, c->k->id, a->id);
 	mrc = mdb_cursor_open(c->t->txn, c->t->st->dbi[DB_ATTR], &s->cur);
 	return mrc ? store_err(mrc, "attr") : 0;
+}
+
+/*
+ * The Version the current entry stands for: its own when live in the view;
+ * else, as an entry names the Version that brought its value and later ones
+ * keep relying on it, the Record's Version the view sees if that has the
+ * value; 0 for none. The entries of one value and Record (a run: adjacent,
+ * in vid order) all stand for the same answer: the first decides it, the
+ * others give 0, so a Record comes once and is looked up at most once.
+ */
+static int es_vid(estream *s, uint64_t *vid)
+{
+	size_t n = s->e.value_len + s->e.key_len; /* contiguous in the key */
+	int live, rc;
+
+	*vid = 0;
+	if (s->run_len == n && memcmp(s->run, s->e.value, n) == 0)
+		return 0;
+	if ((rc = live_test(&s->c->t->d, s->e.vid, &live)))
+		return rc;
+	if (live)
+		*vid = s->e.vid;
+	else if ((rc = attr_entry_visible(&s->c->t->d, s->a, s->c->k->id, &s->e, vid)))
+		return rc;
+	if (n <= sizeof(s->run)) {
+		memcpy(s->run, s->e.value, n);
+		s->run_len = n;
+	}
+	return 0;
 }
 
 static void es_close(estream *s)
@@ -791,15 +823,13 @@ fail:
 	return NULL;
 }
 
-/* Load the Record of a live vid and check the filter: 1 (a match, in *out), 0, or an error. */
+/* Load the Record of a visible vid and check the filter: 1 (a match, in *out), 0, or an error. */
 static int check_vid(qctx *c, uint64_t vid, hit *out)
 {
 	vrec v;
 	arena_mark mark;
-	int live, rc;
+	int rc;
 
-	if ((rc = live_test(&c->t->d, vid, &live)) || !live)
-		return rc;
 	if ((rc = version_get(&c->t->d, vid, &v)))
 		return rc;
 	if (v.type != V_REC || v.kr != c->k->id)
@@ -957,6 +987,7 @@ static int walk_ordered(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 	}
 	for (;;) {
 		estream *best = NULL;
+		uint64_t vid;
 		hit x;
 		int ok;
 
@@ -983,12 +1014,18 @@ static int walk_ordered(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 		if (!best)
 			break;
 		memset(&x, 0, sizeof(x));
+		if ((rc = es_vid(best, &vid)))
+			break;
+		if (!vid) {
+			rc = es_next(best);
+			continue;
+		}
 		/* A Record with several values in range (an array) comes once. */
 		if (a->type == AT_STRINGS) {
 			uint8_t vb[8];
 			int isnew;
 
-			be64_put(vb, best->e.vid);
+			be64_put(vb, vid);
 			if (!hmap_put(&seen, vb, 8, &isnew)) {
 				rc = err_set(CAIRN_ENOMEM, "out of memory");
 				break;
@@ -998,7 +1035,7 @@ static int walk_ordered(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 				continue;
 			}
 		}
-		ok = check_vid(c, best->e.vid, &x);
+		ok = check_vid(c, vid, &x);
 		if (ok < 0) {
 			rc = ok;
 			break;
@@ -1036,17 +1073,20 @@ static int walk_collect(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 	}
 	while (!rc && !s.done) {
 		uint8_t vb[8];
+		uint64_t vid;
 		int isnew = 1, ok;
 		hit x;
 
-		be64_put(vb, s.e.vid);
-		if (a->type == AT_STRINGS && !hmap_put(&seen, vb, 8, &isnew)) {
+		if ((rc = es_vid(&s, &vid)))
+			break;
+		be64_put(vb, vid);
+		if (vid && a->type == AT_STRINGS && !hmap_put(&seen, vb, 8, &isnew)) {
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 			break;
 		}
-		if (isnew) {
+		if (vid && isnew) {
 			memset(&x, 0, sizeof(x));
-			ok = check_vid(c, s.e.vid, &x);
+			ok = check_vid(c, vid, &x);
 			if (ok < 0)
 				rc = ok;
 			else if (ok && after_cursor(c, &x))
@@ -1706,16 +1746,16 @@ static int index_answers(const qctx *c, const cand *x, size_t nc)
 static int walk_live(qctx *c, const cand *x, uint64_t cap, uint64_t **out, size_t *n)
 {
 	estream s;
-	uint64_t *v = NULL;
+	uint64_t *v = NULL, vid;
 	size_t nv = 0, vcap = 0;
-	int rc, live;
+	int rc;
 
 	if ((rc = es_open(&s, c, x->q->a, x->iv, x->n_iv)) || (rc = es_start(&s, NULL, 0, NULL, 0)))
 		goto out;
 	while (!rc && !s.done) {
-		if ((rc = live_test(&c->t->d, s.e.vid, &live)))
+		if ((rc = es_vid(&s, &vid)))
 			break;
-		if (live) {
+		if (vid) {
 			if (nv == cap) { /* not that selective */
 				nv = 0;
 				cr_free(v);
@@ -1731,7 +1771,7 @@ static int walk_live(qctx *c, const cand *x, uint64_t cap, uint64_t **out, size_
 				}
 				v = g;
 			}
-			v[nv++] = s.e.vid;
+			v[nv++] = vid;
 			c->matched++;
 		}
 		rc = es_next(&s);

@@ -1256,7 +1256,10 @@ static int attr_holders(cctx *c, uint32_t kind, const attr_def *a, const jv *val
 		    attr_entry_parse(a, k.mv_data, k.mv_size, &ae) || 12 + ae.value_len != p.n)
 			break;
 		vid = ae.vid;
-		if ((rc = live_test(&c->d, vid, &live)) || !live)
+		if ((rc = live_test(&c->d, vid, &live)))
+			continue;
+		/* An entry a later Version relies on: that Version, if it still has the value. */
+		if (!live && ((rc = attr_entry_visible(&c->d, a, kind, &ae, &vid)) || !vid))
 			continue;
 		if ((rc = version_get(&c->d, vid, &ver)) || ver.key_len > CAIRN_MAX_KEY)
 			continue;
@@ -1472,8 +1475,14 @@ static int put_entry(cctx *c, int db, const kbuf *p, uint64_t vid, const void *v
 	return wl_add(&c->wl, db, k.b, k.n, val, n);
 }
 
+/*
+ * The attribute entries of a Record Version: for the values its
+ * predecessor (prev; NULL: none) did not have, so that an entry names the
+ * Version that brought the value and a change of other values writes none
+ * (docs/storage.md, "Attribute index").
+ */
 static int write_attr_entries(cctx *c, uint32_t kind, const char *rkey, size_t rkey_len,
-			      const jv *values, uint64_t vid)
+			      const jv *values, const jv *prev, uint64_t vid)
 {
 	const kind_def *k = schema_kind_id(c->d.s, kind);
 
@@ -1488,12 +1497,18 @@ static int write_attr_entries(cctx *c, uint32_t kind, const char *rkey, size_t r
 			n = v->type == JV_ARRAY ? v->len : 0;
 		for (size_t j = 0; j < n; j++) {
 			kbuf key;
+			attr_entry e;
 			int rc = attr_key(&key, c->d.dom, kind, a, a->type == AT_STRINGS ? &v->u.items[j] : v,
 					  rkey, rkey_len, vid);
 
 			if (rc == CAIRN_ETYPE) /* validation keeps such values out */
 				continue;
-			if (rc || (rc = wl_add(&c->wl, DB_ATTR, key.b, key.n, "", 0)))
+			if (rc)
+				return rc;
+			if (prev && !attr_entry_parse(a, key.b, key.n, &e) &&
+			    attr_has_encoded(a, prev, e.value, e.value_len))
+				continue; /* kept: the predecessor's entry (or its own) stands */
+			if ((rc = wl_add(&c->wl, DB_ATTR, key.b, key.n, "", 0)))
 				return rc;
 		}
 	}
@@ -1607,7 +1622,7 @@ int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, co
 
 	memset(&c, 0, sizeof(c));
 	c.d = *d;
-	rc = write_attr_entries(&c, kind, key, key_len, values, vid);
+	rc = write_attr_entries(&c, kind, key, key_len, values, NULL, vid);
 	if (!rc)
 		rc = wl_flush(&c.wl, d->txn, d->st);
 	wl_release(&c.wl);
@@ -1651,7 +1666,8 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
 			return rc;
 		if (o->type == V_REC && o->values &&
-		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values, o->vid)))
+		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values,
+					     o->prev_values, o->vid)))
 			return rc;
 		if (o->type == V_REC) {
 			if ((rc = write_name_entries(c, r->kind, o, &v)) ||

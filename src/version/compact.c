@@ -270,12 +270,20 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 				/* Indexed or not now: it may have been when the Version was written. */
 				if (!val || (ad->type == AT_STRINGS && val->type != JV_ARRAY))
 					continue;
-				for (size_t j = 0; j < n && !rc; j++)
-					if (!attr_key(&k, dom, kd->id, ad,
-						      ad->type == AT_STRINGS ? &val->u.items[j] : val,
-						      ver->key, ver->key_len, vid))
-						rc = del_counted(txn, st, DB_ATTR, k.b, k.n,
-								 res ? &res->attr_entries : NULL);
+				for (size_t j = 0; j < n && !rc; j++) {
+					attr_entry e;
+
+					if (attr_key(&k, dom, kd->id, ad,
+						     ad->type == AT_STRINGS ? &val->u.items[j] : val,
+						     ver->key, ver->key_len, vid))
+						continue;
+					/* A value its successor kept: the successor relies on this entry. */
+					if (succ && !attr_entry_parse(ad, k.b, k.n, &e) &&
+					    attr_has_encoded(ad, svals, e.value, e.value_len))
+						continue;
+					rc = del_counted(txn, st, DB_ATTR, k.b, k.n,
+							 res ? &res->attr_entries : NULL);
+				}
 			}
 			memset(&nd, 0, sizeof(nd));
 			nd.st = st;

@@ -687,6 +687,49 @@ int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *
 	return 0;
 }
 
+int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, size_t len)
+{
+	const jv *v = values ? jv_get(values, a->name) : NULL;
+	size_t n = v && a->type == AT_STRINGS ? (v->type == JV_ARRAY ? v->len : 0) : v ? 1 : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t tmp[ATTR_STRING_CAP * 2 + 16];
+		buf b = {tmp, 0, sizeof(tmp), 0};
+
+		if (!attr_encode(a, a->type == AT_STRINGS ? &v->u.items[i] : v, &b) && b.len == len &&
+		    memcmp(b.p, enc, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int attr_entry_visible(dctx *d, const attr_def *a, uint32_t kind, const attr_entry *e,
+		       uint64_t *vid)
+{
+	arena tmp = ARENA_INIT;
+	const jv *vals;
+	ident id;
+	vrec v;
+	int rc;
+
+	*vid = 0;
+	if ((rc = rec_lookup(d, kind, e->key, e->key_len, &id)) || !id.visible)
+		return rc;
+	if (id.vid == e->vid) {
+		*vid = id.vid;
+		return 0;
+	}
+	if ((rc = version_get(d, id.vid, &v)))
+		return rc;
+	if (!(vals = jv_parse(&tmp, v.values, v.values_len, "stored values")))
+		rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
+						: err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	else if (attr_has_encoded(a, vals, e->value, e->value_len))
+		*vid = id.vid;
+	arena_release(&tmp);
+	return rc;
+}
+
 /* -------------------------------------------------------------- names -- */
 
 /* Is e the value v, or one of its items? */

@@ -9,11 +9,13 @@
  * indexes grouped by identity (keys, adj, adj_rev) entries of one
  * identity are sorted newest first, and the first entry the view sees
  * decides (a tombstone means "absent"). For indexes that are not grouped by
- * identity (attr, and later postings and vectors) an entry counts when its
- * vid is in the live set of the view: a bitmap per branch, stored in chunks
- * of 4096 vids, each chunk rewritten as a new cell at every revision that
+ * identity (attr, names, postings, vectors) an entry counts when its vid is
+ * in the live set of the view: a bitmap per branch, stored in chunks of
+ * 4096 vids, each chunk rewritten as a new cell at every revision that
  * changes it, so the live set of any branch at any revision is one seek per
- * chunk and a fork copies nothing.
+ * chunk and a fork copies nothing. (An attr or names entry names the
+ * Version that brought its value; one that is not live is looked up:
+ * attr_entry_visible.)
  */
 #ifndef CAIRN_VERSION_H
 #define CAIRN_VERSION_H
@@ -217,10 +219,10 @@ int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_
  * Delete the index entries of Version vid (ver decoded): a Record's
  * attribute, names and vector entries, a Link's adjacency entries both
  * ways (not its keys entry, postings or vector-index entries). A names
- * entry names the Version that brought the name to its Record (docs/
- * storage.md, Names): with succ, the Record Version that replaced it on its
- * branch, the names succ also has stay. res (may be NULL) counts what was
- * removed.
+ * or attribute entry names the Version that brought the name or value to
+ * its Record (docs/storage.md): with succ, the Record Version that replaced
+ * it on its branch, those of the names and values succ also has stay. res
+ * (may be NULL) counts what was removed.
  */
 int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
 			 uint64_t vid, const vrec *ver, const vrec *succ, cairn_compact_result *res);
@@ -346,6 +348,20 @@ typedef struct attr_entry {
 	size_t key_len;
 	uint64_t vid;
 } attr_entry;
+
+/*
+ * A Record Version writes attribute entries only for the values its
+ * predecessor lacked (docs/storage.md, "Attribute index"): an entry names
+ * the Version that brought the value, and later Versions that keep it
+ * rely on that entry. So an entry whose vid is live in the view answers at
+ * once; any other is resolved: the Record's Version the view sees, if it
+ * has the entry's value (*vid, else 0). Several entries of one value and
+ * Record may resolve to the same Version: a reader takes one.
+ */
+int attr_entry_visible(dctx *d, const attr_def *a, uint32_t kind, const attr_entry *e,
+		       uint64_t *vid);
+/* Is enc[0..len-1] the encoding of the attribute's value (or of one of its items) in values? */
+int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, size_t len);
 
 /* Split an entry (after its 12-byte prefix is known to be a's) into its parts; -1 if malformed. */
 int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *out);
