@@ -583,6 +583,8 @@ typedef struct estream {
 	/* The last run of entries of one value and Record that was decided (es_vid). */
 	uint8_t run[ATTR_STRING_CAP * 2 + 16 + CAIRN_MAX_KEY];
 	size_t run_len;
+	vrec ver;		/* the Version es_vid read to decide, if it read one */
+	int have_ver;
 } estream;
 
 static int es_seek(estream *s, const uint8_t *v, size_t vn, const char *key, size_t key_len)
@@ -683,14 +685,17 @@ static int es_vid(estream *s, uint64_t *vid)
 	int live, rc;
 
 	*vid = 0;
+	s->have_ver = 0;
 	if (s->run_len == n && memcmp(s->run, s->e.value, n) == 0)
 		return 0;
 	if ((rc = live_test(&s->c->t->d, s->e.vid, &live)))
 		return rc;
 	if (live)
 		*vid = s->e.vid;
-	else if ((rc = attr_entry_visible(&s->c->t->d, s->a, s->c->k->id, &s->e, vid)))
+	else if ((rc = attr_entry_visible(&s->c->t->d, s->a, s->c->k->id, &s->e, vid, &s->ver)))
 		return rc;
+	else
+		s->have_ver = *vid != 0;
 	if (n <= sizeof(s->run)) {
 		memcpy(s->run, s->e.value, n);
 		s->run_len = n;
@@ -823,14 +828,19 @@ fail:
 	return NULL;
 }
 
-/* Load the Record of a visible vid and check the filter: 1 (a match, in *out), 0, or an error. */
-static int check_vid(qctx *c, uint64_t vid, hit *out)
+/*
+ * Load the Record of a visible vid (unless its Version is at hand: have) and
+ * check the filter: 1 (a match, in *out), 0, or an error.
+ */
+static int check_vid(qctx *c, uint64_t vid, const vrec *have, hit *out)
 {
 	vrec v;
 	arena_mark mark;
 	int rc;
 
-	if ((rc = version_get(&c->t->d, vid, &v)))
+	if (have)
+		v = *have;
+	else if ((rc = version_get(&c->t->d, vid, &v)))
 		return rc;
 	if (v.type != V_REC || v.kr != c->k->id)
 		return err_set(CAIRN_ECORRUPT, "an attr entry names Version %llu, not a Record of %s",
@@ -1035,7 +1045,7 @@ static int walk_ordered(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 				continue;
 			}
 		}
-		ok = check_vid(c, vid, &x);
+		ok = check_vid(c, vid, best->have_ver ? &best->ver : NULL, &x);
 		if (ok < 0) {
 			rc = ok;
 			break;
@@ -1086,7 +1096,7 @@ static int walk_collect(qctx *c, const attr_def *a, const ival *iv, size_t n_iv,
 		}
 		if (vid && isnew) {
 			memset(&x, 0, sizeof(x));
-			ok = check_vid(c, vid, &x);
+			ok = check_vid(c, vid, s.have_ver ? &s.ver : NULL, &x);
 			if (ok < 0)
 				rc = ok;
 			else if (ok && after_cursor(c, &x))

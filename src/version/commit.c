@@ -1259,9 +1259,9 @@ static int attr_holders(cctx *c, uint32_t kind, const attr_def *a, const jv *val
 		if ((rc = live_test(&c->d, vid, &live)))
 			continue;
 		/* An entry a later Version relies on: that Version, if it still has the value. */
-		if (!live && ((rc = attr_entry_visible(&c->d, a, kind, &ae, &vid)) || !vid))
+		if (!live && ((rc = attr_entry_visible(&c->d, a, kind, &ae, &vid, &ver)) || !vid))
 			continue;
-		if ((rc = version_get(&c->d, vid, &ver)) || ver.key_len > CAIRN_MAX_KEY)
+		if ((live && (rc = version_get(&c->d, vid, &ver))) || ver.key_len > CAIRN_MAX_KEY)
 			continue;
 		be32_put(mk, ver.kr);
 		memcpy(mk + 4, ver.key, ver.key_len);

@@ -687,9 +687,9 @@ int attr_entry_parse(const attr_def *a, const uint8_t *k, size_t n, attr_entry *
 	return 0;
 }
 
-int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, size_t len)
+/* Is enc the encoding of v, the attribute's value (or of one of its items)? */
+static int value_has_encoded(const attr_def *a, const jv *v, const uint8_t *enc, size_t len)
 {
-	const jv *v = values ? jv_get(values, a->name) : NULL;
 	size_t n = v && a->type == AT_STRINGS ? (v->type == JV_ARRAY ? v->len : 0) : v ? 1 : 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -703,28 +703,42 @@ int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, si
 	return 0;
 }
 
+int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, size_t len)
+{
+	return value_has_encoded(a, values ? jv_get(values, a->name) : NULL, enc, len);
+}
+
 int attr_entry_visible(dctx *d, const attr_def *a, uint32_t kind, const attr_entry *e,
-		       uint64_t *vid)
+		       uint64_t *vid, vrec *out)
 {
 	arena tmp = ARENA_INIT;
-	const jv *vals;
+	const jv *val = NULL;
+	jmember m;
+	size_t pos = 0, an = strlen(a->name);
 	ident id;
-	vrec v;
-	int rc;
+	int rc, r;
 
 	*vid = 0;
 	if ((rc = rec_lookup(d, kind, e->key, e->key_len, &id)) || !id.visible)
+		return rc;
+	if ((rc = version_get(d, id.vid, out)))
 		return rc;
 	if (id.vid == e->vid) {
 		*vid = id.vid;
 		return 0;
 	}
-	if ((rc = version_get(d, id.vid, &v)))
-		return rc;
-	if (!(vals = jv_parse(&tmp, v.values, v.values_len, "stored values")))
-		rc = err_code() == CAIRN_ENOMEM ? CAIRN_ENOMEM
-						: err_set(CAIRN_ECORRUPT, "stored values do not parse");
-	else if (attr_has_encoded(a, vals, e->value, e->value_len))
+	/* The attribute's member alone: stored values are canonical, the others are skipped. */
+	while ((r = json_member_next(out->values, out->values_len, &pos, &m)) == 1)
+		if (m.key_len == an && memcmp(m.key, a->name, an) == 0) {
+			if (!(val = jv_parse(&tmp, m.val, m.val_len, "stored values")))
+				rc = err_code() == CAIRN_ENOMEM
+					     ? CAIRN_ENOMEM
+					     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+			break;
+		}
+	if (r < 0)
+		rc = err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	if (!rc && val && value_has_encoded(a, val, e->value, e->value_len))
 		*vid = id.vid;
 	arena_release(&tmp);
 	return rc;

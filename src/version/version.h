@@ -355,11 +355,12 @@ typedef struct attr_entry {
  * the Version that brought the value, and later Versions that keep it
  * rely on that entry. So an entry whose vid is live in the view answers at
  * once; any other is resolved: the Record's Version the view sees, if it
- * has the entry's value (*vid, else 0). Several entries of one value and
- * Record may resolve to the same Version: a reader takes one.
+ * has the entry's value (*vid, else 0; the Version read into *out).
+ * Several entries of one value and Record may resolve to the same Version:
+ * a reader takes one.
  */
 int attr_entry_visible(dctx *d, const attr_def *a, uint32_t kind, const attr_entry *e,
-		       uint64_t *vid);
+		       uint64_t *vid, vrec *out);
 /* Is enc[0..len-1] the encoding of the attribute's value (or of one of its items) in values? */
 int attr_has_encoded(const attr_def *a, const jv *values, const uint8_t *enc, size_t len);
 
