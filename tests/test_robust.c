@@ -637,6 +637,33 @@ static void count_problems(void *ctx, const char *p)
 	++*(int *)ctx;
 }
 
+/*
+ * Run child(path) in a process of its own, kill it with SIGKILL after
+ * lo + rand() % span microseconds, open the store (*st) and check Domain
+ * "d": 0, or the line that failed.
+ */
+static int kill_and_open(void (*child)(const char *), const char *path, unsigned lo,
+			 unsigned span, cairn_store **st)
+{
+	int status, problems = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return __LINE__;
+	if (pid == 0)
+		child(path);
+	usleep((useconds_t)(lo + (unsigned)rand() % span));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		return __LINE__;
+	if (cairn_open(path, NULL, st))
+		return __LINE__;
+	if (cairn_check(*st, "d", count_problems, &problems, NULL) || problems)
+		return __LINE__;
+	return 0;
+}
+
 static const char *const reembed_words[] = {"government", "people", "world", "said",
 					     "steel",	   "year",   "new",   "time"};
 
@@ -726,19 +753,8 @@ void test_crash_reembed(void)
 		cairn_txn *t;
 		char model[64], title[64];
 		size_t n, dim, words;
-		int status, problems = 0;
-		pid_t pid = fork();
 
-		CHECK(pid >= 0);
-		if (pid == 0)
-			reembed_writer(path);
-		usleep((useconds_t)(30000 + rand() % 300000));
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		OK(cairn_open(path, NULL, &st));
-		OK(cairn_check(st, "d", count_problems, &problems, NULL));
-		CHECK(problems == 0);
+		CHECK(kill_and_open(reembed_writer, path, 30000, 300000, &st) == 0);
 		ro.domain = "d";
 		OK(cairn_read_begin(st, &ro, &t));
 		OK(cairn_vector_model(t, model, sizeof(model), &dim));
@@ -863,19 +879,9 @@ void test_crash_compact(void)
 		cairn_compact_options cp = {0, 0};
 		cairn_compact_result r;
 		uint64_t h = 0, last;
-		int status, problems = 0;
-		pid_t pid = fork();
+		int problems = 0;
 
-		CHECK(pid >= 0);
-		if (pid == 0)
-			compact_writer(path);
-		usleep((useconds_t)(100000 + rand() % 400000));
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		OK(cairn_open(path, NULL, &st));
-		OK(cairn_check(st, "d", count_problems, &problems, NULL));
-		CHECK(problems == 0);
+		CHECK(kill_and_open(compact_writer, path, 100000, 400000, &st) == 0);
 		OK(cairn_domain_list(st, horizon_of, &h));
 		compacted += h > 1;
 		last = test_head(st, "d");

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "server/graphio.h"
 
 static const char usage_text[] =
 	"usage: cairn COMMAND [options] [arguments]\n"
@@ -1434,15 +1435,11 @@ static int cmd_compact(cli *c)
 	if (rc)
 		return cli_fail(c, rc, "compact");
 	if (c->json) {
-		printf("{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,"
-		       "\"link_entries\":%llu,\"vectors\":%llu,\"vindex_entries\":%llu,"
-		       "\"postings\":%llu,\"segments\":%llu,\"cells\":%llu,\"transactions\":%llu,"
-		       "\"seconds\":%.3f}\n",
-		       (unsigned long long)r.horizon, (unsigned long long)r.versions,
-		       (unsigned long long)r.attr_entries, (unsigned long long)r.link_entries,
-		       (unsigned long long)r.vectors, (unsigned long long)r.vindex_entries,
-		       (unsigned long long)r.postings, (unsigned long long)r.segments,
-		       (unsigned long long)r.cells, (unsigned long long)r.transactions, r.seconds);
+		buf b = BUF_INIT;
+
+		gio_compact(&b, &r);
+		printf("%.*s\n", (int)b.len, (const char *)b.p);
+		buf_release(&b);
 	} else if (!r.horizon) {
 		printf("nothing to compact: no revision is that old\n");
 	} else {

@@ -2342,15 +2342,7 @@ static void h_compact(req *r)
 		co.retain_ms = ret->u.i;
 	if ((rc = cairn_compact(r->s->st, d, &co, &res)))
 		return reply_cairn(r, rc);
-	buf_printf(&r->out,
-		   "{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
-		   "\"vectors\":%llu,\"vindex_entries\":%llu,\"postings\":%llu,\"segments\":%llu,"
-		   "\"cells\":%llu,\"transactions\":%llu,\"seconds\":%.3f}",
-		   (unsigned long long)res.horizon, (unsigned long long)res.versions,
-		   (unsigned long long)res.attr_entries, (unsigned long long)res.link_entries,
-		   (unsigned long long)res.vectors, (unsigned long long)res.vindex_entries,
-		   (unsigned long long)res.postings, (unsigned long long)res.segments,
-		   (unsigned long long)res.cells, (unsigned long long)res.transactions, res.seconds);
+	gio_compact(&r->out, &res);
 	reply_json(r, 200);
 }
 

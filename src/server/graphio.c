@@ -554,3 +554,16 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 		return -1;
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &h->kinds, &h->n_kinds, err, errlen);
 }
+
+void gio_compact(buf *b, const cairn_compact_result *r)
+{
+	buf_printf(b,
+		   "{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
+		   "\"vectors\":%llu,\"vindex_entries\":%llu,\"postings\":%llu,\"segments\":%llu,"
+		   "\"cells\":%llu,\"transactions\":%llu,\"seconds\":%.3f}",
+		   (unsigned long long)r->horizon, (unsigned long long)r->versions,
+		   (unsigned long long)r->attr_entries, (unsigned long long)r->link_entries,
+		   (unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
+		   (unsigned long long)r->postings, (unsigned long long)r->segments,
+		   (unsigned long long)r->cells, (unsigned long long)r->transactions, r->seconds);
+}

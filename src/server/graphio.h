@@ -1,6 +1,7 @@
 /*
  * Graph reads over HTTP and MCP (graphio.c): Records and hops read from
- * JSON, answers written as JSON, the same for both interfaces.
+ * JSON, answers written as JSON, the same for both interfaces (and the
+ * CLI's JSON where it answers the same: a compaction).
  */
 #ifndef CAIRN_SERVER_GRAPHIO_H
 #define CAIRN_SERVER_GRAPHIO_H
@@ -28,6 +29,8 @@ void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
  * from, to (and values).
  */
 void gio_graph(buf *b, const cairn_graph *g, int values);
+/* What a compaction did, as the JSON object the CLI and HTTP answer with. */
+void gio_compact(buf *b, const cairn_compact_result *r);
 
 /*
  * Resolution options from a JSON object (text, kinds, max_edits, exact;
