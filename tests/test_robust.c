@@ -443,7 +443,7 @@ void test_readers_concurrent(void)
 
 /* Tamper with the stored bytes of a store under the engine's feet. */
 enum tamper { T_VERSION_BYTE, T_DROP_KEYS_ENTRY, T_DROP_ADJ_ENTRY, T_REVISION_ACTOR, T_LIVE_BIT,
-	      T_COUNT };
+	      T_COUNT, T_DROP_ATTR_ENTRY };
 
 static int tamper(cairn_store *st, int what)
 {
@@ -453,6 +453,7 @@ static int tamper(cairn_store *st, int what)
 	int db = what == T_VERSION_BYTE	  ? DB_VERSIONS
 		 : what == T_DROP_KEYS_ENTRY ? DB_KEYS
 		 : what == T_DROP_ADJ_ENTRY  ? DB_ADJ
+		 : what == T_DROP_ATTR_ENTRY ? DB_ATTR
 		 : what == T_REVISION_ACTOR  ? DB_REVS
 		 : what == T_LIVE_BIT	      ? DB_CELLS
 					      : DB_CELLS;
@@ -480,6 +481,7 @@ static int tamper(cairn_store *st, int what)
 			break;
 		case T_DROP_KEYS_ENTRY:
 		case T_DROP_ADJ_ENTRY:
+		case T_DROP_ATTR_ENTRY:
 			rc = mdb_cursor_del(cur, 0);
 			break;
 		case T_REVISION_ACTOR: /* a byte in the middle: provenance */
@@ -512,10 +514,12 @@ static void count_problem(void *ctx, const char *p)
 
 void test_check_detects(void)
 {
-	static const char *const names[] = {"a Version's bytes", "a keys entry", "an adj entry",
-					    "a revision's provenance", "a live-set bit", "a count"};
+	static const char *const names[] = {"a Version's bytes",       "a keys entry",
+					    "an adj entry",	       "a revision's provenance",
+					    "a live-set bit",	       "a count",
+					    "an attribute entry relied on"};
 
-	for (int what = T_VERSION_BYTE; what <= T_COUNT; what++) {
+	for (int what = T_VERSION_BYTE; what <= T_DROP_ATTR_ENTRY; what++) {
 		cairn_check_report rep;
 		cairn_store *st;
 		char cmd[600];
@@ -530,6 +534,8 @@ void test_check_detects(void)
 				   "{\"rel\":\"supplied_by\",\"from\":\"Part:P1\",\"to\":\"Supplier:S1\"}",
 			       NULL));
 		OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L1\",\"values\":{\"city\":\"Lyon\"}}", NULL));
+		/* P1's entries now stand for its later Version too. */
+		OK(test_commit(st, "{\"kind\":\"Part\",\"key\":\"P1\",\"values\":{\"sku\":\"a\",\"supplier\":\"S1\",\"price\":2}}", NULL));
 		OK(cairn_check(st, "d", NULL, NULL, NULL));
 		if (tamper(st, what)) {
 			fprintf(stderr, "    could not tamper with %s\n", names[what]);

@@ -631,6 +631,64 @@ static int live_add(struct live_calc *lc, uint64_t vid)
 	return 0;
 }
 
+/*
+ * Every indexed value of a Record Version a branch sees has an attribute
+ * entry of that value and Record: its own, or one an earlier Version wrote
+ * that it relies on (storage.md, "The attribute index").
+ */
+static int attr_complete(chk *c, uint32_t kind, uint64_t vid)
+{
+	const kind_def *kd = schema_kind_id(c->d.s, kind);
+	arena tmp = ARENA_INIT;
+	MDB_cursor *cur = NULL;
+	const jv *vals;
+	vrec ver;
+	int rc, mrc;
+
+	if (!kd || (rc = get_version(c, vid, &ver, "a keys entry")) > 0)
+		return 0;
+	if (rc || ver.type != V_REC)
+		return rc;
+	if (!(vals = jv_parse(&tmp, ver.values, ver.values_len, "values"))) {
+		arena_release(&tmp);
+		return 0; /* reported by the entry checks */
+	}
+	for (size_t i = 0; i < kd->n_attrs && !rc; i++) {
+		const attr_def *a = &kd->attrs[i];
+		const jv *val = jv_get(vals, a->name);
+		size_t n = val && a->type == AT_STRINGS ? (val->type == JV_ARRAY ? val->len : 0) : 1;
+
+		if (!(a->flags & AF_INDEXED) || !val)
+			continue;
+		for (size_t j = 0; j < n && !rc; j++) {
+			MDB_val k, v;
+			kbuf p;
+
+			if (attr_key(&p, c->d.dom, kind, a, a->type == AT_STRINGS ? &val->u.items[j] : val,
+				     ver.key, ver.key_len, 0))
+				continue;
+			p.n -= 8; /* any Version's */
+			if (!cur && (mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_ATTR], &cur))) {
+				rc = store_err(mrc, "attr");
+				break;
+			}
+			k.mv_data = p.b;
+			k.mv_size = p.n;
+			mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+			if (mrc && mrc != MDB_NOTFOUND)
+				rc = store_err(mrc, "attr");
+			else if (mrc || k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+				problem(c, "branch %s: %s %.*s has a value of %s without an attribute "
+					   "entry",
+					c->d.br.name, kd->name, (int)ver.key_len, ver.key, a->name);
+		}
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	arena_release(&tmp);
+	return rc;
+}
+
 /* Identity-grouped entries: the first the view sees per identity decides. */
 static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const uint8_t *v,
 		     size_t vn, int what, int count)
@@ -650,9 +708,12 @@ static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const ui
 		return 0;
 	if (count) {
 		uint32_t kind = be32_get(k + 4);
+		int rc;
 
 		if (kind && kind <= lc->c->d.s->n_kinds)
 			lc->counts[kind]++;
+		if ((rc = attr_complete(lc->c, kind, ~be64_get(k + kn - 8))))
+			return rc;
 	}
 	return live_add(lc, ~be64_get(k + kn - 8));
 }
