@@ -243,15 +243,26 @@ void test_store_wlist_sort(void)
 
 	memset(&w, 0, sizeof(w));
 	srand(5);
-	for (int i = 0; i < 5000; i++) {
-		uint8_t k[24];
-		size_t n = 4 + (size_t)rand() % 20;
+	static uint8_t seen[5000];
 
-		for (size_t j = 0; j < n; j++) /* a shared prefix, then few distinct bytes (zeros too) */
-			k[j] = j < 4 ? 7 : (uint8_t)(rand() % 3);
-		OK(wl_add(&w, rand() % 3, k, n, "v", 1));
+	for (int i = 0; i < 5000; i++) {
+		uint8_t k[300];
+		uint32_t id = (uint32_t)i;
+		/* Short and long keys; a shared prefix, then few distinct bytes (zeros too). */
+		size_t n = i % 50 == 0 ? 200 + (size_t)rand() % 90 : 4 + (size_t)rand() % 20;
+
+		for (size_t j = 0; j < n; j++)
+			k[j] = j < 4 ? 7 : (uint8_t)(rand() % (i % 7 == 0 ? 256 : 3));
+		OK(wl_add(&w, rand() % 3, k, n, &id, sizeof(id)));
 	}
 	OK(wl_sort(&w));
+	for (size_t i = 0; i < w.n; i++) { /* every entry once */
+		uint32_t id;
+
+		memcpy(&id, w.e[i].v, sizeof(id));
+		if (w.e[i].vlen != sizeof(id) || id >= 5000 || seen[id]++)
+			bad = 1;
+	}
 	for (size_t i = 1; i < w.n && !bad; i++) {
 		const wl_entry *a = &w.e[i - 1], *b = &w.e[i];
 		size_t n = a->klen < b->klen ? a->klen : b->klen;

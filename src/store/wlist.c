@@ -37,17 +37,68 @@ int wl_add(wlist *w, int db, const void *k, size_t kn, const void *v, size_t vn)
 	return 0;
 }
 
-static int entry_cmp(const void *x, const void *y)
+/* Keys from byte d on (the bytes before are equal). */
+static int key_cmp_from(const wl_entry *a, const wl_entry *b, size_t d)
 {
-	const wl_entry *a = x, *b = y;
-	size_t n;
-	int c;
+	size_t n = a->klen < b->klen ? a->klen : b->klen;
+	int c = n > d ? memcmp(a->k + d, b->k + d, n - d) : 0;
 
-	if (a->db != b->db)
-		return (int)a->db - (int)b->db;
-	n = a->klen < b->klen ? a->klen : b->klen;
-	c = memcmp(a->k, b->k, n);
 	return c ? c : (a->klen > b->klen) - (a->klen < b->klen);
+}
+
+#define RADIX_SMALL 24 /* below this, insertion sort */
+
+/*
+ * Sort e[0..n-1], whose keys share their first d bytes, by key: a most
+ * significant byte first radix sort (a key that ends at d first), tmp as
+ * large as e. Keys of one sub-database share long prefixes (the Domain, a
+ * Kind, an attribute): they cost a pass each instead of a memcmp per
+ * comparison, which made the sort a tenth of an import's time.
+ */
+static void radix_sort(wl_entry *e, wl_entry *tmp, size_t n, size_t d)
+{
+	uint32_t end[257]; /* counts, then where each bucket ends (1 KiB a level of recursion) */
+
+	for (;;) {
+		size_t b;
+
+		if (n < RADIX_SMALL) {
+			for (size_t i = 1; i < n; i++) {
+				wl_entry x = e[i];
+				size_t j = i;
+
+				for (; j > 0 && key_cmp_from(&e[j - 1], &x, d) > 0; j--)
+					e[j] = e[j - 1];
+				e[j] = x;
+			}
+			return;
+		}
+		memset(end, 0, sizeof(end));
+		for (size_t i = 0; i < n; i++)
+			end[e[i].klen > d ? e[i].k[d] + 1u : 0]++;
+		for (b = 0; b < 257 && end[b] != n; b++)
+			;
+		if (b == 0)
+			return; /* every key ends here: all equal */
+		if (b < 257) { /* one byte for all: the next */
+			d++;
+			continue;
+		}
+		break;
+	}
+	/* Counts into starts; the scatter moves each start to its bucket's end. */
+	for (uint32_t b = 0, sum = 0; b < 257; b++) {
+		uint32_t c = end[b];
+
+		end[b] = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		tmp[end[e[i].klen > d ? e[i].k[d] + 1u : 0]++] = e[i];
+	memcpy(e, tmp, n * sizeof(*e));
+	for (size_t b = 1; b < 257; b++)
+		if (end[b] - end[b - 1] > 1)
+			radix_sort(e + end[b - 1], tmp, end[b] - end[b - 1], d + 1);
 }
 
 /*
@@ -70,15 +121,15 @@ int wl_sort(wlist *w)
 	for (size_t i = 0; i < w->n; i++)
 		g[at[w->e[i].db < DB_COUNT ? w->e[i].db : DB_COUNT]++] = w->e[i];
 	memcpy(w->e, g, w->n * sizeof(*g));
-	cr_free(g);
 	for (size_t a = 0, d = 0; d <= DB_COUNT; a += count[d++]) {
 		size_t i = a + 1;
 
-		while (i < a + count[d] && entry_cmp(&w->e[i - 1], &w->e[i]) <= 0)
+		while (i < a + count[d] && key_cmp_from(&w->e[i - 1], &w->e[i], 0) <= 0)
 			i++;
 		if (i < a + count[d])
-			qsort(w->e + a, count[d], sizeof(*w->e), entry_cmp);
+			radix_sort(w->e + a, g, count[d], 0);
 	}
+	cr_free(g);
 	return 0;
 }
 
