@@ -330,18 +330,35 @@ static void mark_dead(cpt *c, uint64_t vid)
 }
 
 /*
- * For each entry of an identity: the next Version on its branch, its index
- * in g (n: none), into next[].
+ * For each entry of an identity (newest first): the next Version on its
+ * branch, its index in g (n: none), into next[]. One pass, with the latest
+ * entry of each branch seen so far (an identity has Versions on a few).
  */
 static void next_on_branch(const gent *g, size_t n, size_t *next)
 {
+	struct {
+		uint32_t branch;
+		size_t at;
+	} seen[VIEW_MAX * 2];
+	size_t ns = 0;
+
 	for (size_t i = 0; i < n; i++) {
-		next[i] = n;
-		for (size_t j = i; j-- > 0;)
-			if (g[j].branch == g[i].branch) {
-				next[i] = j;
-				break;
-			}
+		size_t j;
+
+		for (j = 0; j < ns && seen[j].branch != g[i].branch; j++)
+			;
+		next[i] = j < ns ? seen[j].at : n;
+		if (j == ns && ns < sizeof(seen) / sizeof(seen[0]))
+			seen[ns++].branch = g[i].branch;
+		else if (j == ns) { /* (more branches than that: the slow way) */
+			for (size_t m = i; m-- > 0;)
+				if (g[m].branch == g[i].branch) {
+					next[i] = m;
+					break;
+				}
+			continue;
+		}
+		seen[j].at = i;
 	}
 }
 
