@@ -578,11 +578,15 @@ static int any_dead(const cpt *c, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* Rewrite one segment that holds postings of unreachable Versions, if any is left. */
+/*
+ * Rewrite segments that hold postings of unreachable Versions, up to
+ * COMPACT_BUDGET postings (at least one segment), if any is left.
+ */
 static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 {
 	tseg *segs;
 	size_t n;
+	uint64_t looked = 0;
 	int rc = text_segments(txn, c->st, c->dom, &segs, &n);
 
 	c->done = 1;
@@ -612,8 +616,10 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 		sd->ids[sd->n++] = next; /* the rewrite's id: done */
 		c->res->postings += drop.postings;
 		c->res->segments++;
-		c->done = 0;
-		break;
+		if ((looked += segs[i].postings) >= COMPACT_BUDGET) {
+			c->done = 0; /* more in the next transaction */
+			break;
+		}
 	}
 	cr_free(segs);
 	return rc;
