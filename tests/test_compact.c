@@ -240,6 +240,8 @@ void test_compact_indexes(void)
 	OK(cairn_compact(st, "c", &o, &r));
 	CHECK(r.horizon == r3 && r.versions == CN / 2 && r.attr_entries == 0 &&
 	      r.vectors == 0 && r.vindex_entries == 0 && r.postings == 0 && r.cells == 0);
+	/* The segments the first one wrote were looked at, and left as they are. */
+	CHECK(r.segments == 0);
 
 	/* b merges into main: its base, main at r2, is still read. */
 	{

@@ -67,6 +67,7 @@ typedef struct cpt {
 	uint8_t resume[CAIRN_MAX_KEY + 64];
 	size_t resume_n;
 	int done;
+	int discard;		/* the step's writes are to be thrown away (nothing was dropped) */
 } cpt;
 
 /* ------------------------------------------------------------- horizon -- */
@@ -613,6 +614,17 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 			sd->ids = ids;
 			sd->cap = cap;
 		}
+		if (!drop.postings) {
+			/*
+			 * Nothing of it was unreachable (a segment another compaction
+			 * wrote): the step is thrown away, so that two compactions never
+			 * rewrite each other's segments in turn, and it stays as it is.
+			 */
+			sd->ids[sd->n++] = segs[i].id;
+			c->discard = 1;
+			c->done = 0;
+			break;
+		}
 		sd->ids[sd->n++] = next; /* the rewrite's id: done */
 		c->res->postings += drop.postings;
 		c->res->segments++;
@@ -742,9 +754,12 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 		memcpy(resume, c.resume, sizeof(resume));
 		resume_n = c.resume_n;
 		saved = res;
+		c.discard = 0;
 		rc = first ? begin(&c, txn, domain, o) : step(&c, txn, pass, &sd);
-		if (rc) {
+		if (rc || c.discard) {
 			store_write_abort(st, txn);
+			if (c.discard) /* (what it counted goes with it) */
+				res = saved;
 		} else {
 			rc = store_write_commit(st, txn);
 			res.transactions += !rc;
