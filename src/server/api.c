@@ -446,7 +446,8 @@ static int list_domain(void *ctx, const cairn_domain_info *di)
 	dl->first = 0;
 	PUTS(&dl->r->out, "{\"name\":");
 	jw_cstr(&dl->r->out, name);
-	buf_put_u8(&dl->r->out, '}');
+	buf_printf(&dl->r->out, ",\"revision\":%llu,\"horizon\":%llu}",
+		   (unsigned long long)di->revision, (unsigned long long)di->horizon);
 	return 0;
 }
 
