@@ -981,6 +981,7 @@ CAIRN_API int cairn_reembed(cairn_store *st, const cairn_commit_options *opts,
 typedef struct cairn_compact_options {
 	uint64_t horizon;	/* time travel keeps reaching this revision and later ones; */
 	int64_t retain_ms;	/* with horizon 0: the last revision at or before now - retain_ms */
+	int dry_run;		/* count what it would remove, and write nothing */
 } cairn_compact_options;
 
 typedef struct cairn_compact_result {
@@ -1014,8 +1015,10 @@ typedef struct cairn_compact_result {
  * (it reads its head). The horizon never moves back: a smaller one keeps the
  * Domain's. The work is done in bounded write transactions, so other writers
  * wait briefly; a crash or an error leaves some unreachable entries, which
- * the next compaction removes. Errors: CAIRN_EINVAL (a horizon that is not a
- * revision, a negative retention), CAIRN_ENODOMAIN, CAIRN_EREADONLY.
+ * the next compaction removes. With dry_run, out counts what it would remove
+ * (out->horizon the horizon it would set) and nothing is written. Errors:
+ * CAIRN_EINVAL (a horizon that is not a revision, a negative retention),
+ * CAIRN_ENODOMAIN, CAIRN_EREADONLY.
  */
 CAIRN_API int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_options *o,
 			    cairn_compact_result *out);

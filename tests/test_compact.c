@@ -172,8 +172,8 @@ void test_compact_indexes(void)
 	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0,
 				 0, 0};
 	cairn_commit_options co = {0};
-	cairn_compact_options o = {0, 0};
-	cairn_compact_result r;
+	cairn_compact_options o = {0, 0, 0};
+	cairn_compact_result r, dry;
 	cairn_vindex_options vo = {0};
 	cairn_vindex_info vi;
 	cairn_store *st;
@@ -206,7 +206,18 @@ void test_compact_indexes(void)
 
 	/* The horizon at r3: r1 and r2 of main are out of reach, b's view of main at r2 is not. */
 	o.horizon = r3;
+	/* A dry run first: what it would remove, nothing written. */
+	o.dry_run = 1;
+	OK(cairn_compact(st, "c", &o, &dry));
+	o.dry_run = 0;
+	CHECK(dry.horizon == r3 && dry.versions == CN / 2 && dry.attr_entries > 0);
+	CHECK(entries_of(st, "attr") == attr0 && entries_of(st, "vectors") == vec0);
+	OK(answers(st, "main", r1, after, CAP));
+	CHECK(strcmp(before[0], after) == 0);
 	OK(cairn_compact(st, "c", &o, &r));
+	CHECK(r.versions == dry.versions && r.attr_entries == dry.attr_entries &&
+	      r.vectors == dry.vectors && r.vindex_entries == dry.vindex_entries &&
+	      r.postings == dry.postings && r.segments == dry.segments && r.cells == dry.cells);
 	CHECK(r.horizon == r3);
 	/*
 	 * The first generation of the even Docs; not the second of every fourth,
@@ -272,7 +283,7 @@ void test_compact_indexes(void)
 void test_compact_errors(void)
 {
 	cairn_open_options ro = {CAIRN_OPEN_RDONLY, 0, 0, 0};
-	cairn_compact_options o = {0, 0};
+	cairn_compact_options o = {0, 0, 0};
 	cairn_compact_result r;
 	cairn_store *st = test_store();
 	char *before, *after;

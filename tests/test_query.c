@@ -643,7 +643,7 @@ static size_t count_where(cairn_store *st, const char *where)
 void test_query_relied_entries(void)
 {
 	cairn_store *st = test_store();
-	cairn_compact_options co = {0, 0};
+	cairn_compact_options co = {0, 0, 0};
 	cairn_compact_result cr;
 	uint64_t before;
 

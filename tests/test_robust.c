@@ -800,7 +800,7 @@ static void compact_writer(const char *path)
 {
 	cairn_open_options o = {0, 0, 0, 0};
 	cairn_commit_options co = {0};
-	cairn_compact_options cp = {0, 0};
+	cairn_compact_options cp = {0, 0, 0};
 	cairn_changeset *cs;
 	cairn_store *st;
 	static const char *const countries[] = {"DE", "FR", "US"};
@@ -882,7 +882,7 @@ void test_crash_compact(void)
 	cairn_close(st);
 	srand(777);
 	for (int round = 0; round < 5; round++) {
-		cairn_compact_options cp = {0, 0};
+		cairn_compact_options cp = {0, 0, 0};
 		cairn_compact_result r;
 		uint64_t h = 0, last;
 		int problems = 0;

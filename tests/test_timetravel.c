@@ -422,7 +422,7 @@ static void print_problem(void *ctx, const char *problem)
 
 static void compact_some(cairn_store *st)
 {
-	cairn_compact_options o = {1 + (uint64_t)rand() % last_rev, 0};
+	cairn_compact_options o = {1 + (uint64_t)rand() % last_rev, 0, 0};
 	cairn_compact_result r;
 	cairn_read_options ro = {0};
 	cairn_txn *t;
@@ -626,7 +626,7 @@ static void run_reference(int compact)
 	OK(cairn_check(st, "t", NULL, NULL, NULL));
 	CHECK(merges >= 10 && conflicted >= 3 && deletes >= 3);
 	if (compact) { /* a last one, up to the latest revision */
-		cairn_compact_options o = {last_rev, 0};
+		cairn_compact_options o = {last_rev, 0, 0};
 		cairn_compact_result r;
 
 		OK(cairn_compact(st, "t", &o, &r));

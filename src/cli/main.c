@@ -27,8 +27,9 @@ static const char usage_text[] =
 	"  stats                           size of the store by sub-database\n"
 	"  check                           verify hash chain, indexes and live sets\n"
 	"  maintain                        finish background work now (clearing deleted branches)\n"
-	"  compact [--retain 7d | --horizon REV]   drop the index entries only time travel before\n"
-	"                                  the horizon reads; it then reaches back to the horizon\n"
+	"  compact [--retain 7d | --horizon REV] [--dry-run]\n"
+	"                                  drop the index entries only time travel before the\n"
+	"                                  horizon reads; it then reaches back to the horizon\n"
 	"Branches\n"
 	"  branch create NAME [--from B]   a new branch from the head of B (default main)\n"
 	"  branch list                     the Domain's branches\n"
@@ -1410,13 +1411,14 @@ int64_t cli_parse_duration_ms(const char *s)
 
 static int cmd_compact(cli *c)
 {
-	cairn_compact_options o = {0, 0};
+	cairn_compact_options o = {0, 0, 0};
 	cairn_compact_result r;
 	cairn_store *st;
 	int rc, ex;
 
 	if (c->nargs || (c->retain && c->horizon))
-		return cli_usage("compact [--retain DURATION | --horizon REV]");
+		return cli_usage("compact [--retain DURATION | --horizon REV] [--dry-run]");
+	o.dry_run = c->dry_run;
 	if (c->horizon) {
 		char *end;
 
@@ -1443,12 +1445,14 @@ static int cmd_compact(cli *c)
 	} else if (!r.horizon) {
 		printf("nothing to compact: no revision is that old\n");
 	} else {
-		printf("time travel now reaches back to revision %llu; %llu Versions out of reach\n"
-		       "removed: %llu attribute entries, %llu adjacency entries, %llu vectors, "
+		printf("%s revision %llu; %llu Versions out of reach\n"
+		       "%s: %llu attribute entries, %llu adjacency entries, %llu vectors, "
 		       "%llu vector-index entries,\n%llu postings (%llu segments rewritten), "
 		       "%llu live-set and count cells; %.2f s\n",
+		       o.dry_run ? "a dry run: time travel would reach back to"
+				 : "time travel now reaches back to",
 		       (unsigned long long)r.horizon, (unsigned long long)r.versions,
-		       (unsigned long long)r.attr_entries, (unsigned long long)r.link_entries,
+		       o.dry_run ? "it would remove" : "removed", (unsigned long long)r.attr_entries, (unsigned long long)r.link_entries,
 		       (unsigned long long)r.vectors, (unsigned long long)r.vindex_entries,
 		       (unsigned long long)r.postings, (unsigned long long)r.segments,
 		       (unsigned long long)r.cells, r.seconds);

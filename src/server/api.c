@@ -2315,16 +2315,16 @@ static void h_reembed(req *r)
 
 /*
  * POST /v1/domains/{d}/compact: {"horizon": REV} or {"retain_ms": N}
- * (default 7 days): drop what only time travel before the horizon reads
+ * (default 7 days), "dry_run": drop what only time travel before the horizon reads
  * (admin; cairn_compact).
  */
 static void h_compact(req *r)
 {
-	static const char *const names[] = {"horizon", "retain_ms", NULL};
+	static const char *const names[] = {"horizon", "retain_ms", "dry_run", NULL};
 	const char *d = r->seg[2];
-	cairn_compact_options co = {0, 7 * 86400 * 1000LL};
+	cairn_compact_options co = {0, 7 * 86400 * 1000LL, 0};
 	cairn_compact_result res;
-	const jv *o, *h, *ret;
+	const jv *o, *h, *ret, *dry;
 	int rc;
 
 	if (allow(r, d, NEED_ADMIN, NULL) || !(o = body_object(r)) || only(r, o, names))
@@ -2337,6 +2337,9 @@ static void h_compact(req *r)
 	if (h && ret)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 				   "\"horizon\" or \"retain_ms\", not both");
+	if ((dry = jv_get(o, "dry_run")) && dry->type != JV_TRUE && dry->type != JV_FALSE)
+		return reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"dry_run\" is true or false");
+	co.dry_run = dry && dry->type == JV_TRUE;
 	if (h)
 		co.horizon = (uint64_t)h->u.i;
 	else if (ret)

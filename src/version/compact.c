@@ -68,6 +68,7 @@ typedef struct cpt {
 	size_t resume_n;
 	int done;
 	int discard;		/* the step's writes are to be thrown away (nothing was dropped) */
+	int dry;		/* count only: every transaction is thrown away */
 } cpt;
 
 /* ------------------------------------------------------------- horizon -- */
@@ -625,7 +626,8 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 			c->done = 0;
 			break;
 		}
-		sd->ids[sd->n++] = next; /* the rewrite's id: done */
+		/* The rewrite's id is done; a dry run writes nothing: the segment is. */
+		sd->ids[sd->n++] = c->dry ? segs[i].id : next;
 		c->res->postings += drop.postings;
 		c->res->segments++;
 		if ((looked += segs[i].postings) >= COMPACT_BUDGET) {
@@ -755,11 +757,13 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 		resume_n = c.resume_n;
 		saved = res;
 		c.discard = 0;
+		c.dry = o->dry_run;
 		rc = first ? begin(&c, txn, domain, o) : step(&c, txn, pass, &sd);
-		if (rc || c.discard) {
+		if (rc || c.discard || c.dry) {
 			store_write_abort(st, txn);
 			if (c.discard) /* (what it counted goes with it) */
 				res = saved;
+			res.transactions += !rc && !c.discard && c.dry;
 		} else {
 			rc = store_write_commit(st, txn);
 			res.transactions += !rc;

@@ -1211,6 +1211,15 @@ run query N --where '{"tag":"y"}' --at 5 --domain cp
 out_has '"key":"a"'
 run search alpha --at 6 --domain cp
 out_has '"title":"alpha two"'
+run compact --horizon 6 --dry-run --domain cp
+want_rc 0
+out_has '"versions":2'
+out_has '"attr_entries":1'
+run get N a --at 3 --domain cp
+want_rc 0
+out_has '"title":"alpha one"'
+run compact --horizon 6 --dry-run --domain cp --text
+out_has 'a dry run: time travel would reach back to revision 6'
 run compact --horizon 6 --domain cp
 want_rc 0
 out_has '"horizon":6'

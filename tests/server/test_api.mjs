@@ -722,6 +722,12 @@ await test('compact: an admin bounds time travel; reads before the horizon are 4
 		eq(r.status, 201);
 	}
 	const last = r.body.revision;
+	r = await c('POST', `${O}/compact`, { token: outsider, body: { horizon: last - 1, dry_run: true } });
+	eq([r.status, r.body.horizon, r.body.versions], [200, last - 1, 1], 'a dry run counts');
+	r = await c('GET', `${O}/records/N/a?at=${last - 2}`, { token: admin });
+	eq(r.status, 200, 'and writes nothing');
+	r = await c('POST', `${O}/compact`, { token: admin, body: { dry_run: 1 } });
+	eq(r.status, 400);
 	r = await c('POST', `${O}/compact`, { token: outsider, body: { horizon: last - 1 } });
 	eq(r.status, 200, 'the admin of the Domain');
 	eq([r.body.horizon, r.body.versions, r.body.attr_entries], [last - 1, 1, 1]);
