@@ -17,10 +17,11 @@
  * then, and so on up) and the heads a merge between two branches recorded,
  * which the next merge reads as its base. So a Version or cell is needed
  * when hi > H, or when one of those limits falls in [lo, hi); the others
- * lose their index entries (Records: attribute, names, vector, postings,
- * vector index; Links: adjacency both ways) and the cells go. Versions,
- * revisions and keys entries stay: history, lineage, provenance and the
- * hash chain are whole.
+ * lose their index entries (Records: vector, postings, vector index, and
+ * the attribute and names entries of the values and names their successor
+ * no longer has, as the successor relies on the others; Links: adjacency
+ * both ways) and the cells go. Versions, revisions and keys entries stay:
+ * history, lineage, provenance and the hash chain are whole.
  *
  * The work is done in bounded write transactions (COMPACT_BUDGET entries
  * looked at each), the horizon first: a crash leaves some entries of
@@ -260,7 +261,7 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 		const jv *vals, *svals = NULL;
 
 		if (succ && !(svals = jv_parse(&a, succ->values, succ->values_len, "stored values")))
-			succ = NULL; /* (does not happen) every name goes, as without one */
+			succ = NULL; /* (stored values parse) all go, as without one */
 		if (kd && (vals = jv_parse(&a, ver->values, ver->values_len, "stored values"))) {
 			dctx nd;
 
