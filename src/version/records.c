@@ -736,8 +736,15 @@ int attr_entry_visible(dctx *d, const attr_def *a, uint32_t kind, const attr_ent
 					     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
 			break;
 		}
-	if (r < 0)
-		rc = err_set(CAIRN_ECORRUPT, "stored values do not parse");
+	if (r < 0 && !rc) { /* members the walk cannot take: the whole object */
+		const jv *all = jv_parse(&tmp, out->values, out->values_len, "stored values");
+
+		if (!all)
+			rc = err_code() == CAIRN_ENOMEM
+				     ? CAIRN_ENOMEM
+				     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+		val = all ? jv_get(all, a->name) : NULL;
+	}
 	if (!rc && val && value_has_encoded(a, val, e->value, e->value_len))
 		*vid = id.vid;
 	arena_release(&tmp);
