@@ -667,6 +667,11 @@ void test_query_relied_entries(void)
 	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"vat\":\"V2\",\"country\":\"DE\",\"rating\":5}}", NULL));
 	CHECK(count_where(st, "{\"country\":\"DE\"}") == 1);
 	CHECK(count_where(st, "{\"country\":{\"in\":[\"DE\",\"FR\"]}}") == 1);
+	/* A ref the later Version of a Part relies on still names its Supplier. */
+	OK(test_commit(st, "{\"kind\":\"Part\",\"key\":\"P1\",\"values\":{\"sku\":\"K1\",\"supplier\":\"S2\"}}", NULL));
+	OK(test_commit(st, "{\"kind\":\"Part\",\"key\":\"P1\",\"values\":{\"sku\":\"K1\",\"supplier\":\"S2\",\"price\":1.5}}", NULL));
+	CHECK_RC(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S2\",\"op\":\"delete\"}", NULL),
+		 CAIRN_EREF);
 	/* Compaction keeps the entries later Versions rely on. */
 	OK(cairn_compact(st, "d", &co, &cr));
 	CHECK(cr.horizon == test_head(st, "d") && cr.versions > 0);
@@ -674,6 +679,8 @@ void test_query_relied_entries(void)
 	CHECK(count_where(st, "{\"country\":\"FR\"}") == 0);
 	CHECK_RC(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S3\",\"values\":{\"vat\":\"V2\"}}", NULL),
 		 CAIRN_EUNIQUE);
+	CHECK_RC(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S2\",\"op\":\"delete\"}", NULL),
+		 CAIRN_EREF);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }
