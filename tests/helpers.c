@@ -154,3 +154,37 @@ unsigned test_osa(const char *a, size_t an, const char *b, size_t bn)
 		}
 	return d[an][bn];
 }
+
+uint64_t test_db_entries(cairn_store *st, const char *db)
+{
+	cairn_db_stats s[32];
+	size_t n;
+
+	if (cairn_store_stats(st, s, 32, &n))
+		return UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].name, db) == 0)
+			return s[i].entries;
+	return UINT64_MAX;
+}
+
+struct horizon_arg {
+	const char *domain;
+	uint64_t h;
+};
+
+static int horizon_one(void *ctx, const cairn_domain_info *d)
+{
+	struct horizon_arg *a = ctx;
+
+	if (strcmp(d->name, a->domain) == 0)
+		a->h = d->horizon;
+	return 0;
+}
+
+uint64_t test_horizon(cairn_store *st, const char *domain)
+{
+	struct horizon_arg a = {domain, UINT64_MAX};
+
+	return cairn_domain_list(st, horizon_one, &a) ? UINT64_MAX : a.h;
+}

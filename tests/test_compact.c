@@ -152,19 +152,6 @@ out:
 	return rc;
 }
 
-static uint64_t entries_of(cairn_store *st, const char *db)
-{
-	cairn_db_stats s[16];
-	size_t n;
-
-	if (cairn_store_stats(st, s, 16, &n))
-		return UINT64_MAX;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(s[i].name, db) == 0)
-			return s[i].entries;
-	return UINT64_MAX;
-}
-
 #define CAP 16384
 
 void test_compact_indexes(void)
@@ -201,8 +188,8 @@ void test_compact_indexes(void)
 	for (int i = 0; i < 6; i++)
 		OK(answers(st, br[i], at[i], before[i], CAP));
 	CHECK(strcmp(before[1], before[3]) != 0 && strstr(before[2], "d8") != NULL);
-	attr0 = entries_of(st, "attr");
-	vec0 = entries_of(st, "vectors");
+	attr0 = test_db_entries(st, "attr");
+	vec0 = test_db_entries(st, "vectors");
 
 	/* The horizon at r3: r1 and r2 of main are out of reach, b's view of main at r2 is not. */
 	o.horizon = r3;
@@ -211,7 +198,7 @@ void test_compact_indexes(void)
 	OK(cairn_compact(st, "c", &o, &dry));
 	o.dry_run = 0;
 	CHECK(dry.horizon == r3 && dry.versions == CN / 2 && dry.attr_entries > 0);
-	CHECK(entries_of(st, "attr") == attr0 && entries_of(st, "vectors") == vec0);
+	CHECK(test_db_entries(st, "attr") == attr0 && test_db_entries(st, "vectors") == vec0);
 	OK(answers(st, "main", r1, after, CAP));
 	CHECK(strcmp(before[0], after) == 0);
 	OK(cairn_compact(st, "c", &o, &r));
@@ -226,8 +213,8 @@ void test_compact_indexes(void)
 	CHECK(r.versions == CN / 2);
 	CHECK(r.attr_entries > 0 && r.vectors > 0 && r.vindex_entries > 0 && r.postings > 0 &&
 	      r.segments > 0 && r.cells > 0 && r.link_entries == 0);
-	CHECK(entries_of(st, "attr") == attr0 - r.attr_entries);
-	CHECK(entries_of(st, "vectors") == vec0 - r.vectors);
+	CHECK(test_db_entries(st, "attr") == attr0 - r.attr_entries);
+	CHECK(test_db_entries(st, "vectors") == vec0 - r.vectors);
 	CHECK(r.vectors == r.versions);
 	OK(cairn_vindex_stat(st, "c", &vi));
 	CHECK(vi.vectors == vec0 - r.vindex_entries);
@@ -331,13 +318,6 @@ void test_compact_errors(void)
 	cairn_close(st);
 }
 
-static int horizon_of_d(void *ctx, const cairn_domain_info *d)
-{
-	if (strcmp(d->name, "d") == 0)
-		*(uint64_t *)ctx = d->horizon;
-	return 0;
-}
-
 /* With a retention, the maintenance thread compacts every Domain by itself. */
 void test_compact_background(void)
 {
@@ -361,7 +341,7 @@ void test_compact_background(void)
 	OK(cairn_open(test_path("store"), &oo, &st));
 	while (h != head && waited++ < 200) {
 		usleep(20000);
-		OK(cairn_domain_list(st, horizon_of_d, &h));
+		h = test_horizon(st, "d");
 	}
 	CHECK(h == head);
 	{
@@ -377,7 +357,7 @@ void test_compact_background(void)
 	head = test_head(st, "d");
 	for (waited = 0; h != head && waited++ < 200;) {
 		usleep(20000);
-		OK(cairn_domain_list(st, horizon_of_d, &h));
+		h = test_horizon(st, "d");
 	}
 	CHECK(h == head);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));

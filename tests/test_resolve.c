@@ -1230,15 +1230,7 @@ static int check_clean(cairn_store *st)
 
 static uint64_t names_entries(cairn_store *st)
 {
-	cairn_db_stats s[32];
-	size_t n;
-
-	if (cairn_store_stats(st, s, 32, &n))
-		return UINT64_MAX;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(s[i].name, "names") == 0)
-			return s[i].entries;
-	return UINT64_MAX;
+	return test_db_entries(st, "names");
 }
 
 static int clear_deleted(cairn_store *st)

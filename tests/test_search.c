@@ -912,15 +912,7 @@ static int found(cairn_store *st, const char *branch, const char *text, char *ou
 
 static uint64_t postings_entries(cairn_store *st)
 {
-	cairn_db_stats s[32];
-	size_t n;
-
-	if (cairn_store_stats(st, s, 32, &n))
-		return UINT64_MAX;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(s[i].name, "postings") == 0)
-			return s[i].entries;
-	return UINT64_MAX;
+	return test_db_entries(st, "postings");
 }
 
 void test_search_errors(void)

@@ -226,6 +226,10 @@ int test_commit_in(cairn_store *st, const char *domain, const char *lines,
 char *test_export(cairn_store *st, const char *domain);
 /* Head revision of Domain d's main branch. */
 uint64_t test_head(cairn_store *st, const char *domain);
+/* Entries of a sub-database (cairn_store_stats), UINT64_MAX on error. */
+uint64_t test_db_entries(cairn_store *st, const char *db);
+/* The compaction horizon of a Domain (cairn_domain_info.horizon), UINT64_MAX on error. */
+uint64_t test_horizon(cairn_store *st, const char *domain);
 /* Equality of a (ptr, len) string with a C string. */
 int test_streq(const char *p, size_t n, const char *s);
 

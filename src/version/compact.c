@@ -595,15 +595,12 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 	c->done = 1;
 	for (size_t i = 0; i < n && !rc; i++) {
 		tdrop drop;
-		uint32_t next;
-
 		if (seg_is_done(sd, segs[i].id) || !any_dead(c, segs[i].min_vid, segs[i].max_vid))
 			continue;
 		memset(&drop, 0, sizeof(drop));
 		drop.bits = c->dead;
 		drop.nbits = c->nbits;
-		if ((rc = text_segment_next(txn, c->st, c->dom, &next)) ||
-		    (rc = text_compact_segment(txn, c->st, c->dom, &segs[i], &drop)))
+		if ((rc = text_compact_segment(txn, c->st, c->dom, &segs[i], &drop)))
 			break;
 		if (sd->n == sd->cap) {
 			size_t cap = sd->cap ? sd->cap * 2 : 16;
@@ -628,7 +625,7 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 			break;
 		}
 		/* The rewrite's id is done; a dry run writes nothing: the segment is. */
-		sd->ids[sd->n++] = c->dry ? segs[i].id : next;
+		sd->ids[sd->n++] = c->dry ? segs[i].id : drop.seg;
 		c->res->postings += drop.postings;
 		c->res->segments++;
 		if ((looked += segs[i].postings) >= COMPACT_BUDGET) {

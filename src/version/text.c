@@ -1036,6 +1036,8 @@ static int merge(MDB_txn *txn, cairn_store *st, uint32_t dom, const tseg *segs, 
 	memset(&w, 0, sizeof(w));
 	if ((rc = text_segment_next(txn, st, dom, &seg)))
 		return rc;
+	if (drop)
+		drop->seg = seg;
 	for (size_t i = 0; i < n && !rc; i++) {
 		be32_put(prefix[i], dom);
 		be32_put(prefix[i] + 4, segs[i].id);

@@ -134,6 +134,7 @@ typedef struct tdrop {
 	uint8_t *seen;		/* (internal) the documents counted, from seen_base */
 	uint64_t seen_base, seen_bits;
 	uint64_t postings, docs, sum_title, sum_values; /* left out */
+	uint32_t seg;		/* the id of the segment written */
 } tdrop;
 
 /*
