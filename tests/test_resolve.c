@@ -2193,6 +2193,9 @@ static int lmdb_format(unsigned format, int drop, unsigned *was)
 		if (format < 7 &&
 		    ((rc = mdb_dbi_open(txn, "postings", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
 			goto out_txn;
+		if (format < 10 &&
+		    ((rc = mdb_dbi_open(txn, "kseg", 0, &names)) || (rc = mdb_drop(txn, names, 1))))
+			goto out_txn;
 	}
 	if (format) {
 		memcpy(mark, "CAIRN-STORE\0", 12);
@@ -2375,9 +2378,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 9. */
+	/* A new store is of format 10. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 9);
+	CHECK(was == 10);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2435,7 +2438,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 9);
+	CHECK(was == 10);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2486,7 +2489,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 9);
+	CHECK(was == 10);
 
 	/* Format 6 (postings without positions, here none at all): rebuilt, phrases work. */
 	OK(lmdb_format(6, 1, NULL));
@@ -2513,16 +2516,16 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 9);
+	CHECK(was == 10);
 
-	/* Format 3 (and anything else but 4 to 9) is refused, both ways. */
+	/* Format 3 (and anything else but 4 to 10) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(10, 0, NULL));
+	OK(lmdb_format(11, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "tests.h"
+#include "version/version.h"
 
 #define NK 12		/* Records n0..n11 */
 #define NA 4		/* n0..n3 are never deleted: Links join them */
@@ -450,7 +451,7 @@ static void compact_some(cairn_store *st)
 	OK(cairn_check(st, "t", print_problem, NULL, NULL));
 }
 
-static void run_reference(int compact)
+static void run_reference(int compact, int kseg)
 {
 	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
 	cairn_commit_options co = {0};
@@ -460,6 +461,10 @@ static void run_reference(int compact)
 	int line, merges = 0, conflicted = 0, deletes = 0, named = 0;
 
 	CHECK(st);
+	if (kseg) { /* every commit's keys entries of known Records as a segment, folded often */
+		st->kseg_min = 1;
+		st->kseg_fold = 5;
+	}
 	B = calloc(MAXB, sizeof(*B));
 	CHECK(B);
 	srand(20261130);
@@ -609,6 +614,10 @@ static void run_reference(int compact)
 		} else { /* reopen */
 			cairn_close(st);
 			OK(cairn_open(test_path("store"), &oo, &st));
+			if (kseg) {
+				st->kseg_min = 1;
+				st->kseg_fold = 5;
+			}
 		}
 		if (step % 500 == 499 && (line = compare_all(st)) != 0) {
 			fprintf(stderr, "    mismatch found at line %d after step %d\n", line, step);
@@ -646,11 +655,21 @@ static void run_reference(int compact)
 
 void test_timetravel_reference(void)
 {
-	run_reference(0);
+	run_reference(0, 0);
 }
 
 /* The same with compactions among the steps: every read from the horizon on is unchanged. */
 void test_timetravel_compact(void)
 {
-	run_reference(1);
+	run_reference(1, 0);
+}
+
+/*
+ * The same with keys segments (version/kseg.c): every commit writes its keys
+ * entries of Records its branch had as a segment, five segments are folded
+ * into keys, and a compaction or a branch's clearing folds them too.
+ */
+void test_timetravel_kseg(void)
+{
+	run_reference(1, 1);
 }

@@ -84,6 +84,9 @@
 	X(query_relied_entries)                                                                    \
 	X(timetravel_reference)                                                                    \
 	X(timetravel_compact)                                                                      \
+	X(timetravel_kseg)                                                                         \
+	X(kseg_reads)                                                                              \
+	X(kseg_check)                                                                              \
 	X(compact_indexes)                                                                         \
 	X(compact_errors)                                                                          \
 	X(compact_background)                                                                      \

@@ -203,7 +203,9 @@ int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_l
 	     mrc = mdb_cursor_get(cur, &key, &val, MDB_NEXT)) {
 		const uint8_t *kk = key.mv_data;
 		size_t ident_len = key.mv_size - 8;
+		uint64_t vid;
 		ventry e;
+		int newer;
 
 		t->d.stats.entries++;
 		if (key.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
@@ -218,9 +220,12 @@ int cairn_page(cairn_txn *t, const char *kind, const char *after, size_t after_l
 			continue;
 		memcpy(last, kk, ident_len);
 		last_len = ident_len;
+		vid = ~be64_get(kk + ident_len);
+		if ((rc = kseg_newer(&t->d, kk, ident_len, vid, &e, &vid, &newer)))
+			break;
 		if (e.flags & EF_TOMBSTONE)
 			continue;
-		rc = record_fill(t, k, ~be64_get(kk + ident_len), &out[*n], NULL);
+		rc = record_fill(t, k, vid, &out[*n], NULL);
 		if (rc)
 			break;
 		(*n)++;

@@ -35,7 +35,7 @@ const char *const db_names[DB_COUNT] = {
 	[DB_ADJR] = "adj_rev",	  [DB_ATTR] = "attr",	    [DB_CELLS] = "cells",
 	[DB_REVS] = "revisions", [DB_VECTORS] = "vectors",  [DB_NAMES] = "names", [DB_POSTINGS] = "postings",
 	[DB_LEXICON] = "lexicon",
-	[DB_VINDEX] = "vindex",
+	[DB_VINDEX] = "vindex",	  [DB_KSEG] = "kseg",
 };
 
 /* Paths open in this process: LMDB forbids opening one environment twice in a process. */
@@ -264,6 +264,8 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	pthread_mutex_init(&st->cache_lock, NULL);
 
 	st->map_size = o.map_size ? (size_t)o.map_size : MAP_DEFAULT;
+	st->kseg_min = KSEG_MIN_DEFAULT;
+	st->kseg_fold = KSEG_FOLD_DEFAULT;
 	if (exists && (size_t)sb.st_size * 2 > st->map_size)
 		st->map_size = (size_t)sb.st_size * 2;
 	rc = mdb_env_create(&st->env);

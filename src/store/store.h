@@ -31,6 +31,7 @@ enum db_id {
 	DB_POSTINGS, /* (dom, segment, term, 0, vid >> 16) -> container; (dom, 0, segment) -> descriptor */
 	DB_LEXICON,  /* (dom, word, 0) -> empty: every word of letters indexed (typo tolerance) */
 	DB_VINDEX,   /* (dom, 'M' | 'C' | 'L' list seq) -> the vector index (version/vindex.h) */
+	DB_KSEG,     /* (dom, segment, kind, key, 0, ~vid) -> as keys; (dom, 0, segment) -> descriptor */
 	DB_COUNT
 };
 
@@ -53,10 +54,24 @@ struct cairn_store {
 	atomic_int importing;	/* bulk imports running: the vector index waits for them */
 	char *path;
 	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
+	unsigned kseg_min;	/* a commit with this many keys entries of known Records writes a segment */
+	unsigned kseg_fold;	/* segments of a Domain that make the commit fold them into keys */
 };
 
+/*
+ * The keys index's segments (docs/storage.md, "Keys segments"): a commit
+ * with KSEG_MIN_DEFAULT keys entries or more of Records its branch already
+ * had writes them as a segment of their own; the commit that brings a
+ * Domain's segments to KSEG_FOLD_DEFAULT, or their entries to
+ * KSEG_FOLD_ENTRIES, folds them all into keys.
+ */
+#define KSEG_MIN_DEFAULT 256u
+#define KSEG_FOLD_DEFAULT 32u
+#define KSEG_FOLD_ENTRIES 262144u
+#define KSEG_MAX 64u	/* segments a reader takes: more is a corrupt store */
+
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 9u
+#define STORE_FORMAT 10u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

@@ -552,7 +552,9 @@ static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned
 	int rc;
 
 	*done_branch = 0;
-	if ((rc = counters_get(txn, st, p->dom, &ctr)) || (rc = schema_current(txn, st, p->dom, &s)))
+	/* clear_version deletes keys entries where keys has them: the segments go there first. */
+	if ((rc = kseg_fold(txn, st, p->dom, NULL)) || (rc = counters_get(txn, st, p->dom, &ctr)) ||
+	    (rc = schema_current(txn, st, p->dom, &s)))
 		return rc;
 	bkey(&ck, p->dom, CAT_CLEARING, NULL);
 	kb_be32(&ck, p->b.id);

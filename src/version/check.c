@@ -27,6 +27,11 @@ typedef struct chk {
 	buf tmp;
 	uint32_t vdim; /* the Domain's vector dimension: every vector's */
 	uint64_t horizon; /* compaction's: cells before it may be gone */
+	struct kseg_seen {
+		uint32_t seg, blocks, entries, seen;
+		const uint8_t *bloom;
+	} ks[KSEG_MAX];	/* the keys segments met so far */
+	unsigned n_ks;
 } chk;
 
 static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -261,6 +266,86 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 	     (e.title_len != ver.title_len || e.dim != ver.dim ||
 	      memcmp(e.title, ver.title, e.title_len) != 0)))
 		problem(c, "keys entry for Version %llu does not match it", (unsigned long long)vid);
+	return 0;
+}
+
+/*
+ * A keys segment: its descriptor comes first (dom 0 seg), then its entries,
+ * each checked as a keys entry, in its segment's filter, of an identity
+ * keys has (a Record's first entry stays there).
+ */
+static int check_kseg_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
+{
+	uint8_t mk[4 + 4 + CAIRN_MAX_KEY + 1 + 8];
+	struct kseg_seen *s = NULL;
+	uint32_t seg;
+	MDB_val mv;
+	int rc;
+
+	if (kn < 8) {
+		problem(c, "kseg: malformed entry");
+		return 0;
+	}
+	seg = be32_get(k + 4);
+	if (seg == 0) {
+		if (kn != 12 || c->n_ks == KSEG_MAX) {
+			problem(c, "kseg: malformed descriptor or more than %u segments", KSEG_MAX);
+			return 0;
+		}
+		s = &c->ks[c->n_ks];
+		if (kseg_desc_decode(v, vn, &s->entries, &s->blocks, &s->bloom)) {
+			problem(c, "kseg: segment %u: malformed descriptor", be32_get(k + 8));
+			return 0;
+		}
+		s->seg = be32_get(k + 8);
+		s->seen = 0;
+		c->n_ks++;
+		return 0;
+	}
+	for (unsigned i = 0; i < c->n_ks; i++)
+		if (c->ks[i].seg == seg)
+			s = &c->ks[i];
+	if (!s) {
+		problem(c, "kseg: entries of segment %u, which has no descriptor", seg);
+		return 0;
+	}
+	s->seen++;
+	if (kn < 4 + 4 + 4 + 1 + 8 || kn - 4 > sizeof(mk)) {
+		problem(c, "kseg: malformed entry");
+		return 0;
+	}
+	memcpy(mk, k, 4);
+	memcpy(mk + 4, k + 8, kn - 8);
+	if (!kseg_bloom_has(s->bloom, s->blocks, kseg_hash(mk, kn - 12)))
+		problem(c, "kseg: segment %u: an entry its filter does not hold", seg);
+	if ((rc = check_key_entry(c, mk, kn - 4, v, vn)))
+		return rc;
+	/* The identity's first entry in keys: any entry at or above ~vid's 0. */
+	{
+		MDB_cursor *cur;
+		MDB_val kk = {kn - 12, mk};
+		int mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_KEYS], &cur);
+
+		if (mrc)
+			return store_err(mrc, "keys");
+		mrc = mdb_cursor_get(cur, &kk, &mv, MDB_SET_RANGE);
+		if (mrc == 0 && (kk.mv_size != kn - 4 || memcmp(kk.mv_data, mk, kn - 12) != 0))
+			mrc = MDB_NOTFOUND;
+		mdb_cursor_close(cur);
+		if (mrc && mrc != MDB_NOTFOUND)
+			return store_err(mrc, "keys");
+		if (mrc)
+			problem(c, "kseg: segment %u: an entry of a Record keys does not have", seg);
+	}
+	return 0;
+}
+
+static int kseg_counts(chk *c)
+{
+	for (unsigned i = 0; i < c->n_ks; i++)
+		if (c->ks[i].seen != c->ks[i].entries)
+			problem(c, "kseg: segment %u has %u entries, its descriptor says %u",
+				c->ks[i].seg, c->ks[i].seen, c->ks[i].entries);
 	return 0;
 }
 
@@ -694,7 +779,9 @@ static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const ui
 		     size_t vn, int what, int count)
 {
 	size_t id_len = kn - 8;
+	uint64_t vid;
 	ventry e;
+	int rc, newer;
 
 	if (id_len > sizeof(lc->last) || ventry_decode(v, vn, what, &e))
 		return 0; /* reported by the entry checks */
@@ -704,18 +791,20 @@ static int live_from(struct live_calc *lc, const uint8_t *k, size_t kn, const ui
 		return 0;
 	memcpy(lc->last, k, id_len);
 	lc->last_len = id_len;
+	vid = ~be64_get(k + kn - 8);
+	if (what == VE_KEYS && (rc = kseg_newer(&lc->c->d, k, id_len, vid, &e, &vid, &newer)))
+		return rc;
 	if (e.flags & EF_TOMBSTONE)
 		return 0;
 	if (count) {
 		uint32_t kind = be32_get(k + 4);
-		int rc;
 
 		if (kind && kind <= lc->c->d.s->n_kinds)
 			lc->counts[kind]++;
-		if ((rc = attr_complete(lc->c, kind, ~be64_get(k + kn - 8))))
+		if ((rc = attr_complete(lc->c, kind, vid)))
 			return rc;
 	}
-	return live_add(lc, ~be64_get(k + kn - 8));
+	return live_add(lc, vid);
 }
 
 static _Thread_local struct live_calc *cur_lc;
@@ -1109,6 +1198,10 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 		rc = check_revisions(&c);
 	if (!rc)
 		rc = each_entry(&c, DB_KEYS, check_key_entry);
+	if (!rc)
+		rc = each_entry(&c, DB_KSEG, check_kseg_entry);
+	if (!rc)
+		rc = kseg_counts(&c);
 	if (!rc)
 		rc = each_entry(&c, DB_ADJ, check_adj_entry);
 	if (!rc)

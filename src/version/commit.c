@@ -40,6 +40,7 @@ typedef struct rstate {
 	char *key_own;
 	uint64_t rid;
 	int existed;	    /* visible at the branch head before the commit */
+	int seen;	    /* the branch had an entry of it (a Version or a delete) before the commit */
 	int exists;	    /* after the changes simulated so far */
 	uint64_t cur_vid;   /* newest Version (in the view or planned), 0 if none */
 	int cur_live;	    /* cur_vid is a live (non-tombstone) Version in the view */
@@ -116,6 +117,11 @@ typedef struct cctx {
 	const cairn_embedder *emb; /* embeds the title of a put without a vector */
 	int model_checked;
 	int vec_woke;	    /* the background was told of new vectors (their index) */
+	uint32_t kseg;	    /* the keys segment this commit writes (0: none) */
+	unsigned kseg_had;  /* segments the Domain had before */
+	uint64_t kseg_had_entries; /* ... and their entries */
+	uint8_t *kbloom;    /* its filter, kblocks x 64 bytes */
+	uint32_t kblocks, kentries;
 } cctx;
 
 /* ------------------------------------------------------------ errors -- */
@@ -218,6 +224,7 @@ static int rstate_get(cctx *c, uint32_t kind, const char *key, size_t key_len, s
 	r->key_len = key_len;
 	r->rid = id.found ? id.rid : c->ctr.next_rid++;
 	r->existed = r->exists = id.visible;
+	r->seen = id.vid != 0;
 	r->cur_vid = id.vid;
 	r->cur_live = id.visible;
 	r->last_change = -1;
@@ -1663,7 +1670,17 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		}
 		n = ventry_encode(val, &e, VE_KEYS);
 		key_keys(&k, c->d.dom, r->kind, r->key, r->key_len);
-		if ((rc = put_entry(c, DB_KEYS, &k, o->vid, val, n)))
+		if (c->kseg && r->seen) { /* the Record's entries are in keys already */
+			kbuf sk;
+
+			kseg_bloom_add(c->kbloom, c->kblocks, kseg_hash(k.b, k.n));
+			c->kentries++;
+			kseg_key(&sk, c->d.dom, c->kseg, k.b, k.n);
+			rc = put_entry(c, DB_KSEG, &sk, o->vid, val, n);
+		} else {
+			rc = put_entry(c, DB_KEYS, &k, o->vid, val, n);
+		}
+		if (rc)
 			return rc;
 		if (o->type == V_REC && o->values &&
 		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values,
@@ -1806,6 +1823,49 @@ static int put_cell(cctx *c, int type, uint64_t id, const void *val, size_t n)
 	return db_put(c->d.txn, c->d.st, DB_CELLS, k.b, k.n, val, n, 0);
 }
 
+/*
+ * A commit with st->kseg_min keys entries or more of Records its branch had
+ * writes them as a keys segment (version/kseg.c): kseg_begin numbers it and
+ * sizes its filter, apply_op fills both, kseg_end queues the descriptor.
+ */
+static int kseg_begin(cctx *c)
+{
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < c->n_ops; i++)
+		if ((c->ops[i].type == V_REC || c->ops[i].type == V_REC_DEL) &&
+		    c->rs[c->ops[i].st].seen)
+			n++;
+	if (n == 0 || n < c->d.st->kseg_min || n > UINT32_MAX)
+		return 0;
+	if ((rc = kseg_next(&c->d, &c->kseg, &c->kseg_had, &c->kseg_had_entries)))
+		return rc;
+	c->kblocks = kseg_blocks(n);
+	if (!(c->kbloom = cr_calloc(c->kblocks, 64)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int kseg_end(cctx *c)
+{
+	uint8_t *d;
+	kbuf k;
+	int rc;
+
+	if (!c->kseg)
+		return 0;
+	if (!(d = cr_malloc(8 + (size_t)c->kblocks * 64)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	be32_put(d, c->kentries);
+	be32_put(d + 4, c->kblocks);
+	memcpy(d + 8, c->kbloom, (size_t)c->kblocks * 64);
+	kseg_desc_key(&k, c->d.dom, c->kseg);
+	rc = wl_add(&c->wl, DB_KSEG, k.b, k.n, d, 8 + (size_t)c->kblocks * 64);
+	cr_free(d);
+	return rc;
+}
+
 static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out)
 {
 	hmap lm = HMAP_INIT;
@@ -1829,6 +1889,10 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	}
 	for (size_t i = 0; i < c->n_ops; i++)
 		n_recs += c->ops[i].type == V_REC;
+	if ((rc = kseg_begin(c))) {
+		cr_free(deltas);
+		return rc;
+	}
 	/* The segment's id is read first: the thread does not touch the transaction. */
 	if (n_recs >= TEXT_THREAD_MIN)
 		rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &job.seg);
@@ -1846,7 +1910,14 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 			deltas[c->rs[o->st].kind] += o->count_delta;
 	}
 	if (!rc)
+		rc = kseg_end(c);
+	if (!rc)
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
+	if (!rc && c->kseg &&
+	    (c->kseg_had + 1 >= c->d.st->kseg_fold ||
+	     c->kseg_had_entries + c->kentries >= KSEG_FOLD_ENTRIES))
+		rc = kseg_fold(c->d.txn, c->d.st, c->d.dom, NULL);
+	c->d.kseg_loaded = 0; /* what a later commit of the transaction reads is new */
 	if (c->tw_async) {
 		pthread_join(th, NULL);
 		c->tw_async = 0;
@@ -1902,6 +1973,7 @@ static void cctx_release(cctx *c)
 	cr_free(c->rs);
 	cr_free(c->ls);
 	cr_free(c->ops);
+	cr_free(c->kbloom);
 	hmap_release(&c->rmap);
 	hmap_release(&c->lmap);
 	buf_release(&c->arena);
@@ -2021,6 +2093,7 @@ int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset 
 	c.d = *d;
 	c.d.sref = NULL; /* the caller keeps its reference to the schema */
 	c.d.kcur = NULL;
+	c.d.kseg_loaded = 0; /* an earlier commit of the transaction may have written segments */
 	c.cs = cs;
 	c.mode = mode;
 	c.x = x;

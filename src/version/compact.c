@@ -640,8 +640,12 @@ static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
 static int step(cpt *c, MDB_txn *txn, int pass, segdone *sd)
 {
 	switch (pass) {
-	case PASS_KEYS:
-		return walk_step(c, txn, DB_KEYS, record_group);
+	case PASS_KEYS: {
+		/* A Record's entries together: the keys segments go into keys first. */
+		int rc = kseg_fold(txn, c->st, c->dom, NULL);
+
+		return rc ? rc : walk_step(c, txn, DB_KEYS, record_group);
+	}
 	case PASS_ADJ:
 		return walk_step(c, txn, DB_ADJ, link_group);
 	case PASS_CELLS:

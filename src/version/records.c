@@ -326,9 +326,22 @@ int ventry_decode(const void *p, size_t n, int what, ventry *out)
 
 /* ----------------------------------------------------------- lookups -- */
 
+static void ident_set(ident *out, uint64_t vid, const ventry *e)
+{
+	out->vid = vid;
+	out->rev = e->rev;
+	out->tomb = e->flags & EF_TOMBSTONE;
+	out->visible = !out->tomb;
+	out->has_title = (e->flags & EF_TITLE) != 0;
+	out->title = e->title;
+	out->title_len = e->title_len;
+	out->dim = e->dim;
+}
+
 /*
  * Walk the entries of one identity (keys with prefix p, each followed by
- * ~vid) newest first, and stop at the first the view sees.
+ * ~vid) newest first, and stop at the first the view sees; for a Record,
+ * then what the keys segments hold that is newer.
  */
 static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 {
@@ -364,20 +377,23 @@ static int ident_walk(dctx *c, int db, const kbuf *p, int what, ident *out)
 		out->found = 1;
 		if (!view_sees(&c->v, e.branch, e.rev))
 			continue;
-		out->vid = ~be64_get((const uint8_t *)k.mv_data + p->n);
-		out->rev = e.rev;
-		out->tomb = e.flags & EF_TOMBSTONE;
-		out->visible = !out->tomb;
-		out->has_title = (e.flags & EF_TITLE) != 0;
-		out->title = e.title;
-		out->title_len = e.title_len;
-		out->dim = e.dim;
+		ident_set(out, ~be64_get((const uint8_t *)k.mv_data + p->n), &e);
 		break;
 	}
 	if (cur != c->kcur)
 		mdb_cursor_close(cur);
 	if (rc && rc != MDB_NOTFOUND)
 		return store_err(rc, db_names[db]);
+	if (db == DB_KEYS && out->found) {
+		ventry e;
+		uint64_t vid;
+		int newer;
+
+		if ((rc = kseg_newer(c, p->b, p->n, out->vid, &e, &vid, &newer)))
+			return rc;
+		if (newer)
+			ident_set(out, vid, &e);
+	}
 	return 0;
 }
 

@@ -60,6 +60,7 @@ static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 		const jv *vals;
 		ventry e;
 		vrec ver;
+		int newer;
 
 		if (k.mv_size < p.n + 9 || memcmp(kk, p.b, p.n) != 0)
 			break;
@@ -73,9 +74,11 @@ static int each_record(dctx *d, uint32_t kind, rec_fn fn, void *arg)
 			continue;
 		memcpy(last, kk, ident_len);
 		last_len = ident_len;
+		vid = ~be64_get(kk + ident_len);
+		if ((rc = kseg_newer(d, kk, ident_len, vid, &e, &vid, &newer)))
+			break;
 		if (e.flags & EF_TOMBSTONE)
 			continue;
-		vid = ~be64_get(kk + ident_len);
 		if ((rc = version_get(d, vid, &ver)))
 			break;
 		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");

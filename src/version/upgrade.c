@@ -13,6 +13,9 @@
  *   8 -> 9: nothing to build. A store of format 9 may hold a compaction
  *           horizon (catalog dom 'K'), below which index entries are gone;
  *           an older version, which would read there, refuses the store.
+ *   9 -> 10: nothing to build: the keys index's segments (DB_KSEG), created
+ *           empty when the store is opened. An older version, which would
+ *           not read them, refuses the store.
  */
 #include <string.h>
 

@@ -181,6 +181,12 @@ struct schema_ref {
 	int refs;
 };
 
+/* A segment of the keys index as a transaction reads it (version/kseg.c). */
+typedef struct kseg_ref {
+	uint32_t seg, blocks;
+	const uint8_t *bloom;	/* blocks x 64 bytes (into the map) */
+} kseg_ref;
+
 /* A resolved Domain and branch inside one LMDB transaction. */
 typedef struct dctx {
 	cairn_store *st;
@@ -194,7 +200,37 @@ typedef struct dctx {
 	cairn_read_stats stats;
 	int readonly;	/* a read transaction: cursors below are kept until dctx_close */
 	MDB_cursor *kcur; /* keys index cursor, reused by lookups (read transactions) */
+	int kseg_loaded;  /* kseg holds the Domain's keys segments (reset after writing them) */
+	unsigned kseg_n;
+	uint64_t kseg_entries; /* in all of them */
+	kseg_ref kseg[KSEG_MAX];
 } dctx;
+
+/*
+ * Keys segments (version/kseg.c, docs/storage.md "Keys segments"). id is
+ * a keys prefix: Domain, Kind, key and its 0.
+ */
+uint64_t kseg_hash(const uint8_t *id, size_t n);
+uint32_t kseg_blocks(size_t entries);
+void kseg_bloom_add(uint8_t *bloom, uint32_t blocks, uint64_t h);
+int kseg_bloom_has(const uint8_t *bloom, uint32_t blocks, uint64_t h);
+/* The key of id's entries in segment seg (~vid follows); the key of its descriptor. */
+void kseg_key(kbuf *k, uint32_t dom, uint32_t seg, const uint8_t *id, size_t n);
+void kseg_desc_key(kbuf *k, uint32_t dom, uint32_t seg);
+/* A descriptor: be32 entries, be32 blocks, then the filter. CAIRN_ECORRUPT if malformed. */
+int kseg_desc_decode(const void *p, size_t n, uint32_t *entries, uint32_t *blocks,
+		     const uint8_t **bloom);
+/* The number the next segment takes, how many the Domain has and their entries. */
+int kseg_next(dctx *c, uint32_t *seg, unsigned *n, uint64_t *entries);
+/*
+ * The newest entry of id in a segment that the view sees, if its vid is
+ * above after (*found; the entry into *e and *vid). The keys index itself is
+ * the caller's: this adds what segments hold.
+ */
+int kseg_newer(dctx *c, const uint8_t *id, size_t n, uint64_t after, ventry *e, uint64_t *vid,
+	       int *found);
+/* Move every segment of the Domain into keys; *moved (may be NULL) counts the entries. */
+int kseg_fold(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *moved);
 
 /*
  * The Domain's vector dimension (0: none yet) and the id of the model its
