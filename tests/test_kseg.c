@@ -194,6 +194,31 @@ void test_kseg_reads(void)
 	cairn_close(st);
 }
 
+/* Segments are folded when their entries reach the threshold too. */
+void test_kseg_fold_entries(void)
+{
+	cairn_commit_options co = {0};
+	cairn_store *st = test_store();
+
+	CHECK(st);
+	st->kseg_min = 5;
+	st->kseg_fold_entries = 25;
+	co.domain = "d";
+	OK(cairn_schema_apply(st, &co, kschema, strlen(kschema), NULL));
+	OK(put_range(st, NULL, 0, 30, 1, NULL));
+	OK(put_range(st, NULL, 0, 12, 2, NULL));
+	OK(put_range(st, NULL, 12, 24, 3, NULL));
+	CHECK(test_db_entries(st, "kseg") == 26); /* two segments of 12 */
+	OK(put_range(st, NULL, 24, 27, 4, NULL)); /* 3 entries: under kseg_min, to keys */
+	CHECK(test_db_entries(st, "kseg") == 26);
+	OK(put_range(st, NULL, 5, 10, 5, NULL)); /* 24 + 5 entries: folded */
+	CHECK(test_db_entries(st, "kseg") == 0);
+	CHECK(x_of(st, NULL, 0, 4) == 2 && x_of(st, NULL, 0, 5) == 5 && x_of(st, NULL, 0, 12) == 3);
+	CHECK(x_of(st, NULL, 0, 26) == 4 && x_of(st, NULL, 0, 29) == 1);
+	CHECK(problems(st) == 0);
+	cairn_close(st);
+}
+
 /* cairn check reports a segment that lost its descriptor or holds what its filter does not. */
 void test_kseg_check(void)
 {

@@ -95,17 +95,27 @@ static void writer(const char *path, int fd)
 
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
+	/* Large commits write keys segments, and every third one folds them. */
+	st->kseg_min = 50;
+	st->kseg_fold = 3;
 	co.domain = "d";
 	co.prov.actor = "crash-writer";
 	for (uint32_t i = 0;; i++) {
 		uint32_t seq;
 
 		cairn_changeset_clear(cs);
-		/* Every fourth commit is large, so kills also land in long transactions. */
+		/*
+		 * Every fourth commit is large, so kills also land in long
+		 * transactions: c<i>-0 and u1 to u199, which the first one
+		 * creates and the others update.
+		 */
 		for (int j = 0; j < (i % 4 == 3 ? 200 : 1); j++) {
-			int n = snprintf(line, sizeof(line),
-					 "{\"kind\":\"Plant\",\"key\":\"c%u-%d\",\"values\":{\"city\":\"x%u\"}}",
-					 i, j, i);
+			int n = j ? snprintf(line, sizeof(line),
+					     "{\"kind\":\"Plant\",\"key\":\"u%d\",\"values\":{\"city\":\"x%u\"}}",
+					     j, i)
+				  : snprintf(line, sizeof(line),
+					     "{\"kind\":\"Plant\",\"key\":\"c%u-0\",\"values\":{\"city\":\"x%u\"}}",
+					     i, i);
 
 			if (cairn_cs_add_json(cs, line, (size_t)n))
 				_exit(5);
@@ -164,6 +174,17 @@ void test_crash_sigkill(void)
 			for (uint32_t i = 0; last != UINT32_MAX && i <= last; i++) {
 				snprintf(key, sizeof(key), "c%u-0", i);
 				OK(cairn_get(t, "Plant", key, strlen(key), &r));
+			}
+			/*
+			 * The updates of the last large commit acknowledged, or of
+			 * the one after it, written but not acknowledged.
+			 */
+			if (last != UINT32_MAX && last >= 3) {
+				uint32_t l = last - (last + 1) % 4, m;
+
+				OK(cairn_get(t, "Plant", "u5", 2, &r));
+				CHECK(sscanf(r.values, "{\"city\":\"x%u\"}", &m) == 1);
+				CHECK(m % 4 == 3 && m >= l && m <= last + 4);
 			}
 			cairn_txn_end(t);
 			/* Start the next round from an empty Domain, so keys are fresh. */

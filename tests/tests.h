@@ -87,6 +87,7 @@
 	X(timetravel_kseg)                                                                         \
 	X(kseg_reads)                                                                              \
 	X(kseg_check)                                                                              \
+	X(kseg_fold_entries)                                                                       \
 	X(compact_indexes)                                                                         \
 	X(compact_errors)                                                                          \
 	X(compact_background)                                                                      \

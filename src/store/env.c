@@ -266,6 +266,7 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	st->map_size = o.map_size ? (size_t)o.map_size : MAP_DEFAULT;
 	st->kseg_min = KSEG_MIN_DEFAULT;
 	st->kseg_fold = KSEG_FOLD_DEFAULT;
+	st->kseg_fold_entries = KSEG_FOLD_ENTRIES;
 	if (exists && (size_t)sb.st_size * 2 > st->map_size)
 		st->map_size = (size_t)sb.st_size * 2;
 	rc = mdb_env_create(&st->env);

@@ -56,6 +56,7 @@ struct cairn_store {
 	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
 	unsigned kseg_min;	/* a commit with this many keys entries of known Records writes a segment */
 	unsigned kseg_fold;	/* segments of a Domain that make the commit fold them into keys */
+	uint64_t kseg_fold_entries; /* ... or entries in them */
 };
 
 /*

@@ -1837,8 +1837,8 @@ static int kseg_begin(cctx *c)
 		if ((c->ops[i].type == V_REC || c->ops[i].type == V_REC_DEL) &&
 		    c->rs[c->ops[i].st].seen)
 			n++;
-	if (n == 0 || n < c->d.st->kseg_min || n > UINT32_MAX)
-		return 0;
+	if (n == 0 || n < c->d.st->kseg_min || n >= c->d.st->kseg_fold_entries || n > UINT32_MAX)
+		return 0; /* few (or so many that they would be folded at once): to keys */
 	if ((rc = kseg_next(&c->d, &c->kseg, &c->kseg_had, &c->kseg_had_entries)))
 		return rc;
 	c->kblocks = kseg_blocks(n);
@@ -1915,7 +1915,7 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
 	if (!rc && c->kseg &&
 	    (c->kseg_had + 1 >= c->d.st->kseg_fold ||
-	     c->kseg_had_entries + c->kentries >= KSEG_FOLD_ENTRIES))
+	     c->kseg_had_entries + c->kentries >= c->d.st->kseg_fold_entries))
 		rc = kseg_fold(c->d.txn, c->d.st, c->d.dom, NULL);
 	c->d.kseg_loaded = 0; /* what a later commit of the transaction reads is new */
 	if (c->tw_async) {
@@ -2099,6 +2099,7 @@ int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset 
 	c.x = x;
 	rc = run_in_txn(&c, o, out, fails, n_fails);
 	cctx_release(&c);
+	d->kseg_loaded = 0; /* the commit may have written or folded segments */
 	return rc;
 }
 
