@@ -194,6 +194,54 @@ void test_kseg_reads(void)
 	cairn_close(st);
 }
 
+/* x = v counted through the query planner (its index, once x is indexed). */
+static long x_count(cairn_store *st, int v)
+{
+	cairn_read_options ro = {"d", NULL, 0, 0};
+	cairn_txn *t;
+	char where[32];
+	uint64_t total = 0;
+	int rc;
+
+	snprintf(where, sizeof(where), "{\"x\":%d}", v);
+	if (cairn_read_begin(st, &ro, &t))
+		return -1;
+	rc = cairn_query_count(t, "N", where, strlen(where), NULL, NULL, NULL, &total);
+	cairn_txn_end(t);
+	return rc ? -1 : (long)total;
+}
+
+/* A schema change reads the Records through the segments: an index added is built from them. */
+void test_kseg_schema(void)
+{
+	static const char plain[] = "{\"kinds\":[{\"name\":\"N\",\"attributes\":["
+				    "{\"name\":\"x\",\"type\":\"int\"}]}]}";
+	static const char uniq[] = "{\"kinds\":[{\"name\":\"N\",\"attributes\":["
+				   "{\"name\":\"x\",\"type\":\"int\",\"indexed\":true,"
+				   "\"unique\":true}]}]}";
+	cairn_commit_options co = {0};
+	cairn_store *st = test_store();
+
+	CHECK(st);
+	st->kseg_min = 4;
+	co.domain = "d";
+	OK(cairn_schema_apply(st, &co, plain, strlen(plain), NULL));
+	OK(put_range(st, NULL, 0, 10, 1, NULL));
+	for (int i = 0; i < 10; i++) { /* x = 100 + i, a commit each: to keys */
+		OK(put_range(st, NULL, i, i + 1, 100 + i, NULL));
+	}
+	CHECK(test_db_entries(st, "kseg") == 0);
+	OK(put_range(st, NULL, 0, 5, 7, NULL)); /* a segment: n000 to n004 share x = 7 */
+	CHECK(test_db_entries(st, "kseg") == 6);
+	CHECK_RC(cairn_schema_apply(st, &co, kschema, strlen(kschema), NULL), CAIRN_OK);
+	CHECK(x_count(st, 7) == 5 && x_count(st, 100) == 0 && x_count(st, 105) == 1);
+	/* Unique is refused, naming what the segment holds. */
+	CHECK_RC(cairn_schema_apply(st, &co, uniq, strlen(uniq), NULL), CAIRN_ESCHEMADATA);
+	CHECK(strstr(cairn_errmsg(), "4 existing Record(s)") && strstr(cairn_errmsg(), "N:n004"));
+	CHECK(problems(st) == 0);
+	cairn_close(st);
+}
+
 /* Segments are folded when their entries reach the threshold too. */
 void test_kseg_fold_entries(void)
 {

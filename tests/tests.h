@@ -88,6 +88,7 @@
 	X(kseg_reads)                                                                              \
 	X(kseg_check)                                                                              \
 	X(kseg_fold_entries)                                                                       \
+	X(kseg_schema)                                                                             \
 	X(compact_indexes)                                                                         \
 	X(compact_errors)                                                                          \
 	X(compact_background)                                                                      \
