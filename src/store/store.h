@@ -67,6 +67,7 @@ struct cairn_store {
  * KSEG_FOLD_ENTRIES, folds them all into keys.
  */
 #define KSEG_MIN_DEFAULT 256u
+#define KSEG_SEG_MAX 32768u	/* more entries share keys pages anyway (an import's batch): to keys */
 #define KSEG_FOLD_DEFAULT 32u
 #define KSEG_FOLD_ENTRIES 262144u
 #define KSEG_MAX 64u	/* segments a reader takes: more is a corrupt store */

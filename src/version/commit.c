@@ -1837,8 +1837,8 @@ static int kseg_begin(cctx *c)
 		if ((c->ops[i].type == V_REC || c->ops[i].type == V_REC_DEL) &&
 		    c->rs[c->ops[i].st].seen)
 			n++;
-	if (n == 0 || n < c->d.st->kseg_min || n >= c->d.st->kseg_fold_entries || n > UINT32_MAX)
-		return 0; /* few (or so many that they would be folded at once): to keys */
+	if (n == 0 || n < c->d.st->kseg_min || n > KSEG_SEG_MAX || n >= c->d.st->kseg_fold_entries)
+		return 0; /* few, or so many that they share keys pages: to keys */
 	if ((rc = kseg_next(&c->d, &c->kseg, &c->kseg_had, &c->kseg_had_entries)))
 		return rc;
 	c->kblocks = kseg_blocks(n);
