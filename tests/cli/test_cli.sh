@@ -445,6 +445,38 @@ want_rc 0
 out_has '"ok":true'
 end
 
+begin "an import of 300 updates (a keys segment): get, export round trip, check"
+i=1
+: >"$T/k1.jsonl"
+: >"$T/k2.jsonl"
+while [ $i -le 300 ]; do
+	printf '{"kind":"Plant","key":"k%03d","title":"first %d","values":{"city":"a"}}\n' $i $i >>"$T/k1.jsonl"
+	printf '{"kind":"Plant","key":"k%03d","title":"second %d","values":{"city":"b"}}\n' $i $i >>"$T/k2.jsonl"
+	i=$((i + 1))
+done
+S3=$T/store3
+run init "$S3"
+run schema apply "$T/schema.json" --store "$S3"
+want_rc 0
+run import "$T/k1.jsonl" --store "$S3"
+want_rc 0
+run import "$T/k2.jsonl" --store "$S3"
+want_rc 0
+run stats --store "$S3"
+grep -q '"db":"kseg","entries":301,' "$T/out" || why="${why}no segment of 300 entries; "
+run get Plant k150 --store "$S3"
+want_rc 0
+out_has '"title":"second 150"'
+out_has '"city":"b"'
+run export --store "$S3" --out "$T/k3.jsonl"
+want_rc 0
+[ "$(grep -c '"second ' "$T/k3.jsonl")" -eq 300 ] || why="${why}the export lacks updates; "
+! grep -q '"first ' "$T/k3.jsonl" || why="${why}the export has replaced Versions; "
+run check --store "$S3"
+want_rc 0
+out_has '"problems":0'
+end
+
 # ------------------------------------------------------------- Domains --
 
 begin "domain create, list, drop"
