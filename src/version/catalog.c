@@ -383,6 +383,8 @@ int dctx_branch(const dctx *base, uint32_t id, dctx *out)
 	*out = *base;
 	out->sref = NULL; /* borrows base's schema: close base last */
 	out->kcur = NULL;
+	out->lcache = NULL;
+	out->lcache_n = 0;
 	out->readonly = 0;
 	memset(&out->stats, 0, sizeof(out->stats));
 	if ((rc = branch_get(base->txn, base->st, base->dom, id, &out->br)))
@@ -407,6 +409,8 @@ int dctx_branch(const dctx *base, uint32_t id, dctx *out)
 
 void dctx_at(dctx *c, uint64_t rev)
 {
+	if (c->lcache) /* another view, other chunks */
+		memset(c->lcache, 0, c->lcache_n * sizeof(*c->lcache));
 	c->rev = rev;
 	for (int i = 0; i < c->v.n; i++)
 		if (c->v.lv[i].limit > rev)
@@ -419,6 +423,9 @@ void dctx_close(dctx *c)
 		mdb_cursor_close(c->kcur);
 		c->kcur = NULL;
 	}
+	cr_free(c->lcache);
+	c->lcache = NULL;
+	c->lcache_n = 0;
 	if (c->sref) {
 		pthread_mutex_lock(&c->st->cache_lock);
 		sref_put(c->sref);

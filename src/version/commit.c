@@ -2093,6 +2093,8 @@ int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset 
 	c.d = *d;
 	c.d.sref = NULL; /* the caller keeps its reference to the schema */
 	c.d.kcur = NULL;
+	c.d.lcache = NULL;
+	c.d.lcache_n = 0;
 	c.d.kseg_loaded = 0; /* an earlier commit of the transaction may have written segments */
 	c.cs = cs;
 	c.mode = mode;

@@ -461,6 +461,8 @@ static void view_copy(dctx *out, const dctx *from, uint64_t rev)
 	*out = *from;
 	out->sref = NULL;
 	out->kcur = NULL;
+	out->lcache = NULL; /* its own, for its own view */
+	out->lcache_n = 0;
 	dctx_at(out, rev);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/norm.h"
+#include "util/alloc.h"
 #include "util/err.h"
 #include "util/text.h"
 #include "version/version.h"
@@ -508,21 +509,48 @@ int cell_get(dctx *c, int type, uint64_t id, const uint8_t **val, size_t *len)
 	return rc;
 }
 
+static const uint8_t lcache_none[1]; /* a chunk without a cell: nothing live */
+
+/* Remember chunk id of a read transaction's view (when memory allows: it is a cache). */
+static void lcache_put(dctx *c, uint64_t id, const uint8_t *chunk)
+{
+	if (id >= c->lcache_n) {
+		size_t n = c->lcache_n ? c->lcache_n : 64;
+		const uint8_t **p;
+
+		while (n <= id)
+			n *= 2;
+		if (!(p = cr_reallocarray(c->lcache, n, sizeof(*p))))
+			return;
+		memset(p + c->lcache_n, 0, (n - c->lcache_n) * sizeof(*p));
+		c->lcache = p;
+		c->lcache_n = n;
+	}
+	c->lcache[id] = chunk;
+}
+
 int live_test(dctx *c, uint64_t vid, int *live)
 {
-	const uint8_t *chunk;
-	size_t len;
+	uint64_t id = vid >> LIVE_CHUNK_BITS;
 	unsigned bit = (unsigned)(vid & ((1u << LIVE_CHUNK_BITS) - 1));
-	int rc = cell_get(c, CELL_LIVE, vid >> LIVE_CHUNK_BITS, &chunk, &len);
+	const uint8_t *chunk = id < c->lcache_n ? c->lcache[id] : NULL;
 
 	*live = 0;
-	if (rc == CAIRN_ENOTFOUND)
-		return 0;
-	if (rc)
-		return rc;
-	if (len != LIVE_CHUNK_BYTES)
-		return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
-	*live = (chunk[bit >> 3] >> (bit & 7)) & 1;
+	if (!chunk) {
+		size_t len;
+		int rc = cell_get(c, CELL_LIVE, id, &chunk, &len);
+
+		if (rc == CAIRN_ENOTFOUND)
+			chunk = lcache_none;
+		else if (rc)
+			return rc;
+		else if (len != LIVE_CHUNK_BYTES)
+			return err_set(CAIRN_ECORRUPT, "live-set chunk of %zu bytes", len);
+		if (c->readonly)
+			lcache_put(c, id, chunk);
+	}
+	if (chunk != lcache_none)
+		*live = (chunk[bit >> 3] >> (bit & 7)) & 1;
 	return 0;
 }
 

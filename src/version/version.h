@@ -200,6 +200,14 @@ typedef struct dctx {
 	cairn_read_stats stats;
 	int readonly;	/* a read transaction: cursors below are kept until dctx_close */
 	MDB_cursor *kcur; /* keys index cursor, reused by lookups (read transactions) */
+	/*
+	 * The live-set chunks a read transaction's view has read, by chunk id
+	 * (NULL: not yet; else the cell, or a marker for none): its cells do
+	 * not change. Owned by the dctx that grew it (dctx_close frees it);
+	 * copies start without one, and dctx_at, another view, empties it.
+	 */
+	const uint8_t **lcache;
+	size_t lcache_n;
 	int kseg_loaded;  /* kseg holds the Domain's keys segments (reset after writing them) */
 	unsigned kseg_n;
 	uint64_t kseg_entries; /* in all of them */
