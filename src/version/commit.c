@@ -118,8 +118,7 @@ typedef struct cctx {
 	int model_checked;
 	int vec_woke;	    /* the background was told of new vectors (their index) */
 	uint32_t kseg;	    /* the keys segment this commit writes (0: none) */
-	unsigned kseg_had;  /* segments the Domain had before */
-	uint64_t kseg_had_entries; /* ... and their entries */
+	int kfold;	    /* ... or, reaching the threshold, it folds them all */
 	uint8_t *kbloom;    /* its filter, kblocks x 64 bytes */
 	uint32_t kblocks, kentries;
 } cctx;
@@ -1827,9 +1826,13 @@ static int put_cell(cctx *c, int type, uint64_t id, const void *val, size_t n)
  * A commit with st->kseg_min keys entries or more of Records its branch had
  * writes them as a keys segment (version/kseg.c): kseg_begin numbers it and
  * sizes its filter, apply_op fills both, kseg_end queues the descriptor.
+ * The one that would bring the Domain to the fold threshold writes them to
+ * keys instead, and folds the segments there are (apply).
  */
 static int kseg_begin(cctx *c)
 {
+	uint64_t had_entries;
+	unsigned had;
 	size_t n = 0;
 	int rc;
 
@@ -1837,10 +1840,15 @@ static int kseg_begin(cctx *c)
 		if ((c->ops[i].type == V_REC || c->ops[i].type == V_REC_DEL) &&
 		    c->rs[c->ops[i].st].seen)
 			n++;
-	if (n == 0 || n < c->d.st->kseg_min || n > KSEG_SEG_MAX || n >= c->d.st->kseg_fold_entries)
+	if (n == 0 || n < c->d.st->kseg_min || n > KSEG_SEG_MAX)
 		return 0; /* few, or so many that they share keys pages: to keys */
-	if ((rc = kseg_next(&c->d, &c->kseg, &c->kseg_had, &c->kseg_had_entries)))
+	if ((rc = kseg_next(&c->d, &c->kseg, &had, &had_entries)))
 		return rc;
+	if (had + 1 >= c->d.st->kseg_fold || had_entries + n >= c->d.st->kseg_fold_entries) {
+		c->kseg = 0;
+		c->kfold = 1;
+		return 0;
+	}
 	c->kblocks = kseg_blocks(n);
 	if (!(c->kbloom = cr_calloc(c->kblocks, 64)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -1913,9 +1921,7 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		rc = kseg_end(c);
 	if (!rc)
 		rc = wl_flush(&c->wl, c->d.txn, c->d.st);
-	if (!rc && c->kseg &&
-	    (c->kseg_had + 1 >= c->d.st->kseg_fold ||
-	     c->kseg_had_entries + c->kentries >= c->d.st->kseg_fold_entries))
+	if (!rc && c->kfold)
 		rc = kseg_fold(c->d.txn, c->d.st, c->d.dom, NULL);
 	c->d.kseg_loaded = 0; /* what a later commit of the transaction reads is new */
 	if (c->tw_async) {

@@ -13,9 +13,9 @@
  * filter may hold the identity for a newer entry the view sees. The Record's
  * first Version always stays in keys (a Record the branch did not have goes
  * there), so an identity keys does not have is in no segment either, and a
- * walk of keys meets every Record. The commit that brings a Domain's
- * segments (or their entries) to the fold threshold moves them all into
- * keys: 32 commits' entries share the pages each one would have dirtied
+ * walk of keys meets every Record. The commit that would bring a Domain's
+ * segments (or their entries) to the fold threshold writes to keys and
+ * moves them all there: 32 commits' entries share the pages each one would have dirtied
  * alone.
  */
 #include <string.h>
