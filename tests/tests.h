@@ -89,6 +89,7 @@
 	X(kseg_check)                                                                              \
 	X(kseg_fold_entries)                                                                       \
 	X(kseg_schema)                                                                             \
+	X(live_chunk_cache)                                                                        \
 	X(compact_indexes)                                                                         \
 	X(compact_errors)                                                                          \
 	X(compact_background)                                                                      \
