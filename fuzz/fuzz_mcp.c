@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cairn.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "server/mcp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "model/embed.h"
-#include "util/text.h"
+#include "base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

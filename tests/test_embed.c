@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "model/analyze.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "tests.h"
-#include "util/arena.h"
+#include "base/arena.h"
 
 #define MINI "tests/data/glove-mini.json"
 #define PAIRS "tests/data/paraphrases.tsv"

@@ -13,7 +13,7 @@
 
 #include "model/norm.h"
 #include "tests.h"
-#include "util/text.h"
+#include "base/text.h"
 
 /* ------------------------------------------------------ name_norm -- */
 

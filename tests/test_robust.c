@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "tests.h"
-#include "util/alloc.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/text.h"
 #include "store/store.h"
 #include "version/version.h"
 #include "version/vindex.h"

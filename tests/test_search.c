@@ -11,7 +11,7 @@
 #include <lmdb.h>
 
 #include "model/analyze.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
 #include "tests.h"
 #include "version/text.h"

@@ -2,13 +2,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "model/json.h"
-#include "util/err.h"
+#include "base/json.h"
+#include "base/err.h"
 #include "tests.h"
-#include "util/alloc.h"
-#include "util/buf.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/hmap.h"
+#include "base/text.h"
 
 void test_util_buf(void)
 {

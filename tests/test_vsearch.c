@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "tests.h"
-#include "util/arena.h"
+#include "base/arena.h"
 
 #define VDIM 8
 

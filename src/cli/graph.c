@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "server/graphio.h"
-#include "util/arena.h"
+#include "base/arena.h"
 
 #define LIST_MAX 64
 

@@ -15,7 +15,7 @@
 #include <utf8proc.h>
 
 #include "model/analyze.h"
-#include "util/alloc.h"
+#include "base/alloc.h"
 
 #define MAX_PARTS 64 /* parts of a chunk kept; later ones are words without the whole */
 

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "model/changeset.h"
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 int cairn_changeset_new(cairn_changeset **out)
 {

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "cairn.h"
-#include "model/json.h"
-#include "util/arena.h"
+#include "base/json.h"
+#include "base/arena.h"
 
 enum change_op {
 	OP_PUT = 1,

@@ -12,10 +12,10 @@
 
 #include "model/analyze.h"
 #include "model/embed.h"
-#include "util/alloc.h"
-#include "util/buf.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
 
 /* ----------------------------------------------------- the source JSON -- */
 

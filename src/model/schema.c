@@ -11,11 +11,11 @@
 #include "cairn.h"
 #include <stdio.h>
 #include "model/analyze.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "model/schema.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 static const char *const type_names[] = {
 	[AT_STRING] = "string", [AT_INT] = "int",	   [AT_FLOAT] = "float",

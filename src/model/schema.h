@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 
-#include "model/json.h"
-#include "util/buf.h"
+#include "base/json.h"
+#include "base/buf.h"
 
 enum attr_type {
 	AT_STRING = 1,

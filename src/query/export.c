@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 #define EXPORT_PAGE 512
 

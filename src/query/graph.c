@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
 
 #define FILTER_MAX 64
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/err.h"
+#include "base/err.h"
 
 static void values_of(const vrec *v, const char **p, size_t *n)
 {

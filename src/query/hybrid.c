@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 
 #define POOL 100 /* hits asked of each search: the pool the signals rank */
 

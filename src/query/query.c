@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 
 enum { Q_AND = 1, Q_OR, Q_NOT, Q_LEAF };
 enum { C_EQ = 1, C_NE, C_GT, C_GTE, C_LT, C_LTE, C_IN, C_PREFIX, C_EXISTS, C_CONTAINS };

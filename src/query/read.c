@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out)
 {

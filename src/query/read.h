@@ -2,7 +2,7 @@
 #ifndef CAIRN_QUERY_READ_H
 #define CAIRN_QUERY_READ_H
 
-#include "util/arena.h"
+#include "base/arena.h"
 #include "version/version.h"
 
 struct cairn_txn {

@@ -22,10 +22,10 @@
 #include "model/norm.h"
 #include "query/read.h"
 #include "query/spell.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 
 /* Budgets of the spelling walk: index seeks and entries read. */
 #define SPELL_SEEKS 1500

@@ -18,9 +18,9 @@
 
 #include "query/read.h"
 #include "query/spell.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/text.h"
 
 #define SEARCH_GROUPS_MAX 32 /* words of a text searched for */

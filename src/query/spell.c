@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "query/spell.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 typedef struct spell {
 	const char *q;

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/vec.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/vec.h"
 #include "version/vindex.h"
 
 uint64_t vsearch_probes = 8;

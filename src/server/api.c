@@ -11,9 +11,9 @@
 
 #include "server/graphio.h"
 #include "server/internal.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 enum need { NEED_NONE, NEED_READ, NEED_WRITE, NEED_ADMIN, NEED_ADMIN_ALL };
 

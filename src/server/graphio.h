@@ -7,9 +7,9 @@
 #define CAIRN_SERVER_GRAPHIO_H
 
 #include "cairn.h"
-#include "model/json.h"
-#include "util/arena.h"
-#include "util/buf.h"
+#include "base/json.h"
+#include "base/arena.h"
+#include "base/buf.h"
 
 /* "Kind:key" (a string) into r, allocated in a; 0, or -1 with a reason in err. */
 int gio_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen);

@@ -22,9 +22,9 @@
 #include <netinet/in.h>
 
 #include "server/internal.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 uint64_t now_ns(void)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "server/internal.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 #define MAX_REPORTED 100 /* bad lines listed in the answer */
 

@@ -8,10 +8,10 @@
 
 #include <microhttpd.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "server/mcp.h"
 #include "server/server.h"
-#include "util/arena.h"
+#include "base/arena.h"
 
 #define MAX_SEGS 12
 

@@ -17,9 +17,9 @@
 
 #include "server/graphio.h"
 #include "server/mcp.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 #define PROTOCOL "2025-06-18"
 

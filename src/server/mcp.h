@@ -3,8 +3,8 @@
 #define CAIRN_SERVER_MCP_H
 
 #include "cairn.h"
-#include "model/json.h"
-#include "util/buf.h"
+#include "base/json.h"
+#include "base/buf.h"
 
 #define PUTS(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cairn.h"
-#include "util/buf.h"
+#include "base/buf.h"
 
 typedef struct srv_config {
 	const char *store;	  /* store directory */

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "server/internal.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 static void *writer_main(void *arg)
 {

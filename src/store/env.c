@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "store/store.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 #define STORE_MAGIC "CAIRN-STORE"
 /*

@@ -13,7 +13,7 @@
 #include <lmdb.h>
 
 #include "cairn.h"
-#include "util/buf.h"
+#include "base/buf.h"
 
 /* Sub-databases; docs/storage.md gives every key and value byte by byte. */
 enum db_id {

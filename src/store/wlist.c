@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "store/wlist.h"
-#include "util/alloc.h"
-#include "util/err.h"
+#include "base/alloc.h"
+#include "base/err.h"
 
 int wl_add(wlist *w, int db, const void *k, size_t kn, const void *v, size_t vn)
 {

@@ -9,7 +9,7 @@
 #define CAIRN_STORE_WLIST_H
 
 #include "store/store.h"
-#include "util/arena.h"
+#include "base/arena.h"
 
 typedef struct wl_entry {
 	const uint8_t *k, *v;

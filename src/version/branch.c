@@ -20,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/text.h"
 #include "version/version.h"
 #include "version/vindex.h"

@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/version.h"
 
 #define CAT_NAME 'N'	/* (0, 'N', name) -> dom */

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "model/norm.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 #include "version/text.h"
 #include "version/version.h"
 #include "version/vindex.h"

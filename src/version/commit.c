@@ -24,11 +24,11 @@
 #include <string.h>
 
 #include "model/changeset.h"
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 #include "store/wlist.h"
 #include "version/text.h"
 #include "version/version.h"

@@ -30,11 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/arena.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/text.h"
 #include "version/version.h"
 #include "version/vindex.h"

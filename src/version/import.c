@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "model/changeset.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
 #include "version/version.h"
 
 /*

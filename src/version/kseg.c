@@ -23,7 +23,7 @@
 #include <xxhash.h>
 
 #include "store/wlist.h"
-#include "util/err.h"
+#include "base/err.h"
 #include "version/version.h"
 
 #define BLOOM_BLOCK 64	  /* bytes: one cache line per lookup */

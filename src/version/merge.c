@@ -26,12 +26,12 @@
 #include <string.h>
 
 #include "model/changeset.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
+#include "base/text.h"
 #include "version/version.h"
 
 #define CAT_MERGED 'm' /* (dom, 'm', target, source) -> source head at the last merge */

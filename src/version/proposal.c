@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "query/read.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/version.h"
 
 #define CAT_PROP 'p'  /* (dom, 'p', id) -> proposal */

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "model/norm.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/version.h"
 
 #define VREC_FORMAT 2

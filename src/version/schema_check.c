@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/hmap.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/hmap.h"
 #include "version/text.h"
 #include "version/version.h"
 

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/alloc.h"
-#include "util/arena.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/text.h"
 
 int textw_init(textw *w, const schema *s)

@@ -17,10 +17,10 @@
 #include <stdint.h>
 
 #include "model/analyze.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "model/schema.h"
-#include "util/buf.h"
-#include "util/hmap.h"
+#include "base/buf.h"
+#include "base/hmap.h"
 #include "version/version.h"
 
 #define TEXT_BLOCK 128		 /* postings per block of bounds */

@@ -19,9 +19,9 @@
 #include <openssl/rand.h>
 
 #include "store/store.h"
-#include "util/buf.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "version/version.h"
 
 #define CAT_TOKEN 'T'  /* (0, 'T', id) -> token */

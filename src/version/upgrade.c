@@ -19,8 +19,8 @@
  */
 #include <string.h>
 
-#include "model/json.h"
-#include "util/err.h"
+#include "base/json.h"
+#include "base/err.h"
 #include "version/text.h"
 #include "version/version.h"
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/alloc.h"
-#include "util/arena.h"
-#include "util/err.h"
-#include "util/text.h"
-#include "util/vec.h"
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/text.h"
+#include "base/vec.h"
 #include "version/vindex.h"
 
 uint64_t vindex_min = 10000;

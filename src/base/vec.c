@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "util/vec.h"
+#include "base/vec.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>

@@ -1,9 +1,9 @@
 /* Open-addressing hash map (linear probing, load factor at most 1/2). */
 #include <string.h>
 
-#include "util/alloc.h"
-#include "util/hmap.h"
-#include "util/text.h"
+#include "base/alloc.h"
+#include "base/hmap.h"
+#include "base/text.h"
 
 static uint64_t hkey(const void *key, size_t len)
 {

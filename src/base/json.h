@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/arena.h"
-#include "util/buf.h"
+#include "base/arena.h"
+#include "base/buf.h"
 
 #define JSON_MAX_DEPTH 64
 

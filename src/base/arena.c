@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/alloc.h"
-#include "util/arena.h"
+#include "base/alloc.h"
+#include "base/arena.h"
 
 struct arena_chunk {
 	arena_chunk *next;

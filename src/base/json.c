@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "cairn.h"
-#include "model/json.h"
-#include "util/alloc.h"
-#include "util/err.h"
-#include "util/text.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/text.h"
 
 typedef struct parser {
 	const char *start, *p, *end;
