@@ -21,7 +21,7 @@ CFLAGS += -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -MMD -MP
 LDLIBS := -llmdb -lcrypto -lxxhash -lutf8proc -lstemmer -lpthread -lm
 LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
-LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c \
+LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c src/admin/*.c \
 	src/index/*.c src/query/*.c))
 SERVER_SRC := $(sort $(wildcard src/server/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "admin/admin.h"
 #include "version/version.h"
 #include "version/vindex.h"
 

@@ -50,7 +50,8 @@ struct cairn_store {
 	pthread_mutex_t cache_lock;
 	struct model_cache *cache; /* owned by the model layer */
 	void (*cache_free)(struct model_cache *);
-	struct maint *maint;	/* the maintenance thread, owned by the version layer */
+	struct maint *maint;	/* the maintenance thread, owned by the admin layer */
+	void (*wake)(cairn_store *st); /* set by the admin layer: tell it of background work */
 	atomic_int importing;	/* bulk imports running: the vector index waits for them */
 	char *path;
 	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
@@ -71,6 +72,13 @@ struct cairn_store {
 #define KSEG_FOLD_DEFAULT 32u
 #define KSEG_FOLD_ENTRIES 262144u
 #define KSEG_MAX 64u	/* segments a reader takes: more is a corrupt store */
+
+/* Tell the store's maintenance thread, if it has one, that there is work for it. */
+static inline void store_wake(cairn_store *st)
+{
+	if (st->wake)
+		st->wake(st);
+}
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
 #define STORE_FORMAT 10u

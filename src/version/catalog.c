@@ -11,13 +11,6 @@
 #include "base/text.h"
 #include "version/version.h"
 
-#define CAT_NAME 'N'	/* (0, 'N', name) -> dom */
-#define CAT_INFO 'I'	/* (dom, 'I') -> state, created, name */
-#define CAT_CTR 'C'	/* (dom, 'C') -> counters */
-#define CAT_SCHEMA 'S'	/* (dom, 'S', ~rev) -> schema JSON */
-#define CAT_BNAME 'B'	/* (dom, 'B', name) -> branch id */
-#define CAT_BRANCH 'b'	/* (dom, 'b', id) -> branch info */
-#define CAT_LOG 'L'	/* (0, 'L', seq) -> Domain event */
 
 struct cache_entry {
 	char name[CAIRN_MAX_NAME + 1];

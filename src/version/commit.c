@@ -1616,7 +1616,7 @@ static int write_segment(cctx *c)
 	if ((rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &seg)))
 		return rc;
 	if (seg % TEXT_MERGE_MIN == 0) /* now and then, segments to merge (in the background) */
-		maint_wake(c->d.st);
+		store_wake(c->d.st);
 	return textw_flush(&c->tw, c->d.txn, c->d.st, c->d.dom, seg, c->d.br.id);
 }
 
@@ -1712,7 +1712,7 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 			/* It looks once this commit is done (it waits for the writer). */
 			if (!c->vec_woke) {
 				c->vec_woke = 1;
-				maint_wake(c->d.st);
+				store_wake(c->d.st);
 			}
 		}
 	} else {
@@ -1955,7 +1955,7 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		memcpy(b + 4, c->vec_model, ml);
 		kb_init(&k);
 		kb_be32(&k, c->d.dom);
-		kb_u8(&k, 'V');
+		kb_u8(&k, CAT_VMODEL);
 		rc = db_put(c->d.txn, c->d.st, DB_CATALOG, k.b, k.n, b, 4 + ml, 0);
 	}
 	sha256_final(&h, digest);
@@ -2013,7 +2013,7 @@ int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
 	model[0] = '\0';
 	kb_init(&k);
 	kb_be32(&k, dom);
-	kb_u8(&k, 'V');
+	kb_u8(&k, CAT_VMODEL);
 	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
 	if (rc == CAIRN_ENOTFOUND)
 		return 0;
@@ -2287,7 +2287,7 @@ static void key_reembed(kbuf *k, uint32_t dom, uint64_t rev)
 {
 	kb_init(k);
 	kb_be32(k, dom);
-	kb_u8(k, 'E');
+	kb_u8(k, CAT_REEMBED);
 	kb_be64(k, rev);
 }
 
@@ -2434,7 +2434,7 @@ static int reembed_once(cairn_store *st, const cairn_commit_options *o, cairn_re
 		goto out;
 	be32_put(b, dim);
 	memcpy(b + 4, id, idn);
-	kb_u8(&k, 'V');
+	kb_u8(&k, CAT_VMODEL);
 	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, b, 4 + idn, 0)))
 		goto out;
 	key_reembed(&k, c.d.dom, c.rev);
@@ -2451,7 +2451,7 @@ static int reembed_once(cairn_store *st, const cairn_commit_options *o, cairn_re
 		goto out;
 	cctx_release(&c);
 	if (!(rc = store_write_commit(st, txn)))
-		maint_wake(st);
+		store_wake(st);
 	return rc;
 out:
 	cctx_release(&c);

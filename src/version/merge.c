@@ -34,7 +34,6 @@
 #include "base/text.h"
 #include "version/version.h"
 
-#define CAT_MERGED 'm' /* (dom, 'm', target, source) -> source head at the last merge */
 
 typedef struct mitem {
 	int is_link;

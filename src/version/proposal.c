@@ -15,8 +15,6 @@
 #include "base/text.h"
 #include "version/version.h"
 
-#define CAT_PROP 'p'  /* (dom, 'p', id) -> proposal */
-#define CAT_PROPN 'q' /* (dom, 'q') -> next proposal id */
 #define PROP_FORMAT 1
 
 typedef struct prop {
@@ -146,7 +144,7 @@ static int branch_id_of(dctx *d, const char *name, uint32_t *id)
 			return err_set(CAIRN_ENOBRANCH, "no branch named \"%s\"", name);
 		kb_init(&k);
 		kb_be32(&k, d->dom);
-		kb_u8(&k, 'B');
+		kb_u8(&k, CAT_BNAME);
 		kb_bytes(&k, name, strlen(name));
 		rc = db_get(d->txn, d->st, DB_CATALOG, k.b, k.n, &v);
 		if (rc == CAIRN_ENOTFOUND)

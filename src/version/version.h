@@ -252,25 +252,15 @@ int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, u
 /* The revision of the Domain's last re-embedding, 0 if none (a vector index built before is stale). */
 int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
 
-/* The Domain's compaction horizon (catalog dom 'K'; 0 if never compacted). */
+/* The Domain's compaction horizon (horizon.c; 0 if never compacted). */
 int horizon_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *h);
+/* Move the Domain's horizon to h (never back: the caller compares), stamped now. */
+int horizon_put(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t h);
 /* CAIRN_ECOMPACTED if reading a branch whose head is `head` as of rev is before the horizon. */
 int horizon_check(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint64_t head);
 /* The last revision of the Domain committed at or before ms (0 if none), of 1..last. */
 int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_t last,
 		uint64_t *out);
-/*
- * Delete the index entries of Version vid (ver decoded): a Record's
- * attribute, names and vector entries, a Link's adjacency entries both
- * ways (not its keys entry, postings or vector-index entries). A names
- * or attribute entry names the Version that brought the name or value to
- * its Record (docs/storage.md): with succ, the Record Version that replaced
- * it on its branch, those of the names and values succ also has stay. res
- * (may be NULL) counts what was removed.
- */
-int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
-			 uint64_t vid, const vrec *ver, const vrec *succ, cairn_compact_result *res);
-
 /* Resolve domain and branch (NULL: main) in txn. CAIRN_ENODOMAIN, CAIRN_ENOBRANCH. */
 int dctx_open(dctx *c, cairn_store *st, MDB_txn *txn, const char *domain, const char *branch);
 /* A view of branch id at its head, sharing base's transaction and schema (close base last). */
@@ -291,6 +281,32 @@ int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name);
 /* dctx_open for a write, creating the Domain first when create is set and it is missing. */
 int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_options *o,
 		    int *created);
+/*
+ * The catalog's entries: every key is (be32 dom, one type byte, ...); dom 0
+ * holds what belongs to no Domain. One table, so that no two files pick the
+ * same byte.
+ */
+#define CAT_NAME 'N'	 /* (0, 'N', name) -> dom */
+#define CAT_INFO 'I'	 /* (dom, 'I') -> state, created, name */
+#define CAT_CTR 'C'	 /* (dom, 'C') -> counters */
+#define CAT_SCHEMA 'S'	 /* (dom, 'S', ~rev) -> schema JSON */
+#define CAT_BNAME 'B'	 /* (dom, 'B', name) -> branch id */
+#define CAT_BRANCH 'b'	 /* (dom, 'b', id) -> branch info */
+#define CAT_NEXTB 'n'	 /* (dom, 'n') -> next branch id */
+#define CAT_GONE 'x'	 /* (dom, 'x', id) -> a deleted branch, fully cleared */
+#define CAT_CLEARING 'c' /* (dom, 'c', id) -> within the revision being cleared, the next vid */
+#define CAT_LOG 'L'	 /* (0, 'L', seq) -> Domain event */
+#define CAT_HORIZON 'K'	 /* (dom, 'K') -> be64 horizon, be64 time (ms) */
+#define CAT_MERGED 'm'	 /* (dom, 'm', target, source) -> source head at the last merge */
+#define CAT_PROP 'p'	 /* (dom, 'p', id) -> proposal */
+#define CAT_PROPN 'q'	 /* (dom, 'q') -> next proposal id */
+#define CAT_TOKEN 'T'	 /* (0, 'T', id) -> token */
+#define CAT_TOKENN 'U'	 /* (0, 'U') -> next token id */
+#define CAT_VMODEL 'V'	 /* (dom, 'V') -> be32 dim, the Domain's vector model id */
+#define CAT_REEMBED 'E'	 /* (dom, 'E', rev) -> be32 dim, model id: one per re-embedding */
+
+/* The catalog key (dom, type, name): name may be NULL. */
+void branch_cat_key(kbuf *k, uint32_t dom, char type, const char *name);
 /* 1 if name is a valid branch name. */
 int branch_name_valid(const char *name);
 /* The current schema of Domain dom, freshly loaded (free with schema_free). */
@@ -488,12 +504,6 @@ void key_name(kbuf *k, uint32_t dom, const char *norm, size_t len);
 void key_name_entry(kbuf *k, uint32_t dom, const char *norm, size_t len, uint64_t vid, int src,
 		    uint32_t attr);
 int name_entry_parse(const void *k, size_t kn, name_entry *out);
-/* How often the maintenance thread compacts, with a retention (branch.c; tests lower it). */
-extern int64_t compact_every_ms;
-/* Wake the store's maintenance thread (branch.c): there is work for it. */
-void maint_wake(cairn_store *st);
-/* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */
-int store_upgrade(cairn_store *st);
 /*
  * Write (del 0) or delete (del 1) the names entries of a Record Version;
  * with its predecessor pv (values pvalues), only the names pv lacks.

@@ -36,11 +36,10 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "version/text.h"
+#include "admin/admin.h"
 #include "version/version.h"
 #include "version/vindex.h"
 
-#define CAT_HORIZON 'K'	     /* (dom, 'K') -> be64 horizon, be64 time (ms) */
-#define CAT_MERGED 'm'	     /* (dom, 'm', target, source) -> source head at the last merge */
 #define COMPACT_BUDGET 20000 /* entries looked at per write transaction */
 
 /* A revision of a branch some view reads below the horizon. */
@@ -71,77 +70,6 @@ typedef struct cpt {
 	int discard;		/* the step's writes are to be thrown away (nothing was dropped) */
 	int dry;		/* count only: every transaction is thrown away */
 } cpt;
-
-/* ------------------------------------------------------------- horizon -- */
-
-static void key_horizon(kbuf *k, uint32_t dom)
-{
-	kb_init(k);
-	kb_be32(k, dom);
-	kb_u8(k, CAT_HORIZON);
-}
-
-int horizon_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *h)
-{
-	kbuf k;
-	MDB_val v;
-	int rc;
-
-	*h = 0;
-	key_horizon(&k, dom);
-	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
-	if (rc == CAIRN_ENOTFOUND)
-		return 0;
-	if (rc)
-		return rc;
-	if (v.mv_size != 16)
-		return err_set(CAIRN_ECORRUPT, "catalog: a horizon of %zu bytes", v.mv_size);
-	*h = be64_get(v.mv_data);
-	return 0;
-}
-
-int horizon_check(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, uint64_t head)
-{
-	uint64_t h;
-	int rc = horizon_get(txn, st, dom, &h);
-
-	if (rc || rev >= h || rev >= head)
-		return rc;
-	return err_set(CAIRN_ECOMPACTED,
-		       "revision %llu is before the Domain's compaction horizon: time travel "
-		       "reaches back to revision %llu",
-		       (unsigned long long)rev, (unsigned long long)h);
-}
-
-int rev_at_time(MDB_txn *txn, cairn_store *st, uint32_t dom, int64_t ms, uint64_t last,
-		uint64_t *out)
-{
-	uint64_t lo = 1, hi = last, best = 0;
-
-	while (lo <= hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		kbuf k;
-		MDB_val v;
-		rrec r;
-		int rc;
-
-		key_u64(&k, dom, mid);
-		rc = db_get(txn, st, DB_REVS, k.b, k.n, &v);
-		if (rc)
-			return rc == CAIRN_ENOTFOUND ? err_set(CAIRN_ECORRUPT, "revision missing")
-						     : rc;
-		if ((rc = rrec_decode(v.mv_data, v.mv_size, &r)))
-			return rc;
-		if (r.time_ms <= ms) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	*out = best;
-	return 0;
-}
 
 /* ------------------------------------------------------- what is needed -- */
 
@@ -676,8 +604,6 @@ static int begin(cpt *c, MDB_txn *txn, const char *domain, const cairn_compact_o
 	dctx d;
 	counters ctr;
 	uint64_t h = o->horizon, old;
-	uint8_t hv[16];
-	kbuf k;
 	int rc;
 
 	if ((rc = dctx_open(&d, c->st, txn, domain, NULL)))
@@ -705,11 +631,8 @@ static int begin(cpt *c, MDB_txn *txn, const char *domain, const cairn_compact_o
 	if ((rc = schema_current(txn, c->st, d.dom, &c->s)) ||
 	    (rc = branch_ids(txn, c->st, d.dom, &c->live, &c->n_live)) || (rc = protect(c, &d)))
 		goto out;
-	be64_put(hv, c->horizon);
-	be64_put(hv + 8, (uint64_t)time_now_ms());
-	key_horizon(&k, d.dom);
 	if (c->horizon > old)
-		rc = db_put(txn, c->st, DB_CATALOG, k.b, k.n, hv, sizeof(hv), 0);
+		rc = horizon_put(txn, c->st, d.dom, c->horizon);
 out:
 	dctx_close(&d);
 	return rc;

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/err.h"
 #include "version/text.h"
+#include "admin/admin.h"
 #include "version/version.h"
 
 /* The names entries of every Record Version of one Domain. */

@@ -26,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/hmap.h"
+#include "admin/admin.h"
 #include "version/version.h"
 
 /*
@@ -134,7 +135,7 @@ void cairn_import_abort(cairn_import *im)
 	cr_free(im->vec);
 	if (im->counted) {
 		atomic_fetch_sub(&im->st->importing, 1);
-		maint_wake(im->st);
+		store_wake(im->st);
 	}
 	cr_free(im);
 }

@@ -16,6 +16,7 @@
 #include "base/hmap.h"
 #include "base/text.h"
 #include "version/text.h"
+#include "admin/admin.h"
 #include "version/version.h"
 #include "version/vindex.h"
 

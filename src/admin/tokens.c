@@ -22,10 +22,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/text.h"
+#include "admin/admin.h"
 #include "version/version.h"
 
-#define CAT_TOKEN 'T'  /* (0, 'T', id) -> token */
-#define CAT_TOKENN 'U' /* (0, 'U') -> next token id */
 
 static void tkey(kbuf *k, uint64_t id)
 {
