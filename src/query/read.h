@@ -3,18 +3,7 @@
 #define CAIRN_QUERY_READ_H
 
 #include "base/arena.h"
-#include "version/version.h"
-
-struct cairn_txn {
-	cairn_store *st;
-	MDB_txn *txn;
-	dctx d;
-	int past;	/* reads as of a revision or time (d.rev), not at the branch head */
-	arena mem;	/* results the transaction builds (diffs), freed when it ends */
-	arena scratch;	/* what one call needs only while it runs (a query's parsed values) */
-	uint32_t vdim;	/* the Domain's vector dimension, once vdim_read */
-	int vdim_read;
-};
+#include "version/txn.h"
 
 /*
  * The dimension a Version's vector has now, given the one it was written
@@ -56,7 +45,5 @@ int qfilter_match(const qfilter *f, arena *a, const char *values, size_t len, in
  */
 int record_fill(cairn_txn *t, const kind_def *k, uint64_t vid, cairn_record *out, vrec *vout);
 
-/* Fill a cairn_revision from revision rev (pointers into the map). */
-int revision_fill(cairn_txn *t, uint64_t rev, cairn_revision *out);
 
 #endif

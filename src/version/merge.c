@@ -27,7 +27,7 @@
 
 #include "model/changeset.h"
 #include "base/json.h"
-#include "query/read.h"
+#include "version/txn.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/hmap.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "query/read.h"
+#include "version/txn.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
