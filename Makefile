@@ -5,7 +5,8 @@
 CC ?= cc
 PREFIX ?= /usr/local
 SAN ?= 0
-VERSION := 0.1.0
+# The version, from the public header (CAIRN_VERSION_STRING).
+VERSION := $(shell sed -n 's/^#define CAIRN_VERSION_STRING "\(.*\)"/\1/p' include/cairn.h)
 
 ifeq ($(SAN),1)
 B := build/san
@@ -56,9 +57,21 @@ $(B)/bench/peer_pg.o: CPPFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null)
 # The benchmark reports the flags it was built with.
 $(B)/bench/bench.o: CPPFLAGS += -DCAIRN_BENCH_CFLAGS='"$(OPT)"'
 
-$(B)/libcairn.a: $(LIB_OBJ)
+# The installed archive is one relocatable object whose internal (hidden)
+# symbols are made local, so that a program linking it sees only cairn_*
+# (tests/cli/test_symbols.sh checks). The command, the tests and the fuzz
+# replays link the engine's objects as they are (libcairn-int.a, not installed).
+$(B)/libcairn.o: $(LIB_OBJ)
+	$(LD) -r -o $@ $^
+	objcopy --localize-hidden $@
+
+$(B)/libcairn.a: $(B)/libcairn.o
 	@rm -f $@
 	ar rcs $@ $^
+
+$(B)/libcairn-int.a: $(LIB_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
 
 $(B)/libcairn.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libcairn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -70,11 +83,11 @@ $(B)/gen/openapi.c: src/server/openapi.json scripts/embed.sh
 $(B)/gen/openapi.o: $(B)/gen/openapi.c
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/cairn: $(CLI_OBJ) $(B)/libcairn.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn.a $(LDLIBS) -lmicrohttpd
+$(B)/cairn: $(CLI_OBJ) $(B)/libcairn-int.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcairn-int.a $(LDLIBS) -lmicrohttpd
 
-$(B)/cairn-bench: $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn.a
-	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn.a $(LDLIBS) -lsqlite3 \
+$(B)/cairn-bench: $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn-int.a
+	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn-int.a $(LDLIBS) -lsqlite3 \
 		-lpq -lmicrohttpd
 
 $(B)/cairn.pc: FORCE
@@ -83,17 +96,18 @@ $(B)/cairn.pc: FORCE
 
 # Tests: unit and integration tests in C (one file per module, one list in
 # tests/tests.h), CLI tests in shell, and the fuzz corpora replayed.
-$(B)/test_cairn: $(TEST_OBJ) $(B)/libcairn.a
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(B)/libcairn.a $(LDLIBS)
+$(B)/test_cairn: $(TEST_OBJ) $(B)/libcairn-int.a
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(B)/libcairn-int.a $(LDLIBS)
 
 # The replays link the server too: fuzz_http and fuzz_mcp run it.
-$(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(SERVER_OBJ) $(B)/libcairn.a
+$(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(SERVER_OBJ) $(B)/libcairn-int.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/$*.c fuzz/replay.c $(SERVER_OBJ) \
-		$(B)/libcairn.a $(LDLIBS) -lmicrohttpd
+		$(B)/libcairn-int.a $(LDLIBS) -lmicrohttpd
 
 check: setup
-	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn \
+	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn build/san/libcairn.a \
+		build/san/libcairn.so build/san/cairn.pc \
 		$(FUZZ_NAMES:%=build/san/fuzz/replay_%)
 	@sh tests/run.sh build/san
 

@@ -62,6 +62,19 @@ extern "C" {
 #define CAIRN_VERSION_MINOR 1
 #define CAIRN_VERSION_PATCH 0
 #define CAIRN_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH: compare with cairn_version_number(). */
+#define CAIRN_VERSION_NUMBER                                                                       \
+	(CAIRN_VERSION_MAJOR * 10000 + CAIRN_VERSION_MINOR * 100 + CAIRN_VERSION_PATCH)
+
+/*
+ * The version of the library a program runs with, which may differ from
+ * the header it was compiled with (CAIRN_VERSION_STRING, a shared library
+ * updated since): "0.1.0". Never NULL; thread-safe. The compatibility
+ * rules for the ABI and the store format are in docs/api.md ("Versions").
+ */
+CAIRN_API const char *cairn_version(void);
+/* The same as a number, as CAIRN_VERSION_NUMBER. */
+CAIRN_API int cairn_version_number(void);
 
 /* Limits, documented in docs/api.md. */
 #define CAIRN_MAX_KEY 256	     /* bytes of a Record key (UTF-8, no NUL) */

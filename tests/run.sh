@@ -26,6 +26,11 @@ if ! grep -q '^C tests:' "$out"; then
 	fail=$((fail + 1))
 fi
 
+echo "== library"
+sh tests/lib/test_link.sh "$B" >"$out" 2>&1
+cat "$out"
+count "$out"
+
 echo "== CLI tests"
 for t in tests/cli/*.sh; do
 	[ -f "$t" ] || continue

@@ -1,4 +1,4 @@
-/* Error codes, their names and messages, and the thread-local error detail. */
+/* Error codes, their names and messages, the thread-local error detail, and the version. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,16 @@ static _Thread_local struct {
 	long change;
 	char msg[1024];
 } last = {0, -1, ""};
+
+const char *cairn_version(void)
+{
+	return CAIRN_VERSION_STRING;
+}
+
+int cairn_version_number(void)
+{
+	return CAIRN_VERSION_NUMBER;
+}
 
 const char *cairn_strerror(int rc)
 {
