@@ -15,7 +15,7 @@
 #include "tests.h"
 #include "admin/admin.h"
 #include "version/version.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 #define CN 400	 /* Records */
 #define CDIM 8

@@ -15,7 +15,7 @@
 #include "base/text.h"
 #include "store/store.h"
 #include "version/version.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 static int add(cairn_changeset *cs, const char *line)
 {

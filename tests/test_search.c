@@ -14,7 +14,7 @@
 #include "base/json.h"
 #include "query/read.h"
 #include "tests.h"
-#include "version/text.h"
+#include "index/text/text.h"
 
 static const char sschema[] =
 	"{\"search\":{\"language\":\"english\",\"title_weight\":2,\"k1\":1.2,\"b\":0.75},"

@@ -13,7 +13,7 @@
 
 #include "tests.h"
 #include "query/read.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 #define XDIM 32
 #define XN 4000

@@ -15,10 +15,11 @@
 #include "base/err.h"
 #include "base/hmap.h"
 #include "base/text.h"
-#include "version/text.h"
+#include "index/text/text.h"
 #include "admin/admin.h"
+#include "index/names/names.h"
 #include "version/version.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 typedef struct chk {
 	dctx d;

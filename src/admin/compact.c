@@ -35,10 +35,11 @@
 #include "base/arena.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "version/text.h"
+#include "index/text/text.h"
 #include "admin/admin.h"
+#include "index/names/names.h"
 #include "version/version.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 #define COMPACT_BUDGET 20000 /* entries looked at per write transaction */
 

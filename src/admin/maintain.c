@@ -17,9 +17,8 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "version/text.h"
+#include "version/index.h"
 #include "version/version.h"
-#include "version/vindex.h"
 
 /* ------------------------------------------------------------ clearing -- */
 
@@ -160,8 +159,9 @@ static int clear_step(MDB_txn *txn, cairn_store *st, struct pending *p, unsigned
 			be32_put(pre + 5, p->b.id);
 			rc = db_del_prefix(txn, st, DB_CELLS, pre, sizeof(pre), NULL);
 		}
-		if (!rc)
-			rc = text_drop_branch(txn, st, p->dom, p->b.id);
+		for (const index_ops *const *ix = index_registry; *ix && !rc; ix++)
+			if ((*ix)->drop_branch)
+				rc = (*ix)->drop_branch(txn, st, p->dom, p->b.id);
 		branch_cat_key(&k, p->dom, CAT_BRANCH, NULL);
 		kb_be32(&k, p->b.id);
 		if (!rc)
@@ -181,7 +181,8 @@ out:
 	return rc;
 }
 
-/* Merge segments of postings in the first Domain that has some to merge (dry: only look). */
+/* One step of an index's background work (merging segments of postings) in the first Domain
+ * that has some (dry: only look). */
 static int merge_any(MDB_txn *txn, cairn_store *st, int dry, int *found)
 {
 	uint64_t next;
@@ -191,7 +192,20 @@ static int merge_any(MDB_txn *txn, cairn_store *st, int dry, int *found)
 	if ((rc = meta_get_u64(txn, st, "next_domain", &next)))
 		return rc;
 	for (uint32_t dom = 1; dom < next && !rc && !*found; dom++)
-		rc = text_merge_step(txn, st, dom, dry, found);
+		for (const index_ops *const *ix = index_registry; *ix && !rc && !*found; ix++)
+			if ((*ix)->maintain)
+				rc = (*ix)->maintain(txn, st, dom, dry, found);
+	return rc;
+}
+
+/* With nothing else to do, the indexes that work in transactions of their own (vectors). */
+static int catch_up(cairn_store *st, const volatile int *stop)
+{
+	int rc = 0;
+
+	for (const index_ops *const *ix = index_registry; *ix && !rc && !*stop; ix++)
+		if ((*ix)->catch_up)
+			rc = (*ix)->catch_up(st, stop);
 	return rc;
 }
 
@@ -325,9 +339,8 @@ static void *maint_main(void *arg)
 		}
 		pthread_mutex_unlock(&m->lock);
 		rc = cairn_store_maintain(st, 2000, &pending);
-		/* With nothing else to do, the vector indexes that have fallen behind. */
 		if (!rc && !pending)
-			rc = vindex_maintain(st, &m->stop);
+			rc = catch_up(st, &m->stop);
 		pthread_mutex_lock(&m->lock);
 		if (rc || !pending)
 			m->work = 0; /* an error waits for the next wake-up or open */

@@ -21,8 +21,9 @@
 
 #include "base/json.h"
 #include "base/err.h"
-#include "version/text.h"
+#include "index/text/text.h"
 #include "admin/admin.h"
+#include "index/names/names.h"
 #include "version/version.h"
 
 /* The names entries of every Record Version of one Domain. */

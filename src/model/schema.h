@@ -113,7 +113,7 @@ typedef struct schema {
 
 /* What a merge changed that existing data must be checked against. */
 enum delta_what {
-	DELTA_TYPE,	    /* attribute type changed */
+	DELTA_TYPE = 1,	    /* attribute type changed (0 is no change: index_ops) */
 	DELTA_REQUIRED,	    /* attribute became required */
 	DELTA_UNIQUE,	    /* attribute became unique */
 	DELTA_INDEXED,	    /* attribute became indexed: build its index */

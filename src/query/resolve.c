@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "model/norm.h"
+#include "index/names/names.h"
 #include "query/read.h"
 #include "query/spell.h"
 #include "base/alloc.h"

@@ -21,7 +21,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "version/text.h"
+#include "index/text/text.h"
 
 #define SEARCH_GROUPS_MAX 32 /* words of a text searched for */
 #define SEARCH_TEXT_MAX 1024

@@ -21,7 +21,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/vec.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 uint64_t vsearch_probes = 8;
 uint64_t vsearch_rerank = 64;

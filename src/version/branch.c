@@ -22,9 +22,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "version/text.h"
 #include "version/version.h"
-#include "version/vindex.h"
 
 int branch_name_valid(const char *name)
 {

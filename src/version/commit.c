@@ -30,7 +30,7 @@
 #include "base/hmap.h"
 #include "base/text.h"
 #include "store/wlist.h"
-#include "version/text.h"
+#include "version/index.h"
 #include "version/version.h"
 
 typedef struct rstate {
@@ -107,9 +107,7 @@ typedef struct cctx {
 	const commit_extra *x; /* a merge's second parent, or NULL */
 	arena mem;	    /* stored values parsed, values built by the commit */
 	wlist wl;	    /* the index entries and Versions to write, sorted at the end */
-	textw tw;	    /* the full-text postings of the new Record Versions */
-	int tw_on;
-	int tw_async;	    /* a thread of its own collects them (text_thread) */
+	struct ix_part *ix; /* the secondary indexes' parts of the commit, while apply runs */
 	uint32_t vec_dim;   /* the Domain's vector dimension (0: not set yet) */
 	int vec_dim_new;
 	char vec_model[VEC_MODEL_MAX + 1]; /* the model that made the Domain's vectors ("": unnamed) */
@@ -1521,103 +1519,146 @@ static int write_attr_entries(cctx *c, uint32_t kind, const char *rkey, size_t r
 	return 0;
 }
 
-struct name_put {
-	cctx *c;
-	uint64_t vid;
-};
-
-static int name_put_one(void *ctx, const char *norm, size_t len, int src, uint32_t attr)
-{
-	struct name_put *p = ctx;
-	kbuf k;
-
-	key_name_entry(&k, p->c->d.dom, norm, len, p->vid, src, attr);
-	return wl_add(&p->c->wl, DB_NAMES, k.b, k.n, "", 0);
-}
+/* ------------------------------------------------------ the indexes -- */
 
 /*
- * The names entries of a new Record Version (resolution): only the names its
- * predecessor did not have, so an entry names the Version that brought the
- * name to its Record (storage.md, "Names"), and a commit that changes no name
- * writes none.
- */
-static int write_name_entries(cctx *c, uint32_t kind, const pop *o, const vrec *v)
-{
-	struct name_put p = {c, o->vid};
-	int is_new = !o->prev_values;
-
-	return record_names(schema_kind_id(c->d.s, kind), is_new ? v->key : NULL,
-			    is_new ? v->key_len : 0, is_new || o->renamed ? v->title : NULL,
-			    is_new || o->renamed ? v->title_len : 0, o->values, o->prev_values, 0,
-			    name_put_one, &p);
-}
-
-/* The postings of a new Record Version; the commit writes them as one segment. */
-static int write_text(cctx *c, uint32_t kind, const pop *o, const vrec *v)
-{
-	uint32_t dt, dv;
-	int rc;
-
-	if (!c->tw_on) {
-		if ((rc = textw_init(&c->tw, c->d.s)))
-			return rc;
-		c->tw_on = 1;
-	}
-	return textw_doc(&c->tw, schema_kind_id(c->d.s, kind), o->vid, v->title, v->title_len,
-			 o->values, &dt, &dv);
-}
-
-/*
- * A large commit collects its postings on a thread of its own while the
- * writer puts the other entries: analysis reads only what validation
+ * The secondary indexes (version/index.h) take their part of a commit
+ * through index_registry: put for each Record Version, on the writer's
+ * thread while it writes the rest or, for an index that asks for it and a
+ * large commit, on a thread of its own that reads only what validation
  * planned (the encoded Versions, the parsed values, the schema), which
  * nothing changes until the commit ends.
  */
-#define TEXT_THREAD_MIN 512 /* Record Versions a commit needs to take a thread */
-
-struct text_job {
+struct ix_part {
+	const index_ops *ops;
+	index_commit ic;
 	cctx *c;
-	uint32_t seg;	/* the segment it prepares */
-	int rc;
+	pthread_t th;
+	int running;	/* th runs put and prepare */
+	int rc;		/* the thread's error, and its message */
 	char msg[256];
 };
 
-static void *text_thread(void *arg)
+static size_t ix_count(void)
 {
-	struct text_job *j = arg;
-	cctx *c = j->c;
+	size_t n = 0;
 
-	for (size_t i = 0; i < c->n_ops && !j->rc; i++) {
+	while (index_registry[n])
+		n++;
+	return n;
+}
+
+static void ix_rec(cctx *c, const pop *o, const vrec *v, index_rec *r)
+{
+	r->k = schema_kind_id(c->d.s, c->rs[o->st].kind);
+	r->v = v;
+	r->vid = o->vid;
+	r->values = o->values;
+	r->prev_values = o->prev_values;
+	r->renamed = o->renamed;
+}
+
+/* Every Record Version of the commit to one index, then its prepare. */
+static int ix_put_all(cctx *c, struct ix_part *p)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->n_ops && !rc; i++) {
 		const pop *o = &c->ops[i];
+		index_rec r;
 		vrec v;
 
 		if (o->type != V_REC)
 			continue;
 		if (vrec_decode(c->arena.p + o->enc_off, o->enc_len, &v))
-			j->rc = err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
-		else
-			j->rc = write_text(c, c->rs[o->st].kind, o, &v);
+			return err_set(CAIRN_ECORRUPT, "a Version being written does not decode");
+		ix_rec(c, o, &v, &r);
+		rc = p->ops->put(&p->ic, &r);
 	}
-	if (!j->rc && c->tw_on)
-		j->rc = textw_prepare(&c->tw, c->d.dom, j->seg, c->d.br.id);
-	if (j->rc)
-		snprintf(j->msg, sizeof(j->msg), "%s", cairn_errmsg());
+	return rc || !p->ops->prepare ? rc : p->ops->prepare(&p->ic);
+}
+
+static void *ix_thread(void *arg)
+{
+	struct ix_part *p = arg;
+
+	p->rc = ix_put_all(p->c, p);
+	if (p->rc)
+		snprintf(p->msg, sizeof(p->msg), "%s", cairn_errmsg());
 	return NULL;
 }
 
-/* The commit's postings segment, if it has Record Versions: already in key order. */
-static int write_segment(cctx *c)
+/* Begin every index's part of the commit, starting the threads of those that take one. */
+static int ix_begin(cctx *c, size_t n_recs)
 {
-	uint32_t seg;
-	int rc;
+	size_t n = ix_count();
+	int rc = 0;
 
-	if (!c->tw_on || textw_empty(&c->tw))
-		return 0;
-	if ((rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &seg)))
+	if (!(c->ix = cr_calloc(n + 1, sizeof(*c->ix))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct ix_part *p = &c->ix[i];
+
+		p->ops = index_registry[i];
+		p->c = c;
+		p->ic.d = &c->d;
+		p->ic.wl = &c->wl;
+		p->ic.n_recs = n_recs;
+		p->ic.async = p->ops->async_min && n_recs >= p->ops->async_min;
+		if (p->ops->begin)
+			rc = p->ops->begin(&p->ic);
+		/* Without a thread, the writer's own thread does it. */
+		if (!rc && p->ic.async && p->ops->put)
+			p->running = pthread_create(&p->th, NULL, ix_thread, p) == 0;
+		p->ic.async = p->running;
+	}
+	return rc;
+}
+
+/* Record Version o (v: decoded) to the indexes that take it on the writer's thread. */
+static int ix_put(cctx *c, const pop *o, const vrec *v)
+{
+	index_rec r;
+	int rc = 0;
+
+	ix_rec(c, o, v, &r);
+	for (struct ix_part *p = c->ix; p->ops && !rc; p++)
+		if (!p->ic.async && p->ops->put)
+			rc = p->ops->put(&p->ic, &r);
+	return rc;
+}
+
+/* Wait for the indexes' threads; with rc 0, the prepare and finish of every index. */
+static int ix_end(cctx *c, int rc)
+{
+	if (!c->ix)
 		return rc;
-	if (seg % TEXT_MERGE_MIN == 0) /* now and then, segments to merge (in the background) */
-		store_wake(c->d.st);
-	return textw_flush(&c->tw, c->d.txn, c->d.st, c->d.dom, seg, c->d.br.id);
+	for (struct ix_part *p = c->ix; p->ops; p++) {
+		if (!p->running)
+			continue;
+		pthread_join(p->th, NULL);
+		p->running = 0;
+		if (!rc && p->rc)
+			rc = err_set(p->rc, "%s", p->msg);
+	}
+	for (struct ix_part *p = c->ix; p->ops && !rc; p++)
+		if (!p->ic.async && p->ops->prepare)
+			rc = p->ops->prepare(&p->ic);
+	for (struct ix_part *p = c->ix; p->ops && !rc; p++)
+		if (p->ops->finish)
+			rc = p->ops->finish(&p->ic);
+	return rc;
+}
+
+static void ix_release(cctx *c)
+{
+	if (!c->ix)
+		return;
+	for (struct ix_part *p = c->ix; p->ops; p++)
+		if (p->ops->release)
+			p->ops->release(&p->ic);
+	cr_free(c->ix);
+	c->ix = NULL;
 }
 
 int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, const jv *values,
@@ -1685,11 +1726,8 @@ static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 		    (rc = write_attr_entries(c, r->kind, r->key, r->key_len, o->values,
 					     o->prev_values, o->vid)))
 			return rc;
-		if (o->type == V_REC) {
-			if ((rc = write_name_entries(c, r->kind, o, &v)) ||
-			    (!c->tw_async && (rc = write_text(c, r->kind, o, &v))))
-				return rc;
-		}
+		if (o->type == V_REC && (rc = ix_put(c, o, &v)))
+			return rc;
 		if (o->vec || o->vec_from) {
 			kbuf vk;
 			MDB_val src;
@@ -1883,8 +1921,6 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	sha256_ctx h;
 	uint8_t digest[32];
 	uint64_t first_vid = c->n_ops ? c->ops[0].vid : c->ctr.next_vid;
-	struct text_job job = {c, 0, 0, ""};
-	pthread_t th;
 	size_t n_recs = 0;
 	int rc = 0;
 
@@ -1901,11 +1937,7 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 		cr_free(deltas);
 		return rc;
 	}
-	/* The segment's id is read first: the thread does not touch the transaction. */
-	if (n_recs >= TEXT_THREAD_MIN)
-		rc = text_segment_next(c->d.txn, c->d.st, c->d.dom, &job.seg);
-	c->tw_async = !rc && n_recs >= TEXT_THREAD_MIN &&
-		      pthread_create(&th, NULL, text_thread, &job) == 0;
+	rc = ix_begin(c, n_recs);
 	for (size_t i = 0; i < c->n_ops && !rc; i++) {
 		pop *o = &c->ops[i];
 
@@ -1924,14 +1956,8 @@ static int apply(cctx *c, const cairn_provenance *prov, cairn_commit_result *out
 	if (!rc && c->kfold)
 		rc = kseg_fold(c->d.txn, c->d.st, c->d.dom, NULL);
 	c->d.kseg_loaded = 0; /* what a later commit of the transaction reads is new */
-	if (c->tw_async) {
-		pthread_join(th, NULL);
-		c->tw_async = 0;
-		if (!rc && job.rc)
-			rc = err_set(job.rc, "%s", job.msg);
-	}
-	if (!rc)
-		rc = write_segment(c);
+	rc = ix_end(c, rc);
+	ix_release(c);
 	for (size_t i = 0; i < n_chunks && !rc; i++)
 		rc = put_cell(c, CELL_LIVE, chunks[i].id, chunks[i].bits, LIVE_CHUNK_BYTES);
 	for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
@@ -1986,8 +2012,7 @@ static void cctx_release(cctx *c)
 	buf_release(&c->tmp);
 	arena_release(&c->mem);
 	wl_release(&c->wl);
-	if (c->tw_on)
-		textw_release(&c->tw);
+	ix_release(c);
 	dctx_close(&c->d);
 }
 

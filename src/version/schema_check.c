@@ -12,7 +12,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/hmap.h"
-#include "version/text.h"
+#include "version/index.h"
 #include "version/version.h"
 
 #define MAX_NAMED 10
@@ -102,6 +102,7 @@ struct attr_check {
 	int what;
 	offenders *off;
 	hmap *seen; /* DELTA_UNIQUE: canonical values seen on this branch */
+	const index_ops *ix; /* the secondary index that takes the Records with a value */
 };
 
 static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, void *arg)
@@ -110,11 +111,11 @@ static int check_one(dctx *d, uint64_t vid, const vrec *v, const jv *values, voi
 	const jv *val = jv_get(values, ac->a->name);
 	char why[512];
 
+	if (ac->ix)
+		return val ? ac->ix->add_record(d, ac->k, v, values, vid) : 0;
 	switch (ac->what) {
 	case DELTA_INDEXED:
 		return val ? attr_entries_put(d, ac->k->id, v->key, v->key_len, values, vid) : 0;
-	case DELTA_NAMES:
-		return val ? names_entries_put(d, ac->k, v, values, vid, NULL, NULL, 0) : 0;
 	case DELTA_REQUIRED:
 		if (!val)
 			offend(ac->off, ac->k->name, v->key, v->key_len, d->br.name,
@@ -257,12 +258,46 @@ static int check_rel(dctx *d, const rel_def *r, int what, offenders *off)
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "adj") : 0;
 }
 
+/* The secondary index whose ops take delta items of type what Record by Record, or NULL. */
+static const index_ops *record_index(int what)
+{
+	for (const index_ops *const *ix = index_registry; *ix; ix++)
+		if ((*ix)->delta_record == what && (*ix)->add_record)
+			return *ix;
+	return NULL;
+}
+
+/* Does a secondary index rebuild itself whole on delta items of type what? Mark it in all. */
+static int whole_index(int what, unsigned *all)
+{
+	int found = 0;
+
+	for (unsigned i = 0; index_registry[i]; i++)
+		if (index_registry[i]->delta_all == what && index_registry[i]->rebuild) {
+			*all |= 1u << i;
+			found = 1;
+		}
+	return found;
+}
+
+/* Rebuild the secondary indexes marked in all, once every branch is checked. */
+static int rebuild_marked(dctx *d, const schema *s, unsigned all)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; index_registry[i] && !rc; i++)
+		if (all & (1u << i))
+			rc = index_registry[i]->rebuild(d, s);
+	return rc;
+}
+
 int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 {
 	offenders off = {BUF_INIT, 0};
 	uint32_t *ids = NULL;
 	size_t n_ids = 0;
-	int rc, search = 0;
+	unsigned all = 0;
+	int rc;
 
 	if (delta->n == 0)
 		return 0;
@@ -277,8 +312,8 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 		for (size_t i = 0; i < delta->n && !rc; i++) {
 			const schema_delta_item *it = &delta->items[i];
 
-			if (it->what == DELTA_SEARCH) {
-				search = 1; /* the whole index, once, below */
+			if (whole_index(it->what, &all)) {
+				continue; /* the whole index, once, below */
 			} else if (it->what == DELTA_CARD_ONE || it->what == DELTA_REL_ENDS) {
 				rc = check_rel(&bd, schema_rel_id(s, it->rel), it->what, &off);
 			} else {
@@ -290,6 +325,7 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 				ac.what = it->what;
 				ac.off = &off;
 				ac.seen = &seen;
+				ac.ix = record_index(it->what);
 				rc = each_record(&bd, it->kind, check_one, &ac);
 				hmap_release(&seen);
 			}
@@ -304,5 +340,5 @@ int schema_check_data(dctx *d, const schema *s, const schema_delta *delta)
 			     off.n > MAX_NAMED ? "; ..." : "");
 	}
 	buf_release(&off.msg);
-	return rc || !search ? rc : text_rebuild(d, s);
+	return rc ? rc : rebuild_marked(d, s, all);
 }

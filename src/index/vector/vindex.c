@@ -17,7 +17,7 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "base/vec.h"
-#include "version/vindex.h"
+#include "index/vector/vindex.h"
 
 uint64_t vindex_min = 10000;
 uint64_t vindex_catchup = 1024;
@@ -761,3 +761,9 @@ int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vindex_info *in
 	info->bytes = have ? m.entries * (20 + (uint64_t)m.dim) + (uint64_t)m.lists * m.dim * 4 : 0;
 	return 0;
 }
+
+/* The Versions' vectors are written by the commit; the index catches up in the background. */
+const index_ops vector_index = {
+	.name = "vector",
+	.catch_up = vindex_maintain,
+};

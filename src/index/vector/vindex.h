@@ -20,9 +20,10 @@
  *                                       n float norms, n x dim int8 codes
  *                                       (native little-endian)
  */
-#ifndef CAIRN_VERSION_VINDEX_H
-#define CAIRN_VERSION_VINDEX_H
+#ifndef CAIRN_INDEX_VINDEX_H
+#define CAIRN_INDEX_VINDEX_H
 
+#include "version/index.h"
 #include "version/version.h"
 
 #define VINDEX_BLOCK_MAX 512 /* entries per block */
@@ -62,5 +63,8 @@ int vindex_compact_step(MDB_txn *txn, cairn_store *st, uint32_t dom, const uint8
 
 /* For the maintenance thread: build or catch up every Domain's index that needs it. */
 int vindex_maintain(cairn_store *st, const volatile int *stop);
+
+/* The vector index's operations (index/registry.c). */
+extern const index_ops vector_index;
 
 #endif

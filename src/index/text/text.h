@@ -10,8 +10,8 @@
  * one segment per branch), so clearing a deleted branch drops its segments
  * whole; a Version's postings are in one segment only.
  */
-#ifndef CAIRN_VERSION_TEXT_H
-#define CAIRN_VERSION_TEXT_H
+#ifndef CAIRN_INDEX_TEXT_H
+#define CAIRN_INDEX_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +21,11 @@
 #include "model/schema.h"
 #include "base/buf.h"
 #include "base/hmap.h"
+#include "version/index.h"
 #include "version/version.h"
+
+/* The full-text index's operations (ops.c; index/registry.c). */
+extern const index_ops text_index;
 
 #define TEXT_BLOCK 128		 /* postings per block of bounds */
 #define TEXT_SKIP 16		 /* a block's payload can be entered every this many postings */

@@ -6,7 +6,7 @@
 #include "base/arena.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "version/text.h"
+#include "index/text/text.h"
 
 int textw_init(textw *w, const schema *s)
 {
