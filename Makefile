@@ -24,7 +24,7 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c src/admin/*.c \
 	src/index/*.c src/index/*/*.c src/query/*.c))
-SERVER_SRC := $(sort $(wildcard src/server/*.c))
+SERVER_SRC := $(sort $(wildcard src/wire/*.c src/server/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)
 # The benchmark with its peers is a program of its own, so that the cairn
 # command does not depend on SQLite or PostgreSQL's client library.

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "base/json.h"
-#include "server/graphio.h"
+#include "wire/wire.h"
 #include "base/arena.h"
 
 #define LIST_MAX 64
@@ -601,7 +601,7 @@ static int meaning_search(cli *c)
 		char err[256];
 		const jv *v = jv_parse(&a, c->rank, strlen(c->rank), "--rank");
 
-		if (!v || gio_rank_options(&a, v, &rk, err, sizeof(err))) {
+		if (!v || wire_rank_options(&a, v, &rk, err, sizeof(err))) {
 			arena_release(&a);
 			return cli_usage("--rank: %s", v ? err : cairn_errmsg());
 		}

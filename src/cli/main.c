@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "server/graphio.h"
+#include "wire/wire.h"
 
 static const char usage_text[] =
 	"usage: cairn COMMAND [options] [arguments]\n"
@@ -1439,7 +1439,7 @@ static int cmd_compact(cli *c)
 	if (c->json) {
 		buf b = BUF_INIT;
 
-		gio_compact(&b, &r);
+		wire_compact(&b, &r);
 		printf("%.*s\n", (int)b.len, (const char *)b.p);
 		buf_release(&b);
 	} else if (!r.horizon) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/graphio.h"
+#include "wire/wire.h"
 #include "server/internal.h"
 #include "base/alloc.h"
 #include "base/err.h"
@@ -314,32 +314,32 @@ static void w_revision(buf *b, const cairn_revision *v)
 	if (v->parent2)
 		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
 	buf_printf(b, ",\"type\":\"%s\",\"branch\":", cairn_revision_type_name(v->type));
-	jw_cstr(b, v->branch);
+	wire_cstr(b, v->branch);
 	PUTS(b, ",\"time\":");
-	jw_time(b, v->time_ms);
+	wire_time(b, v->time_ms);
 	PUTS(b, ",\"actor\":");
-	jw_str(b, v->actor, v->actor_len);
+	wire_str(b, v->actor, v->actor_len);
 	PUTS(b, ",\"source\":");
-	jw_str(b, v->source, v->source_len);
+	wire_str(b, v->source, v->source_len);
 	PUTS(b, ",\"confidence\":");
 	json_number(b, v->confidence);
 	PUTS(b, ",\"message\":");
-	jw_str(b, v->message, v->message_len);
+	wire_str(b, v->message, v->message_len);
 	PUTS(b, ",\"trace_id\":");
-	jw_str(b, v->trace_id, v->trace_id_len);
+	wire_str(b, v->trace_id, v->trace_id_len);
 	buf_printf(b, ",\"changes\":%llu,\"hash\":", (unsigned long long)v->changes);
-	jw_hash(b, v->hash);
+	wire_hash(b, v->hash);
 	buf_put_u8(b, '}');
 }
 
 static void w_record(buf *b, const cairn_record *rec)
 {
 	PUTS(b, "{\"kind\":");
-	jw_cstr(b, rec->kind);
+	wire_cstr(b, rec->kind);
 	PUTS(b, ",\"key\":");
-	jw_str(b, rec->key, rec->key_len);
+	wire_str(b, rec->key, rec->key_len);
 	PUTS(b, ",\"title\":");
-	jw_str(b, rec->title, rec->title_len);
+	wire_str(b, rec->title, rec->title_len);
 	PUTS(b, ",\"values\":");
 	buf_put(b, rec->values, rec->values_len);
 	buf_printf(b, ",\"revision\":%llu", (unsigned long long)rec->revision);
@@ -351,11 +351,11 @@ static void w_record(buf *b, const cairn_record *rec)
 static void w_link(buf *b, const cairn_link *l)
 {
 	PUTS(b, "{\"rel\":");
-	jw_cstr(b, l->rel);
+	wire_cstr(b, l->rel);
 	PUTS(b, ",\"from\":");
-	gio_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+	wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
 	PUTS(b, ",\"to\":");
-	gio_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+	wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
 	PUTS(b, ",\"values\":");
 	buf_put(b, l->values, l->values_len);
 	buf_printf(b, ",\"revision\":%llu}", (unsigned long long)l->revision);
@@ -445,7 +445,7 @@ static int list_domain(void *ctx, const cairn_domain_info *di)
 		buf_put_u8(&dl->r->out, ',');
 	dl->first = 0;
 	PUTS(&dl->r->out, "{\"name\":");
-	jw_cstr(&dl->r->out, name);
+	wire_cstr(&dl->r->out, name);
 	buf_printf(&dl->r->out, ",\"revision\":%llu,\"horizon\":%llu}",
 		   (unsigned long long)di->revision, (unsigned long long)di->horizon);
 	return 0;
@@ -480,7 +480,7 @@ static void h_domain_create(req *r)
 	if ((rc = cairn_domain_create(r->s->st, name)))
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
-	jw_cstr(&r->out, name);
+	wire_cstr(&r->out, name);
 	PUTS(&r->out, ",\"created\":true}");
 	reply_json(r, 201);
 }
@@ -494,7 +494,7 @@ static void h_domain_drop(req *r)
 	if ((rc = cairn_domain_drop(r->s->st, r->seg[2])))
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
-	jw_cstr(&r->out, r->seg[2]);
+	wire_cstr(&r->out, r->seg[2]);
 	PUTS(&r->out, ",\"dropped\":true}");
 	reply_json(r, 200);
 }
@@ -571,7 +571,7 @@ static void h_schema_put(req *r)
 	if (rc)
 		return reply_cairn(r, rc);
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)res.revision);
-	jw_hash(&r->out, res.hash);
+	wire_hash(&r->out, res.hash);
 	buf_put_u8(&r->out, '}');
 	written(r, res.revision);
 	reply_json(r, 200);
@@ -631,7 +631,7 @@ static void h_page(req *r)
 	}
 	PUTS(&r->out, "],\"next\":");
 	if (n == (size_t)limit)
-		jw_str(&r->out, recs[n - 1].key, recs[n - 1].key_len);
+		wire_str(&r->out, recs[n - 1].key, recs[n - 1].key_len);
 	else
 		PUTS(&r->out, "null");
 	buf_put_u8(&r->out, '}');
@@ -704,7 +704,7 @@ static void h_counts(req *r)
 			break;
 		if (i)
 			buf_put_u8(&r->out, ',');
-		jw_cstr(&r->out, kinds[i]);
+		wire_cstr(&r->out, kinds[i]);
 		buf_printf(&r->out, ":%llu", (unsigned long long)c);
 	}
 	if (rc) {
@@ -811,16 +811,16 @@ static int w_item(void *ctx, const cairn_change_item *it)
 	io->first = 0;
 	if (it->is_link) {
 		PUTS(b, "{\"type\":\"link\",\"rel\":");
-		jw_cstr(b, it->rel);
+		wire_cstr(b, it->rel);
 		PUTS(b, ",\"from\":");
-		gio_endpoint(b, it->from_kind, it->from_key, it->from_len);
+		wire_endpoint(b, it->from_kind, it->from_key, it->from_len);
 		PUTS(b, ",\"to\":");
-		gio_endpoint(b, it->to_kind, it->to_key, it->to_len);
+		wire_endpoint(b, it->to_kind, it->to_key, it->to_len);
 	} else {
 		PUTS(b, "{\"type\":\"record\",\"kind\":");
-		jw_cstr(b, it->kind);
+		wire_cstr(b, it->kind);
 		PUTS(b, ",\"key\":");
-		jw_str(b, it->key, it->key_len);
+		wire_str(b, it->key, it->key_len);
 	}
 	buf_printf(b, ",\"ours\":\"%s\"", change_names[it->ours & 3]);
 	if (io->two_sided)
@@ -866,7 +866,7 @@ static void w_history(req *r, const cairn_history_entry *h, size_t n, const cair
 			buf_put_u8(&r->out, ',');
 		buf_printf(&r->out, "{\"change\":\"%s\",\"vid\":%llu,\"title\":", change_names[h[i].change & 3],
 			   (unsigned long long)h[i].vid);
-		jw_str(&r->out, h[i].title, h[i].title_len);
+		wire_str(&r->out, h[i].title, h[i].title_len);
 		PUTS(&r->out, ",\"values\":");
 		buf_put(&r->out, h[i].values, h[i].values_len);
 		PUTS(&r->out, ",\"diff\":");
@@ -923,7 +923,7 @@ static void h_history(req *r)
 static void w_lineage_entry(buf *b, const char *attr, const cairn_revision *rv)
 {
 	PUTS(b, "{\"attribute\":");
-	jw_cstr(b, attr);
+	wire_cstr(b, attr);
 	PUTS(b, ",\"provenance\":");
 	w_revision(b, rv);
 	buf_put_u8(b, '}');
@@ -1035,9 +1035,9 @@ static void reply_change_error(req *r, int rc, uint32_t i)
 	snprintf(msg, sizeof(msg), "%s", cairn_errmsg()); /* it names the change already */
 	buf_reset(&r->out);
 	PUTS(&r->out, "{\"error\":{\"code\":");
-	jw_cstr(&r->out, cairn_errname(rc));
+	wire_cstr(&r->out, cairn_errname(rc));
 	PUTS(&r->out, ",\"message\":");
-	jw_cstr(&r->out, msg);
+	wire_cstr(&r->out, msg);
 	buf_printf(&r->out, ",\"change\":%u}}", i);
 	reply_json(r, status_of(rc));
 }
@@ -1047,9 +1047,9 @@ static void commit_done(req *r, job *j)
 	if (j->cr.rc) {
 		buf_reset(&r->out);
 		PUTS(&r->out, "{\"error\":{\"code\":");
-		jw_cstr(&r->out, cairn_errname(j->cr.rc));
+		wire_cstr(&r->out, cairn_errname(j->cr.rc));
 		PUTS(&r->out, ",\"message\":");
-		jw_cstr(&r->out, j->cr.msg);
+		wire_cstr(&r->out, j->cr.msg);
 		if (j->cr.change >= 0)
 			buf_printf(&r->out, ",\"change\":%ld", j->cr.change);
 		PUTS(&r->out, "}}");
@@ -1057,7 +1057,7 @@ static void commit_done(req *r, job *j)
 		return;
 	}
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)j->cr.res.revision);
-	jw_hash(&r->out, j->cr.res.hash);
+	wire_hash(&r->out, j->cr.res.hash);
 	buf_printf(&r->out, ",\"changes\":%llu}", (unsigned long long)j->cr.res.changes);
 	written(r, j->cr.res.revision);
 	reply_json(r, 201);
@@ -1152,12 +1152,12 @@ static int w_branch(void *ctx, const cairn_branch_info *b)
 		buf_put_u8(o, ',');
 	io->first = 0;
 	PUTS(o, "{\"name\":");
-	jw_cstr(o, b->name);
+	wire_cstr(o, b->name);
 	PUTS(o, ",\"parent\":");
-	jw_cstr(o, b->parent);
+	wire_cstr(o, b->parent);
 	buf_printf(o, ",\"fork_revision\":%llu,\"head_revision\":%llu,\"created\":",
 		   (unsigned long long)b->fork_revision, (unsigned long long)b->head_revision);
-	jw_time(o, b->created_ms);
+	wire_time(o, b->created_ms);
 	buf_put_u8(o, '}');
 	return 0;
 }
@@ -1193,7 +1193,7 @@ static void h_branch_create(req *r)
 	if ((rc = cairn_branch_create(r->s->st, d, name, from)))
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
-	jw_cstr(&r->out, name);
+	wire_cstr(&r->out, name);
 	PUTS(&r->out, ",\"created\":true}");
 	reply_json(r, 201);
 }
@@ -1216,7 +1216,7 @@ static void h_branch_rename(req *r)
 	if ((rc = cairn_branch_rename(r->s->st, d, r->seg[4], name)))
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
-	jw_cstr(&r->out, name);
+	wire_cstr(&r->out, name);
 	PUTS(&r->out, ",\"renamed\":true}");
 	reply_json(r, 200);
 }
@@ -1231,7 +1231,7 @@ static void h_branch_delete(req *r)
 	if ((rc = cairn_branch_delete(r->s->st, d, r->seg[4])))
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
-	jw_cstr(&r->out, r->seg[4]);
+	wire_cstr(&r->out, r->seg[4]);
 	PUTS(&r->out, ",\"deleted\":true}");
 	reply_json(r, 200);
 }
@@ -1282,7 +1282,7 @@ static void w_merge_result(buf *b, const cairn_merge_result *m)
 		   (unsigned long long)m->unresolved);
 	if (m->revision) {
 		PUTS(b, ",\"hash\":");
-		jw_hash(b, m->hash);
+		wire_hash(b, m->hash);
 	}
 }
 
@@ -1372,7 +1372,7 @@ static void h_merge(req *r)
 		const char *m = cairn_errmsg();
 
 		PUTS(&r->out, ",\"error\":{\"code\":\"merge_conflict\",\"message\":");
-		jw_cstr(&r->out, m);
+		wire_cstr(&r->out, m);
 		PUTS(&r->out, "}}");
 		return reply_json(r, 409);
 	}
@@ -1389,19 +1389,19 @@ static void w_proposal(buf *b, const cairn_proposal *p)
 {
 	buf_printf(b, "{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id,
 		   status_names[p->status >= 1 && p->status <= 4 ? p->status : 0]);
-	jw_cstr(b, p->source);
+	wire_cstr(b, p->source);
 	PUTS(b, ",\"target\":");
-	jw_cstr(b, p->target);
+	wire_cstr(b, p->target);
 	PUTS(b, ",\"title\":");
-	jw_str(b, p->title, p->title_len);
+	wire_str(b, p->title, p->title_len);
 	PUTS(b, ",\"description\":");
-	jw_str(b, p->description, p->description_len);
+	wire_str(b, p->description, p->description_len);
 	PUTS(b, ",\"author\":");
-	jw_str(b, p->author, p->author_len);
+	wire_str(b, p->author, p->author_len);
 	PUTS(b, ",\"created\":");
-	jw_time(b, p->created_ms);
+	wire_time(b, p->created_ms);
 	PUTS(b, ",\"updated\":");
-	jw_time(b, p->updated_ms);
+	wire_time(b, p->updated_ms);
 	if (p->merged_revision)
 		buf_printf(b, ",\"merged_revision\":%llu", (unsigned long long)p->merged_revision);
 	PUTS(b, ",\"notes\":");
@@ -1603,7 +1603,7 @@ static void h_proposal_accept(req *r)
 	w_merge_result(&r->out, &mr);
 	if (rc) {
 		PUTS(&r->out, ",\"error\":{\"code\":\"merge_conflict\",\"message\":");
-		jw_cstr(&r->out, cairn_errmsg());
+		wire_cstr(&r->out, cairn_errmsg());
 		PUTS(&r->out, "}}");
 		return reply_json(r, 409);
 	}
@@ -1801,13 +1801,13 @@ static void h_query(req *r)
 		w_record(&r->out, &out[i]);
 	}
 	PUTS(&r->out, "],\"next\":");
-	jw_cstr(&r->out, res.next);
+	wire_cstr(&r->out, res.next);
 	buf_printf(&r->out, ",\"scanned\":%s,\"entries\":%llu,\"checked\":%llu,\"matched\":%llu",
 		   res.scanned ? "true" : "false", (unsigned long long)res.entries,
 		   (unsigned long long)res.candidates, (unsigned long long)res.matched);
 	if (res.plan) {
 		PUTS(&r->out, ",\"plan\":");
-		jw_cstr(&r->out, res.plan);
+		wire_cstr(&r->out, res.plan);
 	}
 	buf_put_u8(&r->out, '}');
 	reply_read(r, t);
@@ -1877,7 +1877,7 @@ static void h_query_count(req *r)
 static void reply_graph(req *r, cairn_txn *t, const cairn_graph *g, int values, int path)
 {
 	buf_put_u8(&r->out, '{');
-	gio_graph(&r->out, g, values);
+	wire_graph(&r->out, g, values);
 	if (path)
 		buf_printf(&r->out, ",\"found\":%s", g->found ? "true" : "false");
 	buf_printf(&r->out, ",\"entries\":%llu}", (unsigned long long)g->entries);
@@ -1914,7 +1914,7 @@ static void h_neighborhood(req *r)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	for (uint32_t i = 0; i < st->len; i++) {
 		snprintf(what, sizeof(what), "start[%u]", i);
-		if (gio_ref(&r->mem, &st->u.items[i], what, &refs[i], err, sizeof(err)))
+		if (wire_ref(&r->mem, &st->u.items[i], what, &refs[i], err, sizeof(err)))
 			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	}
 	if ((hv = jv_get(b, "hops")) && hv->type != JV_NULL) {
@@ -1925,7 +1925,7 @@ static void h_neighborhood(req *r)
 			return reply_cairn(r, CAIRN_ENOMEM);
 		for (uint32_t i = 0; i < hv->len; i++) {
 			snprintf(what, sizeof(what), "hops[%u]", i);
-			if (gio_hop(&r->mem, &hv->u.items[i], what, &hops[i], err, sizeof(err)))
+			if (wire_hop(&r->mem, &hv->u.items[i], what, &hops[i], err, sizeof(err)))
 				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 		}
 		o.hops = hops;
@@ -1964,7 +1964,7 @@ static void h_follow(req *r)
 	    int_member(r, b, "max_nodes", 1, CAIRN_MAX_NODES, &max_nodes) ||
 	    bool_member(r, b, "values", &values))
 		return;
-	if (gio_ref(&r->mem, jv_get(b, "start"), "start", &start, err, sizeof(err)))
+	if (wire_ref(&r->mem, jv_get(b, "start"), "start", &start, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	sv = jv_get(b, "steps");
 	if (!sv || sv->type != JV_ARRAY || !sv->len || sv->len > CAIRN_MAX_PATH)
@@ -1974,7 +1974,7 @@ static void h_follow(req *r)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	for (uint32_t i = 0; i < sv->len; i++) {
 		snprintf(what, sizeof(what), "steps[%u]", i);
-		if (gio_hop(&r->mem, &sv->u.items[i], what, &steps[i], err, sizeof(err)))
+		if (wire_hop(&r->mem, &sv->u.items[i], what, &steps[i], err, sizeof(err)))
 			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	}
 	if (begin(r, d, &t))
@@ -2005,9 +2005,9 @@ static void h_path(req *r)
 	    int_member(r, b, "max_depth", 1, CAIRN_MAX_PATH, &max_depth) ||
 	    bool_member(r, b, "values", &values))
 		return;
-	if (gio_ref(&r->mem, jv_get(b, "from"), "from", &from, err, sizeof(err)) ||
-	    gio_ref(&r->mem, jv_get(b, "to"), "to", &to, err, sizeof(err)) ||
-	    gio_hop(&r->mem, jv_get(b, "hop"), "hop", &hop, err, sizeof(err)))
+	if (wire_ref(&r->mem, jv_get(b, "from"), "from", &from, err, sizeof(err)) ||
+	    wire_ref(&r->mem, jv_get(b, "to"), "to", &to, err, sizeof(err)) ||
+	    wire_hop(&r->mem, jv_get(b, "hop"), "hop", &hop, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	if (begin(r, d, &t))
 		return;
@@ -2037,7 +2037,7 @@ static void h_resolve(req *r)
 	if (allow(r, d, NEED_READ, NULL) || !(b = body_object(r)) || only(r, b, names) ||
 	    bool_member(r, b, "values", &values) || int_member(r, b, "limit", 1, 100, &limit))
 		return;
-	if (gio_resolve_options(&r->mem, b, &o, err, sizeof(err)))
+	if (wire_resolve_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 10;
 	if (!(m = arena_alloc(&r->mem, o.limit * sizeof(*m))))
@@ -2049,7 +2049,7 @@ static void h_resolve(req *r)
 		return reply_cairn(r, rc);
 	}
 	buf_put_u8(&r->out, '{');
-	gio_matches(&r->out, m, n, truncated, values);
+	wire_matches(&r->out, m, n, truncated, values);
 	buf_put_u8(&r->out, '}');
 	reply_read(r, t);
 	cairn_txn_end(t);
@@ -2071,7 +2071,7 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
 
 	if (only(r, b, only_v))
 		return;
-	if (gio_vsearch_options(&r->mem, b, &o, &near, err, sizeof(err)))
+	if (wire_vsearch_options(&r->mem, b, &o, &near, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;
 	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
@@ -2084,7 +2084,7 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
 	}
 	memset(&info, 0, sizeof(info));
 	buf_put_u8(&r->out, '{');
-	gio_hits(&r->out, h, n, &info, values);
+	wire_hits(&r->out, h, n, &info, values);
 	buf_put_u8(&r->out, '}');
 	reply_read(r, t);
 	cairn_txn_end(t);
@@ -2105,7 +2105,7 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
 	size_t n;
 	int rc;
 
-	if (gio_hybrid_options(&r->mem, b, &o, &rk, err, sizeof(err)))
+	if (wire_hybrid_options(&r->mem, b, &o, &rk, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;
 	o.embedder = r->s->emb;
@@ -2130,7 +2130,7 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
 	}
 	memset(&info, 0, sizeof(info));
 	buf_put_u8(&r->out, '{');
-	gio_hits_as(&r->out, h, n, &info, values, "receipt");
+	wire_hits_as(&r->out, h, n, &info, values, "receipt");
 	buf_printf(&r->out, ",\"model\":");
 	if (o.embedder && !o.vector)
 		json_quote(&r->out, cairn_embedder_model(o.embedder),
@@ -2188,9 +2188,9 @@ static void h_search(req *r)
 				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 						   "%s is for a hybrid or semantic search", fusion_only[i]);
 	}
-	if (gio_is_vsearch(b))
+	if (wire_is_vsearch(b))
 		return h_vsearch(r, b, limit, values);
-	if (gio_search_options(&r->mem, b, &o, err, sizeof(err)))
+	if (wire_search_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;
 	if (!(h = arena_alloc(&r->mem, o.limit * sizeof(*h))))
@@ -2202,7 +2202,7 @@ static void h_search(req *r)
 		return reply_cairn(r, rc);
 	}
 	buf_put_u8(&r->out, '{');
-	gio_hits(&r->out, h, n, &info, values);
+	wire_hits(&r->out, h, n, &info, values);
 	buf_put_u8(&r->out, '}');
 	reply_read(r, t);
 	cairn_txn_end(t);
@@ -2304,10 +2304,10 @@ static void h_reembed(req *r)
 		return reply_cairn(r, rc);
 	model = cairn_embedder_model(r->s->emb);
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)res.commit.revision);
-	jw_hash(&r->out, res.commit.hash);
+	wire_hash(&r->out, res.commit.hash);
 	buf_printf(&r->out, ",\"vectors\":%llu,\"empty\":%llu,\"model\":",
 		   (unsigned long long)res.vectors, (unsigned long long)res.empty);
-	jw_str(&r->out, model, strlen(model));
+	wire_str(&r->out, model, strlen(model));
 	buf_printf(&r->out, ",\"dim\":%zu}", cairn_embedder_dim(r->s->emb));
 	written(r, res.commit.revision);
 	reply_json(r, 200);
@@ -2346,7 +2346,7 @@ static void h_compact(req *r)
 		co.retain_ms = ret->u.i;
 	if ((rc = cairn_compact(r->s->st, d, &co, &res)))
 		return reply_cairn(r, rc);
-	gio_compact(&r->out, &res);
+	wire_compact(&r->out, &res);
 	reply_json(r, 200);
 }
 

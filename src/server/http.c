@@ -52,39 +52,6 @@ void srv_config_defaults(srv_config *c)
 
 /* ----------------------------------------------------------- JSON out -- */
 
-void jw_str(buf *b, const char *s, size_t n)
-{
-	json_quote(b, s, n);
-}
-
-void jw_cstr(buf *b, const char *s)
-{
-	if (s)
-		json_quote(b, s, strlen(s));
-	else
-		PUTS(b, "null");
-}
-
-void jw_time(buf *b, int64_t ms)
-{
-	char t[48];
-
-	time_format_ms(ms, t);
-	buf_printf(b, "\"%s\"", t);
-}
-
-void jw_hash(buf *b, const uint8_t h[32])
-{
-	static const char hx[] = "0123456789abcdef";
-
-	buf_put_u8(b, '"');
-	for (int i = 0; i < 32; i++) {
-		buf_put_u8(b, (uint8_t)hx[h[i] >> 4]);
-		buf_put_u8(b, (uint8_t)hx[h[i] & 15]);
-	}
-	buf_put_u8(b, '"');
-}
-
 /* ------------------------------------------------------------ replies -- */
 
 void reply_json(req *r, unsigned status)
@@ -103,9 +70,9 @@ void reply_error(req *r, unsigned status, const char *code, const char *fmt, ...
 	va_end(ap);
 	buf_reset(&r->out);
 	PUTS(&r->out, "{\"error\":{\"code\":");
-	jw_cstr(&r->out, code);
+	wire_cstr(&r->out, code);
 	PUTS(&r->out, ",\"message\":");
-	jw_cstr(&r->out, msg);
+	wire_cstr(&r->out, msg);
 	PUTS(&r->out, "}}");
 	reply_json(r, status);
 }
@@ -163,9 +130,9 @@ void reply_cairn(req *r, int rc)
 
 	buf_reset(&r->out);
 	PUTS(&r->out, "{\"error\":{\"code\":");
-	jw_cstr(&r->out, cairn_errname(rc));
+	wire_cstr(&r->out, cairn_errname(rc));
 	PUTS(&r->out, ",\"message\":");
-	jw_cstr(&r->out, *msg ? msg : cairn_strerror(rc));
+	wire_cstr(&r->out, *msg ? msg : cairn_strerror(rc));
 	if (change >= 0)
 		buf_printf(&r->out, ",\"change\":%ld", change);
 	PUTS(&r->out, "}}");
@@ -313,7 +280,7 @@ static void observe(srv *s, req *r)
 		{
 			buf pb = BUF_INIT;
 
-			jw_cstr(&pb, r->path ? r->path : "");
+			wire_cstr(&pb, r->path ? r->path : "");
 			fwrite(pb.p, 1, pb.len, s->log);
 			buf_release(&pb);
 		}

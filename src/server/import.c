@@ -44,9 +44,9 @@ static void on_bad(void *ctx, const char *file, uint64_t line, int rc, const cha
 	if (ij->bad.len)
 		buf_put_u8(&ij->bad, ',');
 	buf_printf(&ij->bad, "{\"line\":%llu,\"code\":", (unsigned long long)line);
-	jw_cstr(&ij->bad, cairn_errname(rc));
+	wire_cstr(&ij->bad, cairn_errname(rc));
 	PUTS(&ij->bad, ",\"message\":");
-	jw_cstr(&ij->bad, msg);
+	wire_cstr(&ij->bad, msg);
 	buf_put_u8(&ij->bad, '}');
 }
 
@@ -228,9 +228,9 @@ void import_finish(req *r, int answer)
 		buf_put_u8(o, ']');
 		if (ij->rc) {
 			PUTS(o, ",\"error\":{\"code\":");
-			jw_cstr(o, cairn_errname(ij->rc));
+			wire_cstr(o, cairn_errname(ij->rc));
 			PUTS(o, ",\"message\":");
-			jw_cstr(o, ij->msg);
+			wire_cstr(o, ij->msg);
 			buf_put_u8(o, '}');
 		}
 		buf_put_u8(o, '}');

@@ -10,6 +10,7 @@
 
 #include "base/json.h"
 #include "server/mcp.h"
+#include "wire/wire.h"
 #include "server/server.h"
 #include "base/arena.h"
 
@@ -138,9 +139,5 @@ void writer_stop(srv *s);
 void writer_submit(srv *s, job *j);
 
 /* JSON output helpers (to r->out). */
-void jw_str(buf *b, const char *s, size_t n);
-void jw_cstr(buf *b, const char *s); /* null when s is NULL */
-void jw_time(buf *b, int64_t ms);
-void jw_hash(buf *b, const uint8_t h[32]);
 
 #endif

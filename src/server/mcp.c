@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/graphio.h"
+#include "wire/wire.h"
 #include "server/mcp.h"
 #include "base/alloc.h"
 #include "base/err.h"
@@ -410,7 +410,7 @@ static int t_neighborhood(call *k)
 	int rc;
 
 	if (need(k, "kind", &kind) || need(k, "key", &key) ||
-	    gio_hop_members(k->mem, k->args, "arguments", &hop, k->err, sizeof(k->err)))
+	    wire_hop_members(k->mem, k->args, "arguments", &hop, k->err, sizeof(k->err)))
 		return -1;
 	if (v && !jv_is_bool(v)) {
 		snprintf(k->err, sizeof(k->err), "values is true or false");
@@ -434,7 +434,7 @@ static int t_neighborhood(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	gio_graph(k->out, &g, o.values);
+	wire_graph(k->out, &g, o.values);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;
@@ -448,7 +448,7 @@ static int t_resolve(call *k)
 	size_t n;
 	int rc, truncated;
 
-	if (gio_resolve_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+	if (wire_resolve_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
 	o.limit = (size_t)int_arg(k, "limit", 5, 1, 20);
 	if (!(m = arena_alloc(k->mem, o.limit * sizeof(*m)))) {
@@ -462,7 +462,7 @@ static int t_resolve(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	gio_matches(k->out, m, n, truncated, 0);
+	wire_matches(k->out, m, n, truncated, 0);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;
@@ -485,7 +485,7 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	int rc;
 
 	*fallback = 0;
-	if (gio_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)))
+	if (wire_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)))
 		return -1;
 	if (!o.text) {
 		snprintf(k->err, sizeof(k->err), "a %s search needs a text", semantic ? "semantic" : "hybrid");
@@ -515,7 +515,7 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	}
 	memset(&info, 0, sizeof(info));
 	buf_put_u8(k->out, '{');
-	gio_hits_as(k->out, h, n, &info, 0, "receipt");
+	wire_hits_as(k->out, h, n, &info, 0, "receipt");
 	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
 	cairn_txn_end(t);
 	return 0;
@@ -526,7 +526,7 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 /* search: by text, or with near, the Records whose vectors are closest to that Record's. */
 static int t_search(call *k)
 {
-	int by_vector = gio_is_vsearch(k->args);
+	int by_vector = wire_is_vsearch(k->args);
 	const char *mode = s_arg(k, "mode");
 	const jv *rank = jv_get(k->args, "rank");
 	cairn_search_options o;
@@ -563,8 +563,8 @@ static int t_search(call *k)
 		snprintf(k->err, sizeof(k->err), "rank needs mode hybrid or semantic (and a model)");
 		return -1;
 	}
-	if (by_vector ? gio_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
-		      : gio_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+	if (by_vector ? wire_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
+		      : wire_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
 	o.limit = vo.limit = limit;
 	if (!(h = arena_alloc(k->mem, limit * sizeof(*h)))) {
@@ -580,7 +580,7 @@ static int t_search(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	gio_hits(k->out, h, n, &info, 0);
+	wire_hits(k->out, h, n, &info, 0);
 	if (!by_vector)
 		buf_puts(k->out, ",\"mode\":\"words\"");
 	buf_put_u8(k->out, '}');

@@ -1,11 +1,12 @@
-/* Graph reads over HTTP and MCP: JSON in, JSON out (graphio.h). */
+/* The JSON of the public types, for every client (wire.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "server/graphio.h"
+#include "base/text.h"
+#include "wire/wire.h"
 
-int gio_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
+int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
 {
 	const char *colon;
 
@@ -55,7 +56,7 @@ bad:
 	return -1;
 }
 
-int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen)
+int wire_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof(*h));
 	h->dir = CAIRN_BOTH;
@@ -73,10 +74,10 @@ int gio_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, si
 			return -1;
 		}
 	}
-	return gio_hop_members(a, v, what, h, err, errlen);
+	return wire_hop_members(a, v, what, h, err, errlen);
 }
 
-int gio_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
+int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
 		    size_t errlen)
 {
 	const jv *dir;
@@ -100,7 +101,7 @@ int gio_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char 
 		       : 0;
 }
 
-void gio_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
+void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
 {
 	buf t = BUF_INIT;
 
@@ -125,7 +126,7 @@ static void w_header(buf *b, const cairn_record *r, int first)
 	json_quote(b, r->title, r->title_len);
 }
 
-void gio_graph(buf *b, const cairn_graph *g, int values)
+void wire_graph(buf *b, const cairn_graph *g, int values)
 {
 	buf_put(b, "\"nodes\":[", 9);
 	for (size_t i = 0; i < g->n_nodes; i++) {
@@ -146,9 +147,9 @@ void gio_graph(buf *b, const cairn_graph *g, int values)
 		buf_put(b, i ? ",{\"rel\":" : "{\"rel\":", i ? 8 : 7);
 		json_quote(b, l->rel, strlen(l->rel));
 		buf_put(b, ",\"from\":", 8);
-		gio_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+		wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
 		buf_put(b, ",\"to\":", 6);
-		gio_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+		wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
 		if (values) {
 			buf_put(b, ",\"values\":", 10);
 			buf_put(b, l->values, l->values_len);
@@ -158,7 +159,7 @@ void gio_graph(buf *b, const cairn_graph *g, int values)
 	buf_printf(b, "],\"truncated\":%s", g->truncated ? "true" : "false");
 }
 
-int gio_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen)
+int wire_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen)
 {
 	const jv *t = jv_get(o, "text"), *ed = jv_get(o, "max_edits");
 	const jv *ex = jv_get(o, "exact");
@@ -188,7 +189,7 @@ int gio_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *e
 static const char *const source_names[] = {"", "key", "title", "unique", "alias"};
 static const char *const match_names[] = {"", "exact", "folded", "spelling", "prefix"};
 
-void gio_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values)
+void wire_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values)
 {
 	buf_put(b, "\"matches\":[", 11);
 	for (size_t i = 0; i < n; i++) {
@@ -238,7 +239,7 @@ static int where_member(arena *a, const jv *o, const char **where, size_t *len, 
 	return 0;
 }
 
-int gio_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen)
+int wire_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen)
 {
 	const jv *t = jv_get(o, "text");
 
@@ -312,12 +313,12 @@ static int probes_member(const jv *o, size_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-int gio_is_vsearch(const jv *o)
+int wire_is_vsearch(const jv *o)
 {
 	return jv_get(o, "near") || jv_get(o, "vector");
 }
 
-int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
+int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
 			size_t errlen)
 {
 	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric"), *e;
@@ -365,12 +366,12 @@ int gio_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_r
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
-void gio_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
+void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
 {
-	gio_hits_as(b, h, n, info, values, "explain");
+	wire_hits_as(b, h, n, info, values, "explain");
 }
 
-void gio_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
+void wire_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
 		 const char *explain)
 {
 	buf_put(b, "\"hits\":[", 8);
@@ -426,7 +427,7 @@ static int str_member(const jv *o, const char *name, const char **s, char *err, 
 	return 0;
 }
 
-int gio_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen)
+int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen)
 {
 	static const char *const known[] = {"confidence",     "trust",		 "half_life_days",
 					    "recency_weight", "time_attribute", "status_attribute",
@@ -493,7 +494,7 @@ int gio_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, si
 	return 0;
 }
 
-int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
+int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
 		       char *err, size_t errlen)
 {
 	const jv *t = jv_get(o, "text"), *v = jv_get(o, "vector"), *f = jv_get(o, "fusion");
@@ -536,7 +537,7 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 			return -1;
 		}
 		for (uint32_t i = 0; i < nr->len; i++)
-			if (gio_ref(a, &nr->u.items[i], "near_records", &refs[i], err, errlen))
+			if (wire_ref(a, &nr->u.items[i], "near_records", &refs[i], err, errlen))
 				return -1;
 		h->near = refs;
 		h->n_near = nr->len;
@@ -546,7 +547,7 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 	if (probes_member(o, &h->probes, err, errlen))
 		return -1;
 	if (rk && rk->type != JV_NULL) {
-		if (gio_rank_options(a, rk, r, err, errlen))
+		if (wire_rank_options(a, rk, r, err, errlen))
 			return -1;
 		h->rank = r;
 	}
@@ -555,7 +556,7 @@ int gio_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ran
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &h->kinds, &h->n_kinds, err, errlen);
 }
 
-void gio_compact(buf *b, const cairn_compact_result *r)
+void wire_compact(buf *b, const cairn_compact_result *r)
 {
 	buf_printf(b,
 		   "{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
@@ -566,4 +567,39 @@ void gio_compact(buf *b, const cairn_compact_result *r)
 		   (unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
 		   (unsigned long long)r->postings, (unsigned long long)r->segments,
 		   (unsigned long long)r->cells, (unsigned long long)r->transactions, r->seconds);
+}
+
+/* -------------------------------------------------------------- scalars -- */
+
+void wire_str(buf *b, const char *s, size_t n)
+{
+	json_quote(b, s, n);
+}
+
+void wire_cstr(buf *b, const char *s)
+{
+	if (s)
+		json_quote(b, s, strlen(s));
+	else
+		buf_put(b, "null", 4);
+}
+
+void wire_time(buf *b, int64_t ms)
+{
+	char t[48];
+
+	time_format_ms(ms, t);
+	buf_printf(b, "\"%s\"", t);
+}
+
+void wire_hash(buf *b, const uint8_t h[32])
+{
+	static const char hx[] = "0123456789abcdef";
+
+	buf_put_u8(b, '"');
+	for (int i = 0; i < 32; i++) {
+		buf_put_u8(b, (uint8_t)hx[h[i] >> 4]);
+		buf_put_u8(b, (uint8_t)hx[h[i] & 15]);
+	}
+	buf_put_u8(b, '"');
 }

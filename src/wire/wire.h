@@ -1,0 +1,82 @@
+/*
+ * The wire format of the public types (wire.c): options read from JSON and
+ * answers written as JSON, the same for HTTP, MCP and the CLI. It uses only
+ * cairn.h and base: every client speaks of the engine in the same words.
+ */
+#ifndef CAIRN_WIRE_H
+#define CAIRN_WIRE_H
+
+#include "cairn.h"
+#include "base/json.h"
+#include "base/arena.h"
+#include "base/buf.h"
+
+/* "Kind:key" (a string) into r, allocated in a; 0, or -1 with a reason in err. */
+int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen);
+/*
+ * A hop object {"dir":"out|in|both","rels":[...],"kinds":[...]} (every
+ * member optional; NULL v: both ways, anything) into h, lists allocated in a.
+ */
+int wire_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, size_t errlen);
+/* The same members read from an object that may have others (a tool's arguments). */
+int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
+		    size_t errlen);
+/* "Kind:key" as a JSON string. */
+void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
+/*
+ * The members "nodes":[...],"links":[...],"truncated":bool of an answer
+ * (no braces). A node: kind, key, title, depth (and values); a Link: rel,
+ * from, to (and values).
+ */
+void wire_graph(buf *b, const cairn_graph *g, int values);
+/* What a compaction did, as the JSON object the CLI and HTTP answer with. */
+void wire_compact(buf *b, const cairn_compact_result *r);
+
+/*
+ * Resolution options from a JSON object (text, kinds, max_edits, exact;
+ * others ignored, limit is the caller's), lists allocated in a.
+ */
+int wire_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen);
+/* "matches":[...],"truncated":bool of a resolution (no braces). */
+void wire_matches(buf *b, const cairn_match *m, size_t n, int truncated, int values);
+
+/* Search options from a request object (text, kinds); the caller sets limit. */
+int wire_search_options(arena *a, const jv *o, cairn_search_options *s, char *err, size_t errlen);
+/* Is o a search by vector (it has "near" or "vector")? */
+int wire_is_vsearch(const jv *o);
+/*
+ * A search by vector's members: "near" {"kind","key"} or "vector" [numbers],
+ * "metric" ("cosine", "dot", "l2"), "kinds", "where" (o's text must be absent).
+ */
+int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
+			size_t errlen);
+/*
+ * A hybrid search's members: "text", "vector", "kinds", "where", "fusion"
+ * ("rrf", "weighted"), "rrf_k", "weights" {"text","vector"}, "near_records"
+ * ["Kind:key"...], "graph_boost" (default 1 with near_records), "probes",
+ * "rank" (wire_rank_options, into r). The caller sets limit and embedder.
+ */
+int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
+		       char *err, size_t errlen);
+/*
+ * Memory-aware ranking from {"confidence":bool, "trust":{name: weight},
+ * "half_life_days", "recency_weight", "time_attribute", "status_attribute",
+ * "exclude":[...], "demote":[...], "demote_factor"}; unknown members refused.
+ */
+int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen);
+/* "hits":[{header..., "score"[, "values"]}...],"words":N */
+void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values);
+/* The same, cairn_hit.explain as the member named explain ("receipt" for hybrid search). */
+void wire_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
+		 const char *explain);
+
+/* A JSON string of s[0..n-1]. */
+void wire_str(buf *b, const char *s, size_t n);
+/* A JSON string of NUL-terminated s, or null when s is NULL. */
+void wire_cstr(buf *b, const char *s);
+/* A time in milliseconds since the epoch as an RFC 3339 string. */
+void wire_time(buf *b, int64_t ms);
+/* A SHA-256 digest as a string of 64 lowercase hex digits. */
+void wire_hash(buf *b, const uint8_t h[32]);
+
+#endif
