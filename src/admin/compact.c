@@ -650,14 +650,62 @@ static void cpt_release(cpt *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* One transaction of a compaction, as store_write runs it: the first (begin) or a step. */
+struct compact_txn {
+	cpt *c;
+	cairn_compact_result *res;
+	const char *domain;
+	const cairn_compact_options *o;
+	int first, pass;
+	segdone *sd;
+	int runs;	/* of fn in this transaction: more than one when the map filled */
+	int wrote;	/* the transaction is to be committed */
+	uint8_t resume[sizeof(((cpt *)0)->resume)]; /* where the step began */
+	size_t resume_n;
+	cairn_compact_result saved;
+};
+
+static int compact_txn(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct compact_txn *a = arg;
+	cpt *c = a->c;
+	int rc;
+
+	if (a->runs++ == 0) {
+		memcpy(a->resume, c->resume, sizeof(a->resume));
+		a->resume_n = c->resume_n;
+		a->saved = *a->res;
+	} else { /* again after the map grew: from where the step began */
+		if (a->first) {
+			cpt_release(c);
+			c->st = st;
+			c->res = a->res;
+		}
+		memcpy(c->resume, a->resume, sizeof(a->resume));
+		c->resume_n = a->resume_n;
+		c->done = 0;
+		*a->res = a->saved;
+	}
+	a->wrote = 0;
+	c->discard = 0;
+	c->dry = a->o->dry_run;
+	rc = a->first ? begin(c, txn, a->domain, a->o) : step(c, txn, a->pass, a->sd);
+	if (rc || c->discard || c->dry) {
+		if (c->discard) /* (what it counted goes with it) */
+			*a->res = a->saved;
+		a->res->transactions += !rc && !c->discard && c->dry;
+		return rc ? rc : STORE_DISCARD;
+	}
+	a->wrote = 1;
+	return 0;
+}
+
 int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_options *o,
 		  cairn_compact_result *out)
 {
 	uint64_t t0 = time_mono_ns();
-	cairn_compact_result res, saved;
+	cairn_compact_result res;
 	segdone sd = {NULL, 0, 0};
-	uint8_t resume[sizeof(((cpt *)0)->resume)];
-	size_t resume_n;
 	cpt c;
 	int rc, pass = PASS_KEYS;
 
@@ -673,41 +721,10 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 	c.st = st;
 	c.res = &res;
 	for (;;) {
-		MDB_txn *txn;
-		int first = !c.dead;
+		struct compact_txn a = {&c, &res, domain, o, !c.dead, pass, &sd, 0, 0, {0}, 0, {0}};
 
-		if ((rc = store_write_begin(st, &txn)))
-			break;
-		/* What a step again after the map grew starts from. */
-		memcpy(resume, c.resume, sizeof(resume));
-		resume_n = c.resume_n;
-		saved = res;
-		c.discard = 0;
-		c.dry = o->dry_run;
-		rc = first ? begin(&c, txn, domain, o) : step(&c, txn, pass, &sd);
-		if (rc || c.discard || c.dry) {
-			store_write_abort(st, txn);
-			if (c.discard) /* (what it counted goes with it) */
-				res = saved;
-			res.transactions += !rc && !c.discard && c.dry;
-		} else {
-			rc = store_write_commit(st, txn);
-			res.transactions += !rc;
-		}
-		if (rc == CAIRN_EMAPFULL) {
-			if (first) {
-				cpt_release(&c);
-				c.st = st;
-				c.res = &res;
-			}
-			memcpy(c.resume, resume, sizeof(resume));
-			c.resume_n = resume_n;
-			c.done = 0;
-			res = saved;
-			if ((rc = store_grow(st)))
-				break;
-			continue;
-		}
+		rc = store_write(st, compact_txn, &a);
+		res.transactions += !rc && a.wrote;
 		if (rc || !res.horizon) /* nothing to compact */
 			break;
 		if (c.done) {

@@ -209,11 +209,41 @@ static int catch_up(cairn_store *st, const volatile int *stop)
 	return rc;
 }
 
+/* One step of upkeep, as store_write runs it. */
+struct maintain_txn {
+	unsigned budget;
+	int pending;	/* work remains */
+};
+
+static int maintain_txn(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct maintain_txn *a = arg;
+	struct pending p;
+	int rc, done_branch = 0, merged = 0;
+
+	a->pending = 0;
+	rc = next_pending(txn, st, &p);
+	if (!rc && p.found)
+		rc = clear_step(txn, st, &p, a->budget, &done_branch);
+	/* With no branch to clear, an index's background work (segments to merge), a step. */
+	else if (!rc && (rc = merge_any(txn, st, 0, &merged)) == 0 && merged)
+		a->pending = 1;
+	/* Work remains unless that was the last of the last branch. */
+	if (!rc && p.found && done_branch && (rc = next_pending(txn, st, &p)) == 0)
+		a->pending = p.found;
+	else if (!rc && p.found)
+		a->pending = 1;
+	if (rc)
+		a->pending = 0;
+	return rc || p.found || done_branch || merged ? rc : STORE_DISCARD;
+}
+
 int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 {
+	struct maintain_txn a;
 	struct pending p;
 	MDB_txn *txn;
-	int rc, done_branch = 0, merged = 0;
+	int rc;
 
 	if (!st || !pending)
 		return err_set(CAIRN_EINVAL, "cairn_store_maintain: NULL argument");
@@ -232,31 +262,9 @@ int cairn_store_maintain(cairn_store *st, unsigned budget, int *pending)
 	}
 	if (st->flags & CAIRN_OPEN_RDONLY)
 		return 0;
-	for (;;) {
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		rc = next_pending(txn, st, &p);
-		if (!rc && p.found)
-			rc = clear_step(txn, st, &p, budget, &done_branch);
-		/* With no branch to clear, segments of postings to merge, one merge a step. */
-		else if (!rc && (rc = merge_any(txn, st, 0, &merged)) == 0 && merged)
-			*pending = 1;
-		/* Work remains unless that was the last of the last branch. */
-		if (!rc && p.found && done_branch && (rc = next_pending(txn, st, &p)) == 0)
-			*pending = p.found;
-		else if (!rc && p.found)
-			*pending = 1;
-		if (rc || (!p.found && !done_branch && !merged)) {
-			store_write_abort(st, txn);
-		} else {
-			rc = store_write_commit(st, txn);
-		}
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		*pending = 0;
-		if ((rc = store_grow(st)))
-			break;
-	}
+	a = (struct maintain_txn){budget, 0};
+	rc = store_write(st, maintain_txn, &a);
+	*pending = a.pending;
 	if (rc)
 		*pending = 0;
 	return rc;

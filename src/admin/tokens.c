@@ -140,13 +140,61 @@ static int pattern_ok(const char *p)
 	return 1;
 }
 
+/* What a token's creation needs in its transaction. */
+struct token_new {
+	const char *domain;
+	tok t;
+	const uint8_t *rnd;
+	size_t n_rnd;
+	char *secret;
+	size_t cap;
+};
+
+static int token_new_txn(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct token_new *a = arg;
+	tok *t = &a->t;
+	char enc[48];
+	uint64_t next = 1;
+	MDB_val v;
+	kbuf k;
+	int rc = 0;
+
+	if (a->domain) {
+		rc = domain_id(txn, st, a->domain, &t->dom);
+		snprintf(t->info.domain, sizeof(t->info.domain), "%s", a->domain);
+	}
+	kb_init(&k);
+	kb_be32(&k, 0);
+	kb_u8(&k, CAT_TOKENN);
+	if (!rc) {
+		rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+		next = rc == 0 && v.mv_size == 8 ? be64_get(v.mv_data) : 1;
+		rc = rc == CAIRN_ENOTFOUND ? 0 : rc;
+	}
+	if (!rc) {
+		uint8_t nb[8];
+
+		t->info.id = next;
+		be64_put(nb, next + 1);
+		rc = db_put(txn, st, DB_CATALOG, k.b, k.n, nb, 8, 0);
+	}
+	if (!rc) {
+		b64url(a->rnd, a->n_rnd, enc);
+		snprintf(a->secret, a->cap, "cairn_%llu_%s", (unsigned long long)t->info.id, enc);
+		rc = sha256_of(a->secret, strlen(a->secret), t->hash);
+		if (!rc)
+			rc = tok_put(txn, st, t);
+	}
+	return rc;
+}
+
 int cairn_token_create(cairn_store *st, const char *domain, int role, const char *branches,
 		       const char *label, char *secret, size_t cap, uint64_t *id)
 {
+	struct token_new tn;
 	uint8_t rnd[32];
-	char enc[48];
 	tok t;
-	MDB_txn *txn;
 	int rc;
 
 	if (!st || !secret || !id)
@@ -175,48 +223,9 @@ int cairn_token_create(cairn_store *st, const char *domain, int role, const char
 	t.info.created_ms = time_now_ms();
 	snprintf(t.info.branches, sizeof(t.info.branches), "%s", branches ? branches : "");
 	snprintf(t.info.label, sizeof(t.info.label), "%s", label ? label : "");
-	for (;;) {
-		uint64_t next;
-		kbuf k;
-		MDB_val v;
-
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		if (domain) {
-			rc = domain_id(txn, st, domain, &t.dom);
-			snprintf(t.info.domain, sizeof(t.info.domain), "%s", domain);
-		}
-		kb_init(&k);
-		kb_be32(&k, 0);
-		kb_u8(&k, CAT_TOKENN);
-		if (!rc) {
-			rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
-			next = rc == 0 && v.mv_size == 8 ? be64_get(v.mv_data) : 1;
-			rc = rc == CAIRN_ENOTFOUND ? 0 : rc;
-		}
-		if (!rc) {
-			uint8_t nb[8];
-
-			t.info.id = next;
-			be64_put(nb, next + 1);
-			rc = db_put(txn, st, DB_CATALOG, k.b, k.n, nb, 8, 0);
-		}
-		if (!rc) {
-			b64url(rnd, sizeof(rnd), enc);
-			snprintf(secret, cap, "cairn_%llu_%s", (unsigned long long)t.info.id, enc);
-			rc = sha256_of(secret, strlen(secret), t.hash);
-			if (!rc)
-				rc = tok_put(txn, st, &t);
-		}
-		if (rc)
-			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
+	tn = (struct token_new){domain, t, rnd, sizeof(rnd), secret, cap};
+	rc = store_write(st, token_new_txn, &tn);
+	t = tn.t;
 	OPENSSL_cleanse(rnd, sizeof(rnd));
 	if (rc) {
 		OPENSSL_cleanse(secret, cap);
@@ -275,38 +284,29 @@ int cairn_token_check(cairn_store *st, const char *secret, size_t len, cairn_tok
 	return 0;
 }
 
-int cairn_token_revoke(cairn_store *st, uint64_t id)
+static int revoke_txn(MDB_txn *txn, cairn_store *st, void *arg)
 {
-	MDB_txn *txn;
+	uint64_t id = *(const uint64_t *)arg;
 	MDB_val v;
 	kbuf k;
 	tok t;
 	int rc;
 
+	tkey(&k, id);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return err_set(CAIRN_ENOTFOUND, "no token %llu", (unsigned long long)id);
+	if (rc || (rc = tok_decode(&v, id, &t)))
+		return rc;
+	t.info.revoked = 1;
+	return tok_put(txn, st, &t);
+}
+
+int cairn_token_revoke(cairn_store *st, uint64_t id)
+{
 	if (!st)
 		return err_set(CAIRN_EINVAL, "cairn_token_revoke: NULL argument");
-	for (;;) {
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		tkey(&k, id);
-		rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
-		if (rc == CAIRN_ENOTFOUND)
-			rc = err_set(CAIRN_ENOTFOUND, "no token %llu", (unsigned long long)id);
-		if (!rc)
-			rc = tok_decode(&v, id, &t);
-		if (!rc) {
-			t.info.revoked = 1;
-			rc = tok_put(txn, st, &t);
-		}
-		if (rc)
-			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
-		if (rc != CAIRN_EMAPFULL)
-			return rc;
-		if ((rc = store_grow(st)))
-			return rc;
-	}
+	return store_write(st, revoke_txn, &id);
 }
 
 int cairn_token_list(cairn_store *st, int (*cb)(void *ctx, const cairn_token_info *t), void *ctx)

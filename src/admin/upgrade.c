@@ -125,19 +125,13 @@ static int upgrade_txn(cairn_store *st, MDB_txn *txn)
 	return rc ? rc : store_format_put(txn, st);
 }
 
+static int upgrade_once(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	(void)arg;
+	return upgrade_txn(st, txn);
+}
+
 int store_upgrade(cairn_store *st)
 {
-	for (int tries = 0;; tries++) {
-		MDB_txn *txn;
-		int rc;
-
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		rc = upgrade_txn(st, txn);
-		if (!rc)
-			return store_write_commit(st, txn);
-		store_write_abort(st, txn);
-		if (rc != CAIRN_EMAPFULL || tries == 8 || (rc = store_grow(st)))
-			return rc;
-	}
+	return store_write(st, upgrade_once, NULL);
 }

@@ -440,6 +440,33 @@ int store_grow(cairn_store *st)
 	return rc;
 }
 
+int store_write(cairn_store *st, store_write_fn fn, void *arg)
+{
+	MDB_txn *txn;
+	int rc;
+
+	for (int grown = 0;; grown++) {
+		if ((rc = store_write_begin(st, &txn)))
+			return rc;
+		rc = fn(txn, st, arg);
+		if (rc == STORE_DISCARD) {
+			store_write_abort(st, txn);
+			return 0;
+		}
+		if (rc)
+			store_write_abort(st, txn);
+		else
+			rc = store_write_commit(st, txn);
+		if (rc != CAIRN_EMAPFULL)
+			return rc;
+		if (grown == STORE_GROW_MAX)
+			return err_set(CAIRN_EMAPFULL, "one write needed the map to double %d times",
+				       STORE_GROW_MAX);
+		if ((rc = store_grow(st)))
+			return rc;
+	}
+}
+
 int db_get(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, MDB_val *v)
 {
 	MDB_val key = {kn, (void *)k};

@@ -104,6 +104,23 @@ void store_write_abort(cairn_store *st, MDB_txn *txn);
 /* Double the map size; waits for this process's transactions to end. */
 int store_grow(cairn_store *st);
 
+/* Doublings of the map one store_write may ask for before it gives up (CAIRN_EMAPFULL). */
+#define STORE_GROW_MAX 16
+/* What a store_write function returns to end its transaction without writing, successfully. */
+#define STORE_DISCARD 1
+typedef int (*store_write_fn)(MDB_txn *txn, cairn_store *st, void *arg);
+/*
+ * Every write of the engine: run fn(txn, st, arg) in a write transaction
+ * and commit it (durably unless CAIRN_OPEN_NOSYNC). An error of fn aborts
+ * it and is returned; STORE_DISCARD aborts it and returns 0. When the map
+ * is full (CAIRN_EMAPFULL from fn or from the commit), the map grows and fn
+ * runs again from the start in a new transaction, so fn must begin by
+ * undoing what an earlier run of it left in arg. CAIRN_EREADONLY on a
+ * read-only store; CAIRN_EMAPFULL when the map cannot grow (or has grown
+ * STORE_GROW_MAX times for this write).
+ */
+int store_write(cairn_store *st, store_write_fn fn, void *arg);
+
 /* Thin wrappers returning CAIRN_E* codes (CAIRN_ENOTFOUND for a missing key). */
 int db_get(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, MDB_val *v);
 int db_put(MDB_txn *txn, cairn_store *st, int db, const void *k, size_t kn, const void *v,

@@ -76,36 +76,6 @@ static int branch_lookup(MDB_txn *txn, cairn_store *st, uint32_t dom, const char
 }
 
 /* Run fn in a write transaction on Domain domain, growing the map when it fills. */
-static int write_in_domain(cairn_store *st, const char *domain,
-			   int (*fn)(MDB_txn *txn, cairn_store *st, dctx *d, void *arg), void *arg)
-{
-	MDB_txn *txn;
-	dctx d;
-	int rc;
-
-	for (;;) {
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		rc = dctx_open(&d, st, txn, domain, NULL);
-		if (!rc)
-			rc = fn(txn, st, &d, arg);
-		dctx_close(&d);
-		if (rc) {
-			store_write_abort(st, txn);
-		} else if (!(rc = catalog_touch(txn, st))) {
-			rc = store_write_commit(st, txn);
-		} else {
-			store_write_abort(st, txn);
-		}
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
-	if (!rc)
-		cache_invalidate(st);
-	return rc;
-}
 
 struct create_arg {
 	const char *name, *from;
@@ -202,7 +172,7 @@ int cairn_branch_create(cairn_store *st, const char *domain, const char *name, c
 			       "'_', '.', '-' and '/' (not starting with '/', '.' or '-', not "
 			       "ending with '/', no \"//\")",
 			       name, CAIRN_MAX_BRANCH);
-	return write_in_domain(st, domain, create_txn, &a);
+	return domain_write(st, domain, create_txn, &a, 1);
 }
 
 struct rename_arg {
@@ -249,7 +219,7 @@ int cairn_branch_rename(cairn_store *st, const char *domain, const char *name,
 		return err_set(CAIRN_EINVAL, "cairn_branch_rename: NULL argument");
 	if (!branch_name_valid(new_name))
 		return err_set(CAIRN_EINVAL, "branch name \"%s\" is not valid", new_name);
-	return write_in_domain(st, domain, rename_txn, &a);
+	return domain_write(st, domain, rename_txn, &a, 1);
 }
 
 int each_branch(MDB_txn *txn, cairn_store *st, uint32_t dom,
@@ -375,7 +345,7 @@ int cairn_branch_delete(cairn_store *st, const char *domain, const char *name)
 
 	if (!st || !domain || !name)
 		return err_set(CAIRN_EINVAL, "cairn_branch_delete: NULL argument");
-	rc = write_in_domain(st, domain, delete_txn, (void *)name);
+	rc = domain_write(st, domain, delete_txn, (void *)name, 1);
 	if (!rc)
 		store_wake(st);
 	return rc;

@@ -518,9 +518,42 @@ int domain_create_txn(MDB_txn *txn, cairn_store *st, const char *name)
 	return catalog_touch(txn, st);
 }
 
+struct in_domain {
+	const char *domain;
+	domain_write_fn fn;
+	void *arg;
+	int touch;
+};
+
+static int in_domain_txn(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct in_domain *a = arg;
+	dctx d;
+	int rc = dctx_open(&d, st, txn, a->domain, NULL);
+
+	if (!rc)
+		rc = a->fn(txn, st, &d, a->arg);
+	dctx_close(&d);
+	return rc || !a->touch ? rc : catalog_touch(txn, st);
+}
+
+int domain_write(cairn_store *st, const char *domain, domain_write_fn fn, void *arg, int catalog)
+{
+	struct in_domain a = {domain, fn, arg, catalog};
+	int rc = store_write(st, in_domain_txn, &a);
+
+	if (!rc && catalog)
+		cache_invalidate(st);
+	return rc;
+}
+
+static int create_txn(MDB_txn *txn, cairn_store *st, void *name)
+{
+	return domain_create_txn(txn, st, name);
+}
+
 int cairn_domain_create(cairn_store *st, const char *name)
 {
-	MDB_txn *txn;
 	int rc;
 
 	if (!st || !name)
@@ -530,28 +563,14 @@ int cairn_domain_create(cairn_store *st, const char *name)
 			       "Domain name \"%s\" is not 1 to %d characters of letters, digits, "
 			       "'_', '.' and '-'",
 			       name, CAIRN_MAX_NAME);
-	for (;;) {
-		rc = store_write_begin(st, &txn);
-		if (rc)
-			return rc;
-		rc = domain_create_txn(txn, st, name);
-		if (rc) {
-			store_write_abort(st, txn);
-		} else {
-			rc = store_write_commit(st, txn);
-		}
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
-	if (!rc)
+	if (!(rc = store_write(st, create_txn, (void *)name)))
 		cache_invalidate(st);
 	return rc;
 }
 
-static int domain_drop_txn(MDB_txn *txn, cairn_store *st, const char *name)
+static int domain_drop_txn(MDB_txn *txn, cairn_store *st, void *arg)
 {
+	const char *name = arg;
 	uint32_t dom;
 	uint8_t p[4];
 	kbuf k;
@@ -574,28 +593,13 @@ static int domain_drop_txn(MDB_txn *txn, cairn_store *st, const char *name)
 
 int cairn_domain_drop(cairn_store *st, const char *name)
 {
-	MDB_txn *txn;
 	int rc;
 
 	if (!st || !name)
 		return err_set(CAIRN_EINVAL, "cairn_domain_drop: NULL argument");
 	if (!name_valid(name, CAIRN_MAX_NAME))
 		return err_set(CAIRN_ENODOMAIN, "no Domain named \"%s\"", name);
-	for (;;) {
-		rc = store_write_begin(st, &txn);
-		if (rc)
-			return rc;
-		rc = domain_drop_txn(txn, st, name);
-		if (rc)
-			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
-	if (!rc)
+	if (!(rc = store_write(st, domain_drop_txn, (void *)name)))
 		cache_invalidate(st);
 	return rc;
 }

@@ -2136,30 +2136,35 @@ int commit_in_txn(dctx *d, const cairn_commit_options *o, const cairn_changeset 
 	return rc;
 }
 
-static int commit_once(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
-		       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails)
-{
-	MDB_txn *txn;
-	cctx c;
-	int rc, created;
+/* One run of a commit, as store_write runs it. */
+struct commit_once {
+	const cairn_commit_options *o;
+	const cairn_changeset *cs;
+	int mode;
+	cairn_commit_result *out;
+	commit_fail **fails;
+	size_t *n_fails;
+	int created;
+};
 
-	rc = store_write_begin(st, &txn);
-	if (rc)
-		return rc;
-	memset(&c, 0, sizeof(c));
-	c.cs = cs;
-	c.mode = mode;
-	rc = dctx_open_write(&c.d, st, txn, o, &created);
-	if (!rc)
-		rc = run_in_txn(&c, o, out, fails, n_fails);
-	cctx_release(&c);
-	if (rc) {
-		store_write_abort(st, txn);
-		return rc;
+static int commit_once(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct commit_once *a = arg;
+	cctx c;
+	int rc;
+
+	if (a->fails && *a->fails) { /* an earlier run's, when the map filled */
+		commit_fails_free(*a->fails, *a->n_fails);
+		*a->fails = NULL;
+		*a->n_fails = 0;
 	}
-	rc = store_write_commit(st, txn);
-	if (!rc && created)
-		cache_invalidate(st);
+	memset(&c, 0, sizeof(c));
+	c.cs = a->cs;
+	c.mode = a->mode;
+	rc = dctx_open_write(&c.d, st, txn, a->o, &a->created);
+	if (!rc)
+		rc = run_in_txn(&c, a->o, a->out, a->fails, a->n_fails);
+	cctx_release(&c);
 	return rc;
 }
 
@@ -2184,6 +2189,7 @@ static int prov_check(const cairn_provenance *p)
 int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_changeset *cs,
 	       int mode, cairn_commit_result *out, commit_fail **fails, size_t *n_fails)
 {
+	struct commit_once a;
 	int rc;
 
 	if (fails) {
@@ -2198,18 +2204,10 @@ int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_chang
 		return err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
 	if ((rc = prov_check(&o->prov)))
 		return rc;
-	for (;;) {
-		rc = commit_once(st, o, cs, mode, out, fails, n_fails);
-		if (rc != CAIRN_EMAPFULL)
-			return rc;
-		if (fails && *fails) {
-			commit_fails_free(*fails, *n_fails);
-			*fails = NULL;
-			*n_fails = 0;
-		}
-		if ((rc = store_grow(st)))
-			return rc;
-	}
+	a = (struct commit_once){o, cs, mode, out, fails, n_fails, 0};
+	if (!(rc = store_write(st, commit_once, &a)) && a.created)
+		cache_invalidate(st);
+	return rc;
 }
 
 int cairn_commit(cairn_store *st, const cairn_commit_options *opts, const cairn_changeset *cs,
@@ -2220,10 +2218,18 @@ int cairn_commit(cairn_store *st, const cairn_commit_options *opts, const cairn_
 
 /* ------------------------------------------------------ schema commit -- */
 
-static int schema_once(cairn_store *st, const cairn_commit_options *o, const char *json,
-		       size_t len, cairn_commit_result *out)
+/* One run of a schema change, as store_write runs it. */
+struct schema_once {
+	const cairn_commit_options *o;
+	const char *json;
+	size_t len;
+	cairn_commit_result *out;
+};
+
+static int schema_once(MDB_txn *txn, cairn_store *st, void *arg)
 {
-	MDB_txn *txn;
+	struct schema_once *a = arg;
+	const cairn_commit_options *o = a->o;
 	cctx c;
 	schema *m = NULL;
 	schema_delta delta = {0};
@@ -2231,59 +2237,48 @@ static int schema_once(cairn_store *st, const cairn_commit_options *o, const cha
 	uint8_t digest[32];
 	int rc, created;
 
-	rc = store_write_begin(st, &txn);
-	if (rc)
-		return rc;
 	memset(&c, 0, sizeof(c));
 	rc = dctx_open_write(&c.d, st, txn, o, &created);
 	if (rc)
-		goto out_abort;
+		goto out;
 	if (o->has_expect && branch_head(&c.d.br) != o->expect_revision) {
 		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
 			     c.d.br.name, (unsigned long long)branch_head(&c.d.br),
 			     (unsigned long long)o->expect_revision);
-		goto out_abort;
+		goto out;
 	}
-	rc = schema_apply_json(c.d.s, json, len, &m, &delta);
+	rc = schema_apply_json(c.d.s, a->json, a->len, &m, &delta);
 	if (rc)
-		goto out_abort;
+		goto out;
 	if ((rc = counters_get(txn, st, c.d.dom, &c.ctr)))
-		goto out_abort;
+		goto out;
 	c.rev = c.ctr.next_rev;
 	rc = schema_check_data(&c.d, m, &delta);
 	if (rc)
-		goto out_abort;
+		goto out;
 	if ((rc = schema_store(txn, st, c.d.dom, c.rev, m)))
-		goto out_abort;
+		goto out;
 	if (sha256_init(&h)) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
-		goto out_abort;
+		goto out;
 	}
 	sha256_update(&h, m->json, m->json_len);
 	sha256_final(&h, digest);
-	rc = write_revision(&c, CAIRN_REV_SCHEMA, &o->prov, digest, c.ctr.next_vid, 0, out);
+	rc = write_revision(&c, CAIRN_REV_SCHEMA, &o->prov, digest, c.ctr.next_vid, 0, a->out);
 	if (rc)
-		goto out_abort;
-	if ((rc = catalog_touch(txn, st)))
-		goto out_abort;
+		goto out;
+	rc = catalog_touch(txn, st);
+out:
 	schema_free(m);
 	schema_delta_release(&delta);
 	cctx_release(&c);
-	rc = store_write_commit(st, txn);
-	if (!rc)
-		cache_invalidate(st);
-	return rc;
-out_abort:
-	schema_free(m);
-	schema_delta_release(&delta);
-	cctx_release(&c);
-	store_write_abort(st, txn);
 	return rc;
 }
 
 int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const char *json,
 		       size_t len, cairn_commit_result *out)
 {
+	struct schema_once a;
 	int rc;
 
 	if (!st || !opts || !json)
@@ -2296,13 +2291,10 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 			       "(every branch reads with it)");
 	if ((rc = prov_check(&opts->prov)))
 		return rc;
-	for (;;) {
-		rc = schema_once(st, opts, json, len, out);
-		if (rc != CAIRN_EMAPFULL)
-			return rc;
-		if ((rc = store_grow(st)))
-			return rc;
-	}
+	a = (struct schema_once){opts, json, len, out};
+	if (!(rc = store_write(st, schema_once, &a)))
+		cache_invalidate(st);
+	return rc;
 }
 
 /* ---------------------------------------------------------- re-embed -- */
@@ -2416,23 +2408,29 @@ static int reembed_vectors(cctx *c, const cairn_embedder *e, cairn_reembed_resul
 	return rc;
 }
 
-static int reembed_once(cairn_store *st, const cairn_commit_options *o, cairn_reembed_result *out)
+/* One run of a re-embedding, as store_write runs it. */
+struct reembed_once {
+	const cairn_commit_options *o;
+	cairn_reembed_result *out;
+};
+
+static int reembed_once(MDB_txn *txn, cairn_store *st, void *arg)
 {
+	struct reembed_once *a = arg;
+	const cairn_commit_options *o = a->o;
+	cairn_reembed_result *out = a->out;
 	const cairn_embedder *e = o->embedder;
 	const char *id = cairn_embedder_model(e);
 	uint32_t dim = (uint32_t)cairn_embedder_dim(e), old_dim;
 	char old[VEC_MODEL_MAX + 1];
 	uint8_t b[4 + VEC_MODEL_MAX], digest[32];
 	size_t idn = strlen(id);
-	MDB_txn *txn;
 	sha256_ctx h;
 	kbuf k;
 	cctx c;
 	int rc, created;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = store_write_begin(st, &txn)))
-		return rc;
 	memset(&c, 0, sizeof(c));
 	if ((rc = dctx_open_write(&c.d, st, txn, o, &created)))
 		goto out;
@@ -2471,22 +2469,17 @@ static int reembed_once(cairn_store *st, const cairn_commit_options *o, cairn_re
 	}
 	sha256_update(&h, b, 4 + idn);
 	sha256_final(&h, digest);
-	if ((rc = write_revision(&c, CAIRN_REV_VECTORS, &o->prov, digest, c.ctr.next_vid, 0,
-				 &out->commit)))
-		goto out;
-	cctx_release(&c);
-	if (!(rc = store_write_commit(st, txn)))
-		store_wake(st);
-	return rc;
+	rc = write_revision(&c, CAIRN_REV_VECTORS, &o->prov, digest, c.ctr.next_vid, 0,
+			    &out->commit);
 out:
 	cctx_release(&c);
-	store_write_abort(st, txn);
 	return rc;
 }
 
 int cairn_reembed(cairn_store *st, const cairn_commit_options *opts, cairn_reembed_result *out)
 {
 	cairn_reembed_result tmp;
+	struct reembed_once a;
 	int rc;
 
 	if (!st || !opts)
@@ -2503,13 +2496,11 @@ int cairn_reembed(cairn_store *st, const cairn_commit_options *opts, cairn_reemb
 			       "(every branch's vectors are re-embedded)");
 	if ((rc = prov_check(&opts->prov)))
 		return rc;
-	for (;;) {
-		rc = reembed_once(st, opts, out ? out : &tmp);
-		if (rc != CAIRN_EMAPFULL)
-			return rc;
-		if ((rc = store_grow(st)))
-			return rc;
-	}
+	a = (struct reembed_once){opts, out ? out : &tmp};
+	/* The index of the old vectors is gone: built again in the background. */
+	if (!(rc = store_write(st, reembed_once, &a)))
+		store_wake(st);
+	return rc;
 }
 
 /* ------------------------------------------------------- group commit -- */
@@ -2528,16 +2519,23 @@ static void req_fail(cairn_commit_req *r, int rc)
  * of its own, so that a failed one is undone alone. Returns 0, or an error
  * of the whole group (CAIRN_EMAPFULL: grow and run it again).
  */
-static int group_once(cairn_store *st, cairn_commit_req *reqs, size_t n, const char *skip,
-		      int *created_any)
-{
-	MDB_txn *txn;
-	size_t ok = 0;
-	int rc;
+/* One run of a group of commits, as store_write runs it. */
+struct group_once {
+	cairn_commit_req *reqs;
+	size_t n;
+	const char *skip;
+	int created_any;
+};
 
-	*created_any = 0;
-	if ((rc = store_write_begin(st, &txn)))
-		return rc;
+static int group_once(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct group_once *a = arg;
+	cairn_commit_req *reqs = a->reqs;
+	const char *skip = a->skip;
+	size_t ok = 0, n = a->n;
+	int rc = 0;
+
+	a->created_any = 0;
 	for (size_t i = 0; i < n; i++) {
 		cairn_commit_req *r = &reqs[i];
 		MDB_txn *child;
@@ -2572,20 +2570,17 @@ static int group_once(cairn_store *st, cairn_commit_req *reqs, size_t n, const c
 			break;
 		}
 		r->rc = 0;
-		*created_any |= created;
+		a->created_any |= created;
 		ok++;
 	}
-	if (rc || ok == 0) {
-		store_write_abort(st, txn);
-		return rc;
-	}
-	return store_write_commit(st, txn);
+	return rc || ok ? rc : STORE_DISCARD;
 }
 
 int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
 {
+	struct group_once a;
 	char *skip;
-	int rc = 0, created = 0;
+	int rc = 0;
 
 	if (!st || (!reqs && n))
 		return err_set(CAIRN_EINVAL, "cairn_commit_group: NULL argument");
@@ -2614,13 +2609,8 @@ int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
 			rc = 0;
 		}
 	}
-	for (;;) {
-		rc = group_once(st, reqs, n, skip, &created);
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
+	a = (struct group_once){reqs, n, skip, 0};
+	rc = store_write(st, group_once, &a);
 	if (rc) {
 		const char *m = cairn_errmsg();
 		char msg[512];
@@ -2632,7 +2622,7 @@ int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
 				snprintf(reqs[i].msg, sizeof(reqs[i].msg), "%s", msg);
 				reqs[i].change = -1;
 			}
-	} else if (created) {
+	} else if (a.created_any) {
 		cache_invalidate(st);
 	}
 	cr_free(skip);

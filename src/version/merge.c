@@ -1176,10 +1176,44 @@ int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, v
  * validated, then the transaction aborted), except a branch diff, which
  * only reads.
  */
+/* One run of a merge (or of a diff, in a read transaction), as store_write runs it. */
+struct merge_once {
+	const cairn_merge_options *o;
+	int diff_only;
+	cairn_item_cb cb;
+	void *ctx;
+	merge_post post;
+	void *post_arg;
+	cairn_merge_result res;
+};
+
+static int merge_once(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct merge_once *a = arg;
+	merger g;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	g.o = a->o;
+	g.diff_only = a->diff_only;
+	g.post = a->post;
+	g.post_arg = a->post_arg;
+	if ((rc = cairn_changeset_new(&g.cs)))
+		return rc;
+	rc = merge_txn(&g, txn, st, a->cb, a->ctx);
+	a->res = g.res;
+	mctx_release(&g.m);
+	hmap_release(&g.rs.map);
+	cr_free(g.rs.r);
+	buf_release(&g.diff);
+	cairn_changeset_free(g.cs);
+	return rc || !a->o->dry_run ? rc : STORE_DISCARD;
+}
+
 static int merge_go(cairn_store *st, const cairn_merge_options *o, int diff_only, cairn_item_cb cb,
 		    void *ctx, cairn_merge_result *out, merge_post post, void *post_arg)
 {
-	merger g;
+	struct merge_once a = {o, diff_only, cb, ctx, post, post_arg, {0}};
 	MDB_txn *txn;
 	int rc;
 
@@ -1187,37 +1221,15 @@ static int merge_go(cairn_store *st, const cairn_merge_options *o, int diff_only
 		return err_set(CAIRN_EINVAL, "cairn_merge: a store and a Domain are required");
 	if (o->resolve < CAIRN_RESOLVE_NONE || o->resolve > CAIRN_RESOLVE_THEIRS)
 		return err_set(CAIRN_EINVAL, "cairn_merge: resolve is none, ours or theirs");
-	for (;;) {
-		memset(&g, 0, sizeof(g));
-		g.o = o;
-		g.diff_only = diff_only;
-		g.post = post;
-		g.post_arg = post_arg;
-		if ((rc = cairn_changeset_new(&g.cs)))
-			return rc;
-		if ((rc = (diff_only ? store_read_begin(st, &txn) : store_write_begin(st, &txn)))) {
-			cairn_changeset_free(g.cs);
-			return rc;
-		}
-		rc = merge_txn(&g, txn, st, cb, ctx);
-		if (diff_only)
-			store_read_end(st, txn);
-		else if (rc || o->dry_run)
-			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
-		mctx_release(&g.m);
-		hmap_release(&g.rs.map);
-		cr_free(g.rs.r);
-		buf_release(&g.diff);
-		cairn_changeset_free(g.cs);
-		if (rc != CAIRN_EMAPFULL)
-			break;
-		if ((rc = store_grow(st)))
-			break;
+	if (!diff_only) {
+		rc = store_write(st, merge_once, &a);
+	} else if (!(rc = store_read_begin(st, &txn))) {
+		rc = merge_once(txn, st, &a);
+		store_read_end(st, txn);
+		rc = rc == STORE_DISCARD ? 0 : rc;
 	}
 	if (out)
-		*out = g.res;
+		*out = a.res;
 	return rc;
 }
 

@@ -101,32 +101,6 @@ static int text_ok(const char *s, const char *what)
 	return 0;
 }
 
-/* Run fn in a write transaction on Domain domain (main's view). */
-static int prop_write(cairn_store *st, const char *domain,
-		      int (*fn)(MDB_txn *txn, cairn_store *st, dctx *d, void *arg), void *arg)
-{
-	MDB_txn *txn;
-	dctx d;
-	int rc;
-
-	for (;;) {
-		if ((rc = store_write_begin(st, &txn)))
-			return rc;
-		rc = dctx_open(&d, st, txn, domain, NULL);
-		if (!rc)
-			rc = fn(txn, st, &d, arg);
-		dctx_close(&d);
-		if (rc)
-			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
-		if (rc != CAIRN_EMAPFULL)
-			return rc;
-		if ((rc = store_grow(st)))
-			return rc;
-	}
-}
-
 /* A branch's id by name in d's Domain. */
 static int branch_id_of(dctx *d, const char *name, uint32_t *id)
 {
@@ -212,7 +186,7 @@ int cairn_propose(cairn_store *st, const char *domain, const char *source, const
 	if ((rc = text_ok(title, "title")) || (rc = text_ok(description, "description")) ||
 	    (rc = text_ok(author, "author")))
 		return rc;
-	rc = prop_write(st, domain, propose_txn, &a);
+	rc = domain_write(st, domain, propose_txn, &a, 0);
 	*id = rc ? 0 : a.id;
 	return rc;
 }
@@ -359,7 +333,7 @@ int cairn_proposal_note(cairn_store *st, const char *domain, uint64_t id, const 
 	if ((rc = text_ok(text, "note")) || (rc = text_ok(author, "author")) ||
 	    (rc = text_ok(verdict, "verdict")))
 		return rc;
-	return prop_write(st, domain, update_txn, &a);
+	return domain_write(st, domain, update_txn, &a, 0);
 }
 
 int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int status,
@@ -375,7 +349,7 @@ int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t id, int s
 	if ((rc = text_ok(note, "note")) || (rc = text_ok(author, "author")))
 		return rc;
 	a.verdict = status == CAIRN_PROPOSAL_REJECTED ? "rejected" : "withdrawn";
-	return prop_write(st, domain, update_txn, &a);
+	return domain_write(st, domain, update_txn, &a, 0);
 }
 
 /* The names of a proposal's branches, for a merge. */

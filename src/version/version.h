@@ -307,6 +307,13 @@ int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_o
 
 /* The catalog key (dom, type, name): name may be NULL. */
 void branch_cat_key(kbuf *k, uint32_t dom, char type, const char *name);
+typedef int (*domain_write_fn)(MDB_txn *txn, cairn_store *st, dctx *d, void *arg);
+/*
+ * fn in a write transaction (store_write) on main's view of Domain domain;
+ * with catalog, the change is to the catalog (branches): its generation is
+ * bumped and the cached schemas dropped.
+ */
+int domain_write(cairn_store *st, const char *domain, domain_write_fn fn, void *arg, int catalog);
 /* 1 if name is a valid branch name. */
 int branch_name_valid(const char *name);
 /* The current schema of Domain dom, freshly loaded (free with schema_free). */

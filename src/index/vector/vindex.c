@@ -387,11 +387,67 @@ out:
  * Build (rebuild) or catch up the index of Domain dom, as o asks (NULL:
  * as needed). info (may be NULL) gets what was done.
  */
+/* Writing a built index, as store_write runs it: unless the index moved meanwhile. */
+struct vwrite {
+	uint32_t dom;
+	uint64_t gen, last;
+	int have, rebuild;
+	const vindex_meta *m;
+	vindex_meta *nm;
+	build *b;
+	int moved;	/* another index, or re-embedded vectors: nothing written */
+};
+
+static int vwrite_txn(MDB_txn *txn, cairn_store *st, void *arg)
+{
+	struct vwrite *a = arg;
+	vindex_meta cur;
+	uint64_t cur_gen = a->gen;
+	int cur_have, rc;
+
+	rc = vindex_meta_get(txn, st, a->dom, &cur);
+	cur_have = rc == 0;
+	if (rc == CAIRN_ENOTFOUND)
+		rc = 0;
+	if (!rc)
+		rc = vec_generation(txn, st, a->dom, &cur_gen);
+	/* Another index, or vectors re-embedded since they were read: leave it. */
+	if (!rc && (cur_gen != a->gen || cur_have != a->have ||
+		    (a->have && (cur.watermark != a->m->watermark || cur.seq != a->m->seq ||
+			      cur.entries != a->m->entries)))) {
+		a->moved = 1;
+		return STORE_DISCARD; /* done by another: nothing to do */
+	}
+	a->nm->dim = (uint32_t)a->b->dim;
+	a->nm->lists = (uint32_t)a->b->lists;
+	a->nm->watermark = a->last;
+	if (!rc && a->rebuild) {
+		kbuf k;
+
+		vkey(&k, a->dom, 'L');
+		a->nm->entries = a->b->n;
+		if (!(rc = db_del_prefix(txn, st, DB_VINDEX, k.b, k.n, NULL))) {
+			vkey(&k, a->dom, 'C');
+			rc = db_put(txn, st, DB_VINDEX, k.b, k.n, a->b->cent,
+				    a->b->lists * a->b->dim * sizeof(float), 0);
+		}
+		if (!rc)
+			rc = write_lists(txn, st, a->dom, a->b, 0, &a->nm->seq);
+	} else if (!rc) {
+		a->nm->entries = a->m->entries + a->b->n;
+		rc = write_lists(txn, st, a->dom, a->b, a->m->seq, &a->nm->seq);
+	}
+	if (!rc)
+		rc = meta_put(txn, st, a->dom, a->nm);
+	return rc;
+}
+
 static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_options *o,
 			 const volatile int *stop, cairn_vindex_info *info)
 {
 	double t0 = (double)time_mono_ns() / 1e9;
-	MDB_txn *rtxn = NULL, *txn;
+	MDB_txn *rtxn = NULL;
+	struct vwrite va;
 	vindex_meta m, nm;
 	build b;
 	uint64_t last = 0, gen;
@@ -471,58 +527,10 @@ static int vindex_update(cairn_store *st, uint32_t dom, const cairn_vindex_optio
 	if ((rc = assign_all(&b, NULL, b.n, threads)))
 		goto out;
 	/* Write, unless the index moved while this was computed. */
-	for (int tries = 0;; tries++) {
-		vindex_meta cur;
-		uint64_t cur_gen = gen;
-		int cur_have;
-
-		if ((rc = store_write_begin(st, &txn)))
-			goto out;
-		rc = vindex_meta_get(txn, st, dom, &cur);
-		cur_have = rc == 0;
-		if (rc == CAIRN_ENOTFOUND)
-			rc = 0;
-		if (!rc)
-			rc = vec_generation(txn, st, dom, &cur_gen);
-		/* Another index, or vectors re-embedded since they were read: leave it. */
-		if (!rc && (cur_gen != gen || cur_have != have ||
-			    (have && (cur.watermark != m.watermark || cur.seq != m.seq ||
-				      cur.entries != m.entries)))) {
-			store_write_abort(st, txn);
-			rc = 0;
-			goto out; /* done by another: nothing to do */
-		}
-		nm.dim = (uint32_t)b.dim;
-		nm.lists = (uint32_t)b.lists;
-		nm.watermark = last;
-		if (!rc && rebuild) {
-			kbuf k;
-
-			vkey(&k, dom, 'L');
-			nm.entries = b.n;
-			if (!(rc = db_del_prefix(txn, st, DB_VINDEX, k.b, k.n, NULL))) {
-				vkey(&k, dom, 'C');
-				rc = db_put(txn, st, DB_VINDEX, k.b, k.n, b.cent,
-					    b.lists * b.dim * sizeof(float), 0);
-			}
-			if (!rc)
-				rc = write_lists(txn, st, dom, &b, 0, &nm.seq);
-		} else if (!rc) {
-			nm.entries = m.entries + b.n;
-			rc = write_lists(txn, st, dom, &b, m.seq, &nm.seq);
-		}
-		if (!rc)
-			rc = meta_put(txn, st, dom, &nm);
-		if (rc) {
-			store_write_abort(st, txn);
-		} else {
-			rc = store_write_commit(st, txn);
-		}
-		if (rc != CAIRN_EMAPFULL || tries == 8)
-			break;
-		if ((rc = store_grow(st)))
-			break;
-	}
+	va = (struct vwrite){dom, gen, last, have, rebuild, &m, &nm, &b, 0};
+	rc = store_write(st, vwrite_txn, &va);
+	if (!rc && va.moved)
+		goto out;
 	if (!rc && info) {
 		info->built = rebuild ? 1 : 2;
 		info->added = b.n;
