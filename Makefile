@@ -10,7 +10,8 @@ VERSION := $(shell sed -n 's/^#define CAIRN_VERSION_STRING "\(.*\)"/\1/p' includ
 
 ifeq ($(SAN),1)
 B := build/san
-OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	-DCAIRN_ASSERTS
 else
 B := build/rel
 OPT := -O2 -g
@@ -118,7 +119,7 @@ fuzz: setup
 	@mkdir -p $(FZ)
 	@sh scripts/embed.sh openapi_json < src/server/openapi.json > $(FZ)/openapi.c
 	@for f in $(FUZZ_NAMES); do \
-		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -DCAIRN_ASSERTS \
 			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(SERVER_SRC) $(FZ)/openapi.c \
 			$(LDLIBS) -lmicrohttpd || exit 1; \
 		mkdir -p fuzz/corpus/$$f $(FZ)/$$f.new; \

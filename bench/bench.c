@@ -304,7 +304,7 @@ static void gen_progress(void *ctx, uint64_t done, uint64_t total)
 static int build(bench *b)
 {
 	/* No maintenance thread: the import's segments are merged after it, timed apart. */
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_import_options io;
 	cairn_import_stats stats;

@@ -113,7 +113,7 @@ static int load_queries(vb *b)
 static int build(vb *b)
 {
 	gen_options g = {0};
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_import_options io;
 	cairn_import_stats is;
@@ -612,7 +612,7 @@ int bench_vectors(const bench_options *o)
 	snprintf(b.dir, sizeof(b.dir), "%s", o->work);
 	snprintf(b.store, sizeof(b.store), "%s/vstore", o->work);
 	if (o->reuse && access(b.store, F_OK) == 0) {
-		cairn_open_options oo = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+		cairn_open_options oo = {.flags = CAIRN_OPEN_NO_BACKGROUND};
 
 		if ((crc = cairn_open(b.store, &oo, &b.st)))
 			return fail("open", crc);

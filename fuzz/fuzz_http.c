@@ -37,7 +37,7 @@ static void start(void)
 		"{\"kinds\":[{\"name\":\"Supplier\",\"attributes\":[{\"name\":\"country\",\"type\":"
 		"\"string\"}]},{\"name\":\"Part\"}],\"relations\":[{\"name\":\"supplied_by\","
 		"\"from\":\"Part\",\"to\":\"Supplier\"}]}";
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	static char dir[] = "/tmp/cairn-fuzz-http-XXXXXX";
 	srv_config c;

@@ -30,7 +30,7 @@ static cairn_store *store(void)
 		"\"relations\":[{\"name\":\"supplied_by\",\"from\":\"Part\",\"to\":\"Supplier\"}]}";
 	static const char lines[] =
 		"{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"Acme\",\"values\":{\"country\":\"DE\"}}";
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	char dir[] = "/tmp/cairn-fuzz-mcp-XXXXXX";

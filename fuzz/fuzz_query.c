@@ -30,7 +30,7 @@ static void setup(void)
 		"{\"name\":\"t\",\"type\":\"datetime\",\"indexed\":true},"
 		"{\"name\":\"b\",\"type\":\"bool\",\"indexed\":true},"
 		"{\"name\":\"g\",\"type\":\"strings\",\"indexed\":true}]}]}";
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	char dir[] = "/tmp/cairn-fuzz-query-XXXXXX";

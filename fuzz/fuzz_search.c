@@ -30,7 +30,7 @@ static void setup(void)
 	static const char *const words[] = {"steel",   "valves",     "running", "PO-2024-0117",
 					    "Zürich",  "东京タワー", "order_status", "PurchaseOrder",
 					    "bearing", "bears",      "the",     "a"};
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	char dir[] = "/tmp/cairn-fuzz-search-XXXXXX";

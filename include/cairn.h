@@ -76,6 +76,16 @@ CAIRN_API const char *cairn_version(void);
 /* The same as a number, as CAIRN_VERSION_NUMBER. */
 CAIRN_API int cairn_version_number(void);
 
+/*
+ * Every options struct a caller fills and every result struct the library
+ * fills ends in CAIRN_RESERVED words of room for the fields of later
+ * versions (docs/api.md, "Versions"): a caller zero-initialises options
+ * (= {0}, a designated initializer, memset), and a call given options whose
+ * reserved words are not zero, as a program built for a newer version would
+ * set them, fails with CAIRN_EINVAL instead of ignoring what it asked for.
+ */
+#define CAIRN_RESERVED 4
+
 /* Limits, documented in docs/api.md. */
 #define CAIRN_MAX_KEY 256	     /* bytes of a Record key (UTF-8, no NUL) */
 #define CAIRN_MAX_NAME 64	     /* bytes of a Domain, Kind, Attribute or Relation name */
@@ -171,6 +181,7 @@ typedef struct cairn_open_options {
 	 * reaches back that far. 0: only cairn_compact does.
 	 */
 	int64_t retain_ms;
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_open_options;
 
 /*
@@ -300,12 +311,14 @@ typedef struct cairn_commit_options {
 	 * commit's vector_model. A title of no word the model knows gets none.
 	 */
 	const struct cairn_embedder *embedder;
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_commit_options;
 
 typedef struct cairn_commit_result {
 	uint64_t revision;	/* the new revision number */
 	uint8_t hash[32];	/* SHA-256 of the revision, chained to its parent's */
 	uint64_t changes;	/* number of Versions written */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_commit_result;
 
 typedef struct cairn_changeset cairn_changeset;
@@ -408,6 +421,7 @@ typedef struct cairn_read_options {
 	const char *branch;	/* NULL for "main" */
 	uint64_t at_revision;	/* 0: the branch head; else read as of this revision */
 	int64_t at_time_ms;	/* 0: unused; else read as of the last revision at or before it */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_read_options;
 
 /*
@@ -564,6 +578,7 @@ typedef struct cairn_query_options {
 	const char *const *fields; /* values to return (NULL: all of them) */
 	size_t n_fields;
 	int explain;		/* describe the plan in res->plan */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_query_options;
 
 typedef struct cairn_query_result {
@@ -633,6 +648,7 @@ typedef struct cairn_neighborhood_options {
 	size_t fanout;			/* Links followed per Record and hop (0: 50) */
 	size_t max_nodes;		/* Records in all (0: 500; at most CAIRN_MAX_NODES) */
 	int values;			/* return the Records' and Links' values */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_neighborhood_options;
 
 /*
@@ -709,6 +725,7 @@ typedef struct cairn_resolve_options {
 	size_t limit;			/* matches, 1 to 100 (0: 10) */
 	unsigned max_edits;		/* a close spelling differs by 1 or 2 edits (0: 1) */
 	int exact;			/* only exact and folded matches: no spellings or prefixes */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_resolve_options;
 
 typedef struct cairn_match {
@@ -774,6 +791,7 @@ typedef struct cairn_search_options {
 	 * adds to the score; and snippets with the matches marked.
 	 */
 	int explain;
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_search_options;
 
 typedef struct cairn_hit {
@@ -796,6 +814,7 @@ typedef struct cairn_search_info {
 	uint64_t matches;	/* Records that hold every word (counted while looking for the best) */
 	size_t partial;		/* hits with only some of the words */
 	size_t corrected;	/* words of the text looked for by their close spellings */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_search_info;
 
 /*
@@ -835,6 +854,7 @@ typedef struct cairn_vsearch_options {
 	size_t probes;		    /* lists scanned at least; 0: the default (vsearch_probes) */
 	size_t rerank;		    /* candidates re-scored in float32; 0: the default */
 	int exact;		    /* 1: scan every vector, as with no index */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_vsearch_options;
 
 /*
@@ -858,6 +878,7 @@ typedef struct cairn_vindex_options {
 	size_t lists;	  /* lists when built; 0: the square root of the vectors */
 	int rebuild;	  /* train and write it anew even when it could catch up */
 	unsigned threads; /* 0: 2 */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_vindex_options;
 
 typedef struct cairn_vindex_info {
@@ -868,6 +889,7 @@ typedef struct cairn_vindex_info {
 	int built;	  /* cairn_vindex_update: 1 (re)built, 2 caught up, 0 nothing to do */
 	uint64_t added;	  /* ... entries written */
 	double seconds;	  /* ... time taken */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_vindex_info;
 
 /* Build the index of domain, or add the vectors newer than it, now (the caller waits). */
@@ -909,6 +931,7 @@ typedef struct cairn_rank_options {
 	size_t n_demote;
 	double demote_factor;	    /* 0: 0.5 */
 	int64_t now_ms;		    /* the time ages are taken at; 0: now */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_rank_options;
 
 typedef struct cairn_hybrid_options {
@@ -931,6 +954,7 @@ typedef struct cairn_hybrid_options {
 	double graph_boost;	    /* ... score (1 + graph_boost) times as much */
 	const cairn_rank_options *rank; /* NULL: no memory signals */
 	size_t probes;		    /* the vector index's lists (0: its default) */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_hybrid_options;
 
 /*
@@ -973,6 +997,7 @@ typedef struct cairn_reembed_result {
 	cairn_commit_result commit; /* the revision that records it (no Versions) */
 	uint64_t vectors;	    /* vectors written anew */
 	uint64_t empty;		    /* ... of them all zeros: no word of the title known */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_reembed_result;
 
 /*
@@ -995,6 +1020,7 @@ typedef struct cairn_compact_options {
 	uint64_t horizon;	/* time travel keeps reaching this revision and later ones; */
 	int64_t retain_ms;	/* with horizon 0: the last revision at or before now - retain_ms */
 	int dry_run;		/* count what it would remove, and write nothing */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_compact_options;
 
 typedef struct cairn_compact_result {
@@ -1009,6 +1035,7 @@ typedef struct cairn_compact_result {
 	uint64_t cells;		 /* live-set and count cells removed */
 	uint64_t transactions;	 /* write transactions it took */
 	double seconds;
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_compact_result;
 
 /*
@@ -1173,6 +1200,7 @@ typedef struct cairn_merge_options {
 	 * the writer while it runs, as a merge does.
 	 */
 	int dry_run;
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_merge_options;
 
 typedef struct cairn_merge_result {
@@ -1182,6 +1210,7 @@ typedef struct cairn_merge_result {
 	uint64_t items;		/* Records and Links that differ */
 	uint64_t conflicts;	/* attributes in conflict */
 	uint64_t unresolved;	/* of which unresolved */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_merge_result;
 
 /*
@@ -1331,6 +1360,7 @@ typedef struct cairn_import_stats {
 	uint64_t skipped;	/* bad lines skipped */
 	uint64_t commits;
 	uint64_t deferred;	/* changes waiting for a Record named later in the import */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_import_stats;
 
 typedef struct cairn_import_options {
@@ -1349,6 +1379,7 @@ typedef struct cairn_import_options {
 	 */
 	FILE *vectors;
 	size_t vector_dim;
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_import_options;
 
 typedef struct cairn_import cairn_import;
@@ -1389,6 +1420,7 @@ typedef struct cairn_check_report {
 	uint64_t versions;	/* Versions verified */
 	uint64_t index_entries; /* index entries verified */
 	uint64_t problems;	/* problems found (each reported to cb) */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_check_report;
 
 /*
@@ -1408,6 +1440,7 @@ typedef struct cairn_read_stats {
 	uint64_t entries;	/* index entries visited (keys, adjacency, cells) */
 	uint64_t versions;	/* Versions fetched */
 	uint64_t seeks;		/* B-tree descents (cursor positioning and point gets) */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_read_stats;
 
 /* The counters of txn (cumulative since it began). Cannot fail. */

@@ -28,7 +28,7 @@ const char test_schema[] =
 
 cairn_store *test_store(void)
 {
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 

@@ -367,7 +367,7 @@ void test_branch_delete(void)
 /* Without a maintain call, the store's own thread clears a deleted branch. */
 void test_branch_delete_background(void)
 {
-	cairn_open_options o = {CAIRN_OPEN_NOSYNC, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_NOSYNC};
 	cairn_store *st = test_store();
 	cairn_db_stats s[16];
 	size_t n;

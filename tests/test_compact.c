@@ -157,10 +157,9 @@ out:
 
 void test_compact_indexes(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0,
-				 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
-	cairn_compact_options o = {0, 0, 0};
+	cairn_compact_options o = {0};
 	cairn_compact_result r, dry;
 	cairn_vindex_options vo = {0};
 	cairn_vindex_info vi;
@@ -270,8 +269,8 @@ void test_compact_indexes(void)
 
 void test_compact_errors(void)
 {
-	cairn_open_options ro = {CAIRN_OPEN_RDONLY, 0, 0, 0};
-	cairn_compact_options o = {0, 0, 0};
+	cairn_open_options ro = {.flags = CAIRN_OPEN_RDONLY};
+	cairn_compact_options o = {0};
 	cairn_compact_result r;
 	cairn_store *st = test_store();
 	char *before, *after;
@@ -322,7 +321,7 @@ void test_compact_errors(void)
 /* With a retention, the maintenance thread compacts every Domain by itself. */
 void test_compact_background(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_NOSYNC, 0, 0, 1};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC, .retain_ms = 1};
 	cairn_store *st = test_store();
 	uint64_t h = 0, head;
 	int waited = 0;

@@ -852,8 +852,7 @@ static void world_free(world *w)
 
 static int world_build(world *w, unsigned seed)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND,
-				 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	sbuf b = {0};
 	int deleted[16], nd, rc = -1;
@@ -1567,8 +1566,7 @@ void test_graph_shortest_path_reference(void)
  */
 static cairn_store *small_store(uint64_t *rev_gone)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND,
-				 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_commit_result res;
 	cairn_store *st = NULL;

@@ -47,7 +47,7 @@ static int commit_as(cairn_store *st, const char *source, double confidence, con
 static cairn_store *hstore(void)
 {
 	cairn_store *st;
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 
 	if (cairn_open(test_path("hstore"), &oo, &st) || cairn_domain_create(st, "d"))

@@ -154,7 +154,7 @@ void test_import_errors(void)
 void test_import_roundtrip(void)
 {
 	cairn_store *st = test_store(), *st2 = NULL;
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC};
 	cairn_commit_options co = {0};
 	cairn_import_stats stats;
 	struct bad bad = {0};

@@ -49,7 +49,7 @@ static int put_range(cairn_store *st, const char *branch, int lo, int hi, int g,
 /* x of Record n<i> as branch sees it at rev (0: head); -1 if absent, -2 on error. */
 static int x_of(cairn_store *st, const char *branch, uint64_t rev, int i)
 {
-	cairn_read_options ro = {"d", branch, rev, 0};
+	cairn_read_options ro = {.domain = "d", .branch = branch, .at_revision = rev};
 	cairn_txn *t;
 	cairn_record r;
 	char key[16];
@@ -70,7 +70,7 @@ static int x_of(cairn_store *st, const char *branch, uint64_t rev, int i)
 /* The Records a page walk of N sees (branch at rev): their count, and the sum of x. */
 static int page_walk(cairn_store *st, const char *branch, uint64_t rev, int *count, long *sum)
 {
-	cairn_read_options ro = {"d", branch, rev, 0};
+	cairn_read_options ro = {.domain = "d", .branch = branch, .at_revision = rev};
 	cairn_record recs[7];
 	char after[16] = "";
 	size_t n, after_len = 0;
@@ -174,7 +174,7 @@ void test_kseg_reads(void)
 	CHECK(test_db_entries(st, "kseg") == 41);
 	cairn_close(st);
 	{
-		cairn_open_options o = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+		cairn_open_options o = {.flags = CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 
 		OK(cairn_open(test_path("store"), &o, &st));
 	}
@@ -197,7 +197,7 @@ void test_kseg_reads(void)
 /* x = v counted through the query planner (its index, once x is indexed). */
 static long x_count(cairn_store *st, int v)
 {
-	cairn_read_options ro = {"d", NULL, 0, 0};
+	cairn_read_options ro = {.domain = "d"};
 	cairn_txn *t;
 	char where[32];
 	uint64_t total = 0;
@@ -251,7 +251,7 @@ void test_live_chunk_cache(void)
 {
 	cairn_commit_options co = {0};
 	cairn_store *st = test_store();
-	cairn_read_options ro = {"d", NULL, 0, 0};
+	cairn_read_options ro = {.domain = "d"};
 	cairn_read_stats s0, s1, s2;
 	uint64_t r1, n1 = 0, n2 = 0;
 	cairn_txn *t;

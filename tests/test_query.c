@@ -500,7 +500,7 @@ static int commit_items(cairn_store *st, const char *branch, const item *items, 
 
 void test_query_reference(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 	item *main_v1 = calloc(NREC, sizeof(item)), *main_v2 = calloc(NREC, sizeof(item));
@@ -630,7 +630,7 @@ static size_t count_where(cairn_store *st, const char *where)
 void test_query_relied_entries(void)
 {
 	cairn_store *st = test_store();
-	cairn_compact_options co = {0, 0, 0};
+	cairn_compact_options co = {0};
 	cairn_compact_result cr;
 	uint64_t before;
 

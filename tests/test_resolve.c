@@ -329,7 +329,7 @@ static const char rschema[] =
 
 static int open_store(unsigned flags, cairn_store **st)
 {
-	cairn_open_options o = {flags | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = flags | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 
 	return cairn_open(test_path("store"), &o, st);
 }

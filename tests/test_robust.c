@@ -87,7 +87,7 @@ void test_oom_commit(void)
 /* The writer: commit forever, reporting each acknowledged commit on fd. */
 static void writer(const char *path, int fd)
 {
-	cairn_open_options o = {0, 0, 0, 0};
+	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
@@ -211,7 +211,7 @@ void test_crash_sigkill(void)
  */
 static void merge_writer(const char *path, int round, int fd)
 {
-	cairn_open_options o = {0, 0, 0, 0}; /* the background thread runs */
+	cairn_open_options o = {0}; /* the background thread runs */
 	cairn_commit_options co = {0};
 	cairn_merge_options mo;
 	cairn_changeset *cs;
@@ -262,7 +262,7 @@ static void merge_writer(const char *path, int round, int fd)
  */
 void test_crash_merge_delete(void)
 {
-	cairn_open_options nb = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options nb = {.flags = CAIRN_OPEN_NO_BACKGROUND};
 	cairn_store *st = test_store();
 	uint32_t acked_total = 0;
 	char path[512], lines[8192];
@@ -577,7 +577,7 @@ void test_check_detects(void)
  */
 static void vector_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0, 0}; /* the background thread runs */
+	cairn_open_options o = {0}; /* the background thread runs */
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
@@ -708,7 +708,7 @@ static int reembed_title(unsigned i, char *t, size_t cap)
  */
 static void reembed_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0, 0};
+	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
 	cairn_embedder *e[2];
 	cairn_changeset *cs;
@@ -819,9 +819,9 @@ void test_crash_reembed(void)
 /* Commit changes to random Suppliers and compact, forever (until killed). */
 static void compact_writer(const char *path)
 {
-	cairn_open_options o = {0, 0, 0, 0};
+	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
-	cairn_compact_options cp = {0, 0, 0};
+	cairn_compact_options cp = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
 	static const char *const countries[] = {"DE", "FR", "US"};
@@ -896,7 +896,7 @@ void test_crash_compact(void)
 	cairn_close(st);
 	srand(777);
 	for (int round = 0; round < 5; round++) {
-		cairn_compact_options cp = {0, 0, 0};
+		cairn_compact_options cp = {0};
 		cairn_compact_result r;
 		uint64_t h = 0, last;
 		int problems = 0;

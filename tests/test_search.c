@@ -740,8 +740,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 
 static cairn_store *sstore(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0,
-				 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_store *st;
 
@@ -1405,7 +1404,7 @@ static int lmdb_spoil_postings(const void *bytes, size_t n)
 
 void test_search_check_detects(void)
 {
-	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_store *st = sstore();
 	cairn_read_options ro = {0};
 	cairn_search_options o = {0};

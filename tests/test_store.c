@@ -9,7 +9,7 @@
 
 void test_store_open(void)
 {
-	cairn_open_options create = {CAIRN_OPEN_CREATE, 0, 0, 0}, ro = {CAIRN_OPEN_RDONLY, 0, 0, 0};
+	cairn_open_options create = {.flags = CAIRN_OPEN_CREATE}, ro = {.flags = CAIRN_OPEN_RDONLY};
 	cairn_store *st = NULL;
 	cairn_changeset *cs;
 	cairn_commit_options co = {0};
@@ -56,7 +56,7 @@ void test_store_open(void)
 
 void test_store_locked(void)
 {
-	cairn_open_options create = {CAIRN_OPEN_CREATE, 0, 0, 0};
+	cairn_open_options create = {.flags = CAIRN_OPEN_CREATE};
 	cairn_store *a = NULL, *b = NULL;
 
 	OK(cairn_open(test_path("s"), &create, &a));
@@ -71,7 +71,7 @@ void test_store_locked(void)
 void test_store_grow(void)
 {
 	/* A 1 MiB map must grow (several times) to hold what is written. */
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 1 << 20, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, .map_size = 1 << 20};
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 	cairn_changeset *cs;
@@ -123,7 +123,7 @@ static int collect(void *ctx, const cairn_domain_info *d)
 
 void test_domain_lifecycle(void)
 {
-	cairn_open_options o = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC};
 	cairn_store *st = NULL;
 	cairn_read_options ro = {0};
 	cairn_txn *t = NULL;

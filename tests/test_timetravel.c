@@ -423,7 +423,7 @@ static void print_problem(void *ctx, const char *problem)
 
 static void compact_some(cairn_store *st)
 {
-	cairn_compact_options o = {1 + (uint64_t)rand() % last_rev, 0, 0};
+	cairn_compact_options o = {.horizon = 1 + (uint64_t)rand() % last_rev};
 	cairn_compact_result r;
 	cairn_read_options ro = {0};
 	cairn_txn *t;
@@ -453,7 +453,7 @@ static void compact_some(cairn_store *st)
 
 static void run_reference(int compact, int kseg)
 {
-	cairn_open_options oo = {CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_store *st = test_store();
 	char lines[2048];
@@ -635,7 +635,7 @@ static void run_reference(int compact, int kseg)
 	OK(cairn_check(st, "t", NULL, NULL, NULL));
 	CHECK(merges >= 10 && conflicted >= 3 && deletes >= 3);
 	if (compact) { /* a last one, up to the latest revision */
-		cairn_compact_options o = {last_rev, 0, 0};
+		cairn_compact_options o = {.horizon = last_rev};
 		cairn_compact_result r;
 
 		OK(cairn_compact(st, "t", &o, &r));

@@ -75,7 +75,7 @@ static const char *kind_of(int i)
 static cairn_store *xstore(void)
 {
 	cairn_store *st;
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	char *lines = malloc(1000 * 512);
 	float x[XDIM];
@@ -356,7 +356,7 @@ void test_vindex_changes(void)
 void test_vindex_background(void)
 {
 	cairn_store *st = xstore();
-	cairn_open_options oo = {CAIRN_OPEN_NOSYNC, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC};
 	cairn_vindex_info in;
 	uint64_t saved = vindex_min;
 	cairn_import *im = NULL;
@@ -425,7 +425,7 @@ void test_vindex_background(void)
 void test_vindex_errors(void)
 {
 	cairn_store *st = xstore();
-	cairn_open_options oo = {CAIRN_OPEN_RDONLY, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_RDONLY};
 	cairn_vindex_options vo = {0};
 	cairn_vindex_info in;
 	cairn_read_options ro = {0};

@@ -225,7 +225,7 @@ static int put_batch(cairn_store *st, const char *branch, int round, uint64_t *r
 void test_vsearch_reference(void)
 {
 	cairn_store *st;
-	cairn_open_options oo = {CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	uint64_t past = 0;
 

@@ -15,6 +15,9 @@
 
 /* One line per test file: X(name) declares and runs test_<name>_*. */
 #define TESTS(X)                                                                                   \
+	X(api_version)                                                                             \
+	X(api_reserved_options)                                                                    \
+	X(api_reserved_results)                                                                    \
 	X(util_buf)                                                                                \
 	X(util_utf8)                                                                               \
 	X(util_time)                                                                               \

@@ -711,6 +711,8 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 
 	if (!st || !domain || !o)
 		return err_set(CAIRN_EINVAL, "cairn_compact: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_compact", "cairn_compact_options")))
+		return rc;
 	if (o->retain_ms < 0)
 		return err_set(CAIRN_EINVAL, "cairn_compact: a retention of %lld ms",
 			       (long long)o->retain_ms);

@@ -79,6 +79,10 @@ int cairn_import_begin(cairn_store *st, const cairn_import_options *opts, cairn_
 	*out = NULL;
 	if (!st || !opts || !opts->commit.domain)
 		return err_set(CAIRN_EINVAL, "cairn_import_begin: a store and a Domain are required");
+	if ((rc = err_reserved(opts->reserved, "cairn_import_begin", "cairn_import_options")))
+		return rc;
+	if ((rc = err_reserved(opts->commit.reserved, "cairn_import_begin", "cairn_import_options.commit")))
+		return rc;
 	if (opts->on_error != CAIRN_ON_ERROR_STOP && opts->on_error != CAIRN_ON_ERROR_SKIP)
 		return err_set(CAIRN_EINVAL, "on_error must be stop or skip");
 	if (opts->vectors && (!opts->vector_dim || opts->vector_dim > CAIRN_MAX_VECTOR_DIM))

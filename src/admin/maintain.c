@@ -307,7 +307,7 @@ static int add_domain_name(void *ctx, const cairn_domain_info *d)
 static void compact_all(cairn_store *st, struct maint *m)
 {
 	struct { char **names; size_t n, cap; } l = {NULL, 0, 0};
-	cairn_compact_options o = {0, m->retain_ms, 0};
+	cairn_compact_options o = {.retain_ms = m->retain_ms};
 
 	/* An error leaves what it could not do to the next time: nothing is lost. */
 	if (cairn_domain_list(st, add_domain_name, &l) == 0)

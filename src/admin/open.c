@@ -17,6 +17,11 @@ int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **o
 		return err_set(CAIRN_EINVAL, "cairn_open: a retention of %lld ms",
 			       (long long)opts->retain_ms);
 	}
+	if (opts && (rc = err_reserved(opts->reserved, "cairn_open", "cairn_open_options"))) {
+		if (out)
+			*out = NULL;
+		return rc;
+	}
 	rc = store_open(path, opts, out);
 
 	if (!rc && (*out)->format < STORE_FORMAT && (rc = store_upgrade(*out))) {

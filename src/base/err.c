@@ -1,8 +1,10 @@
 /* Error codes, their names and messages, the thread-local error detail, and the version. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "assert.h"
 #include "err.h"
 
 static _Thread_local struct {
@@ -126,3 +128,24 @@ void err_prefix(const char *fmt, ...)
 	memcpy(last.msg, pre, pn);
 	last.msg[pn + mn] = '\0';
 }
+
+int err_reserved(const uint64_t *r, const char *fn, const char *what)
+{
+	for (int i = 0; i < CAIRN_RESERVED; i++)
+		if (r[i])
+			return err_set(CAIRN_EINVAL,
+				       "%s: %s has options this version (%s) does not know (reserved "
+				       "word %d is not zero): zero-initialise it, or use the Cairn "
+				       "the program was built for",
+				       fn, what, CAIRN_VERSION_STRING, i);
+	return 0;
+}
+
+#ifdef CAIRN_ASSERTS
+_Noreturn void cr_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "%s:%d: %s: assertion failed: %s\n", file, line, func, cond);
+	fflush(stderr);
+	abort();
+}
+#endif

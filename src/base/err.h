@@ -16,6 +16,12 @@ int err_set(int code, const char *fmt, ...) CAIRN_PRINTF(2, 3);
 int err_change(int code, long change, const char *fmt, ...) CAIRN_PRINTF(3, 4);
 /* Forget the thread's last error. */
 void err_clear(void);
+/*
+ * 0 when the CAIRN_RESERVED words r of what (an options struct given to
+ * fn) are all zero; else CAIRN_EINVAL, with a message saying the caller
+ * asks for options of a newer version.
+ */
+int err_reserved(const uint64_t *r, const char *fn, const char *what);
 /* Set the change index of the current error (keeps code and message). */
 void err_set_index(long change);
 /* Prefix the current message with text (e.g. "file.jsonl:12: "). */

@@ -655,6 +655,20 @@ jv *jv_merge_patch(arena *a, const jv *target, const jv *patch)
 
 /* ---------------------------------------------------------- canonical -- */
 
+void json_quote_pair(buf *b, const char *a, size_t an, char sep, const char *c, size_t cn)
+{
+	buf t = BUF_INIT;
+
+	buf_put(&t, a, an);
+	buf_put_u8(&t, (uint8_t)sep);
+	buf_put(&t, c, cn);
+	if (t.oom)
+		b->oom = 1;
+	else
+		json_quote(b, (const char *)t.p, t.len);
+	buf_release(&t);
+}
+
 void json_quote(buf *b, const char *s, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";

@@ -88,6 +88,8 @@ void jv_canon(const jv *v, buf *b);
 void json_number(buf *b, double d);
 /* Append s as a JSON string literal (quoted, escaped). */
 void json_quote(buf *b, const char *s, size_t n);
+/* One JSON string of a[0..an-1], the character sep and c[0..cn-1] ("Kind:key"). */
+void json_quote_pair(buf *b, const char *a, size_t an, char sep, const char *c, size_t cn);
 
 /*
  * Walk the members of an object in canonical form without parsing it, for

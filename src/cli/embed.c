@@ -144,7 +144,7 @@ int cmd_embed(cli *c)
 
 int cmd_vindex(cli *c)
 {
-	cairn_open_options oo = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options oo = {.flags = CAIRN_OPEN_NO_BACKGROUND};
 	cairn_vindex_options o = {0};
 	cairn_vindex_info in;
 	cairn_store *st;

@@ -1355,7 +1355,7 @@ static int cmd_branch(cli *c)
 
 static int cmd_maintain(cli *c)
 {
-	cairn_open_options o = {CAIRN_OPEN_NO_BACKGROUND, 0, 0, 0};
+	cairn_open_options o = {.flags = CAIRN_OPEN_NO_BACKGROUND};
 	cairn_store *st;
 	int pending = 1, rc = 0;
 	unsigned steps = 0;
@@ -1411,7 +1411,7 @@ int64_t cli_parse_duration_ms(const char *s)
 
 static int cmd_compact(cli *c)
 {
-	cairn_compact_options o = {0, 0, 0};
+	cairn_compact_options o = {0};
 	cairn_compact_result r;
 	cairn_store *st;
 	int rc, ex;

@@ -34,7 +34,7 @@ static int pattern_ok(void *ctx, const char *branch)
 
 int cmd_mcp(cli *c, int argc, char **argv)
 {
-	cairn_open_options oo = {0, 0, 0, 0};
+	cairn_open_options oo = {0};
 	const char *branches = NULL, *actor = NULL, *model = NULL;
 	cairn_embedder *emb = NULL;
 	mcp_ctx m;

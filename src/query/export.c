@@ -19,20 +19,6 @@ static int put_line(FILE *out, buf *b)
 	return 0;
 }
 
-static void quote_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
-{
-	buf t = BUF_INIT;
-
-	buf_put(&t, kind, strlen(kind));
-	buf_put_u8(&t, ':');
-	buf_put(&t, key, key_len);
-	if (t.oom)
-		b->oom = 1;
-	else
-		json_quote(b, (const char *)t.p, t.len);
-	buf_release(&t);
-}
-
 static int export_records(cairn_txn *t, const kind_def *k, FILE *out, buf *b)
 {
 	cairn_record *recs = cr_calloc(EXPORT_PAGE, sizeof(*recs));
@@ -130,9 +116,11 @@ static int export_links(cairn_txn *t, const kind_def *k, FILE *out, buf *b)
 					buf_put(b, "{\"rel\":", 7);
 					json_quote(b, l->rel, strlen(l->rel));
 					buf_put(b, ",\"from\":", 8);
-					quote_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+					json_quote_pair(b, l->from_kind, strlen(l->from_kind), ':', l->from_key,
+							l->from_key_len);
 					buf_put(b, ",\"to\":", 6);
-					quote_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+					json_quote_pair(b, l->to_kind, strlen(l->to_kind), ':', l->to_key,
+							l->to_key_len);
 					if (l->values_len > 2) {
 						buf_put(b, ",\"values\":", 10);
 						buf_put(b, l->values, l->values_len);

@@ -550,6 +550,8 @@ int cairn_neighborhood(cairn_txn *t, const cairn_neighborhood_options *o, cairn_
 
 	if (!t || !o || !out || (!o->start && o->n_start))
 		return err_set(CAIRN_EINVAL, "cairn_neighborhood: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_neighborhood", "cairn_neighborhood_options")))
+		return rc;
 	memset(out, 0, sizeof(*out));
 	depth = o->depth ? o->depth : 1;
 	if (depth > CAIRN_MAX_DEPTH)

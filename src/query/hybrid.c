@@ -287,6 +287,10 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 
 	if (!t || !o || !out || !n)
 		return err_set(CAIRN_EINVAL, "cairn_hybrid: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_hybrid", "cairn_hybrid_options")))
+		return rc;
+	if (o->rank && (rc = err_reserved(o->rank->reserved, "cairn_hybrid", "cairn_rank_options")))
+		return rc;
 	*n = 0;
 	limit = o->limit ? o->limit : 20;
 	if (limit > 100 || limit > cap)

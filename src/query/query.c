@@ -1522,6 +1522,8 @@ int cairn_query(cairn_txn *t, const cairn_query_options *q, cairn_record *out, s
 
 	if (!t || !q || !out || !res)
 		return err_set(CAIRN_EINVAL, "cairn_query: NULL argument");
+	if ((rc = err_reserved(q->reserved, "cairn_query", "cairn_query_options")))
+		return rc;
 	memset(res, 0, sizeof(*res));
 	limit = q->limit ? q->limit : 50;
 	if (limit > CAIRN_MAX_PAGE || limit > cap)

@@ -343,6 +343,8 @@ int cairn_resolve(cairn_txn *t, const cairn_resolve_options *o, cairn_match *out
 
 	if (!t || !o || !out || !n || !o->text)
 		return err_set(CAIRN_EINVAL, "cairn_resolve: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_resolve", "cairn_resolve_options")))
+		return rc;
 	*n = 0;
 	if (truncated)
 		*truncated = 0;

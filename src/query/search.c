@@ -1466,6 +1466,8 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 
 	if (!t || !o || !out || !n || !o->text)
 		return err_set(CAIRN_EINVAL, "cairn_search: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_search", "cairn_search_options")))
+		return rc;
 	*n = 0;
 	memset(&s, 0, sizeof(s));
 	s.t = t;

@@ -555,6 +555,8 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 
 	if (!t || !o || !out || !n || (!o->vector == !o->near))
 		return err_set(CAIRN_EINVAL, "cairn_vsearch: a vector or a Record to be near, not both");
+	if ((rc = err_reserved(o->reserved, "cairn_vsearch", "cairn_vsearch_options")))
+		return rc;
 	*n = 0;
 	limit = o->limit ? o->limit : 20;
 	if (limit > 100 || limit > cap)

@@ -2322,7 +2322,7 @@ static void h_compact(req *r)
 {
 	static const char *const names[] = {"horizon", "retain_ms", "dry_run", NULL};
 	const char *d = r->seg[2];
-	cairn_compact_options co = {0, 7 * 86400 * 1000LL, 0};
+	cairn_compact_options co = {.retain_ms = 7 * 86400 * 1000LL};
 	cairn_compact_result res;
 	const jv *o, *h, *ret, *dry;
 	int rc;

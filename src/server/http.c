@@ -523,7 +523,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 int server_start(const srv_config *c, srv **out)
 {
-	cairn_open_options oo = {0, 0, 0, 0};
+	cairn_open_options oo = {0};
 	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *di;
 	srv *s;

@@ -18,6 +18,7 @@
 
 #include "store/store.h"
 #include "base/alloc.h"
+#include "base/assert.h"
 #include "base/err.h"
 
 #define STORE_MAGIC "CAIRN-STORE"
@@ -445,6 +446,7 @@ int store_write(cairn_store *st, store_write_fn fn, void *arg)
 	MDB_txn *txn;
 	int rc;
 
+	CR_ASSERT(st && fn);
 	for (int grown = 0;; grown++) {
 		if ((rc = store_write_begin(st, &txn)))
 			return rc;

@@ -1563,6 +1563,7 @@ static int ix_put_all(cctx *c, struct ix_part *p)
 {
 	int rc = 0;
 
+	CR_ASSERT(p->ops->put);
 	for (size_t i = 0; i < c->n_ops && !rc; i++) {
 		const pop *o = &c->ops[i];
 		index_rec r;
@@ -1654,6 +1655,8 @@ static void ix_release(cctx *c)
 {
 	if (!c->ix)
 		return;
+	for (struct ix_part *p = c->ix; p->ops; p++)
+		CR_ASSERT(!p->running); /* ix_end joined every thread */
 	for (struct ix_part *p = c->ix; p->ops; p++)
 		if (p->ops->release)
 			p->ops->release(&p->ic);
@@ -1844,6 +1847,7 @@ static int write_revision(cctx *c, int type, const cairn_provenance *p, const ui
 	if ((rc = counters_put(c->d.txn, c->d.st, c->d.dom, &c->ctr)))
 		return rc;
 	if (out) {
+		memset(out, 0, sizeof(*out));
 		out->revision = c->rev;
 		memcpy(out->hash, r.hash, 32);
 		out->changes = n_versions;
@@ -2202,7 +2206,8 @@ int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_chang
 		return err_set(CAIRN_EINVAL, "cairn_commit: no Domain");
 	if (cs->n == 0)
 		return err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
-	if ((rc = prov_check(&o->prov)))
+	if ((rc = prov_check(&o->prov)) ||
+	    (rc = err_reserved(o->reserved, "cairn_commit", "cairn_commit_options")))
 		return rc;
 	a = (struct commit_once){o, cs, mode, out, fails, n_fails, 0};
 	if (!(rc = store_write(st, commit_once, &a)) && a.created)
@@ -2289,7 +2294,8 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 		return err_set(CAIRN_EINVAL,
 			       "the schema belongs to the Domain, not to a branch: apply it on main "
 			       "(every branch reads with it)");
-	if ((rc = prov_check(&opts->prov)))
+	if ((rc = prov_check(&opts->prov)) ||
+	    (rc = err_reserved(opts->reserved, "cairn_schema_apply", "cairn_commit_options")))
 		return rc;
 	a = (struct schema_once){opts, json, len, out};
 	if (!(rc = store_write(st, schema_once, &a)))
@@ -2494,7 +2500,8 @@ int cairn_reembed(cairn_store *st, const cairn_commit_options *opts, cairn_reemb
 		return err_set(CAIRN_EINVAL,
 			       "the vectors belong to the Domain, not to a branch: re-embed on main "
 			       "(every branch's vectors are re-embedded)");
-	if ((rc = prov_check(&opts->prov)))
+	if ((rc = prov_check(&opts->prov)) ||
+	    (rc = err_reserved(opts->reserved, "cairn_reembed", "cairn_commit_options")))
 		return rc;
 	a = (struct reembed_once){opts, out ? out : &tmp};
 	/* The index of the old vectors is gone: built again in the background. */
@@ -2601,8 +2608,9 @@ int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
 						   "change set or Domain");
 		else if (r->cs->n == 0)
 			rc = err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
-		else
-			rc = prov_check(&r->opts->prov);
+		else if (!(rc = prov_check(&r->opts->prov)))
+			rc = err_reserved(r->opts->reserved, "cairn_commit_group",
+					  "cairn_commit_options");
 		if (rc) {
 			req_fail(r, rc);
 			skip[i] = 1;

@@ -1221,6 +1221,9 @@ static int merge_go(cairn_store *st, const cairn_merge_options *o, int diff_only
 		return err_set(CAIRN_EINVAL, "cairn_merge: a store and a Domain are required");
 	if (o->resolve < CAIRN_RESOLVE_NONE || o->resolve > CAIRN_RESOLVE_THEIRS)
 		return err_set(CAIRN_EINVAL, "cairn_merge: resolve is none, ours or theirs");
+	if ((rc = err_reserved(o->reserved, "cairn_merge", "cairn_merge_options")) ||
+	    (rc = err_reserved(o->commit.reserved, "cairn_merge", "cairn_merge_options.commit")))
+		return rc;
 	if (!diff_only) {
 		rc = store_write(st, merge_once, &a);
 	} else if (!(rc = store_read_begin(st, &txn))) {

@@ -10,6 +10,7 @@
 
 #include "model/norm.h"
 #include "base/alloc.h"
+#include "base/assert.h"
 #include "base/err.h"
 #include "base/text.h"
 #include "version/version.h"
@@ -272,15 +273,18 @@ size_t ventry_encode(uint8_t *out, const ventry *e, int what)
 	if (what == VE_KEYS) {
 		n += put_varint(out + n, e->rid);
 		if (e->flags & EF_TITLE) {
+			CR_ASSERT(e->title_len <= KEYS_TITLE_MAX);
 			n += put_varint(out + n, e->dim);
 			memcpy(out + n, e->title, e->title_len);
 			n += e->title_len;
 		}
 	} else if (what == VE_ADJ) {
+		CR_ASSERT(e->key_len <= CAIRN_MAX_KEY);
 		n += put_varint(out + n, e->kind);
 		memcpy(out + n, e->key, e->key_len);
 		n += e->key_len;
 	}
+	CR_ASSERT(n <= VENTRY_MAX);
 	return n;
 }
 

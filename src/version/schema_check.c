@@ -272,11 +272,13 @@ static int whole_index(int what, unsigned *all)
 {
 	int found = 0;
 
-	for (unsigned i = 0; index_registry[i]; i++)
+	for (unsigned i = 0; index_registry[i]; i++) {
+		CR_ASSERT(i < 8 * sizeof(*all)); /* a bit of the mask per index */
 		if (index_registry[i]->delta_all == what && index_registry[i]->rebuild) {
 			*all |= 1u << i;
 			found = 1;
 		}
+	}
 	return found;
 }
 

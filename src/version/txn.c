@@ -21,6 +21,8 @@ int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn 
 	*out = NULL;
 	if (!st || !opts || !opts->domain)
 		return err_set(CAIRN_EINVAL, "cairn_read_begin: a store and a Domain are required");
+	if ((rc = err_reserved(opts->reserved, "cairn_read_begin", "cairn_read_options")))
+		return rc;
 	t = cr_calloc(1, sizeof(*t));
 	if (!t)
 		return err_set(CAIRN_ENOMEM, "out of memory");

@@ -24,6 +24,7 @@
 
 #include <lmdb.h>
 
+#include "base/assert.h"
 #include "cairn.h"
 #include "model/schema.h"
 #include "store/store.h"
@@ -102,6 +103,7 @@ typedef struct view {
 
 static inline int view_sees(const view *v, uint32_t branch, uint64_t rev)
 {
+	CR_ASSERT(v->n >= 1 && v->n <= VIEW_MAX);
 	for (int i = 0; i < v->n; i++)
 		if (v->lv[i].branch == branch)
 			return rev <= v->lv[i].limit;

@@ -103,16 +103,7 @@ int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char
 
 void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
 {
-	buf t = BUF_INIT;
-
-	buf_put(&t, kind, strlen(kind));
-	buf_put_u8(&t, ':');
-	buf_put(&t, key, key_len);
-	if (t.oom)
-		b->oom = 1;
-	else
-		json_quote(b, (const char *)t.p, t.len);
-	buf_release(&t);
+	json_quote_pair(b, kind, strlen(kind), ':', key, key_len);
 }
 
 /* {"kind":..,"key":..,"title":.. (open: the caller adds members and the brace), after a comma unless first. */

@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "base/arena.h"
+#include "base/assert.h"
 #include "base/err.h"
 #include "base/text.h"
 #include "index/text/text.h"
@@ -223,6 +224,8 @@ int textw_doc(textw *w, const kind_def *k, uint64_t vid, const char *title, size
 	struct dctx_text x = {w, vid, 0, 0};
 	int rc;
 
+	CR_ASSERT(!w->docs || vid > w->last_vid); /* postings are appended in vid order */
+	w->last_vid = vid;
 	w->n_doc_terms = 0;
 	w->n_dpos = 0;
 	if ((rc = analyze_doc(&x, k, title, title_len, values, dl_title, dl_values)))

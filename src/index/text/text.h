@@ -80,6 +80,7 @@ typedef struct textw {
 	uint32_t *order;	/* its terms, in byte order */
 	uint8_t desc[60];	/* its descriptor (TSEG_BYTES) */
 	uint64_t docs, sum_title, sum_values; /* documents added and their lengths */
+	uint64_t last_vid;	/* of the last document added */
 } textw;
 
 int textw_init(textw *w, const schema *s);

@@ -728,6 +728,8 @@ int cairn_vindex_update(cairn_store *st, const char *domain, const cairn_vindex_
 
 	if (!st || !domain)
 		return err_set(CAIRN_EINVAL, "cairn_vindex_update: NULL argument");
+	if (o && (rc = err_reserved(o->reserved, "cairn_vindex_update", "cairn_vindex_options")))
+		return rc;
 	if (st->flags & CAIRN_OPEN_RDONLY)
 		return err_set(CAIRN_EREADONLY, "the store is open read-only");
 	if (o && o->lists > LISTS_MAX)
@@ -762,6 +764,8 @@ int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vindex_info *in
 	store_read_end(st, txn);
 	if (rc)
 		return rc;
+	/* (cairn_vindex_update's built, added and seconds stay) */
+	memset(info->reserved, 0, sizeof(info->reserved));
 	info->vectors = m.entries;
 	info->tail = tail;
 	info->lists = m.lists;
