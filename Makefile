@@ -24,9 +24,10 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 LIB_SRC := $(sort $(wildcard src/util/*.c src/store/*.c src/model/*.c src/version/*.c \
 	src/index/*.c src/query/*.c))
 SERVER_SRC := $(sort $(wildcard src/server/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)
-# The benchmark with its peers is a program of its own, so that the cairn
-# command does not depend on SQLite or PostgreSQL's client library.
+CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC))
+# The workload generator and the benchmark with its peers are a program of
+# their own, cairn-bench, so that the cairn command carries only what users
+# run and does not depend on SQLite or PostgreSQL's client library.
 PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/vbench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -93,7 +94,7 @@ $(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(SERVER_OBJ) $(B)/libcairn.a
 		$(B)/libcairn.a $(LDLIBS) -lmicrohttpd
 
 check: setup
-	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn \
+	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/cairn-bench build/san/test_cairn \
 		$(FUZZ_NAMES:%=build/san/fuzz/replay_%)
 	@sh tests/run.sh build/san
 
@@ -115,8 +116,8 @@ fuzz: setup
 		rm -rf fuzz/corpus/$$f $(FZ)/$$f.new && mv $(FZ)/$$f.min fuzz/corpus/$$f; \
 	done
 
-run: setup all
-	@sh scripts/demo.sh $(B)/cairn
+run: setup all $(B)/cairn-bench
+	@sh scripts/demo.sh $(B)/cairn $(B)/cairn-bench
 
 bench: all
 	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh

@@ -128,7 +128,5 @@ int cmd_reembed(cli *c);
 const char *cli_model_path(const cli *c);
 int cmd_serve(cli *c, int argc, char **argv);
 int cmd_mcp(cli *c, int argc, char **argv);
-int cmd_gen(cli *c);
-int cmd_bench(cli *c);
 
 #endif

@@ -100,9 +100,6 @@ static const char usage_text[] =
 	"  token create --role reader|writer|admin [--domain D|'*'] [--branches PATTERN] [--label T]\n"
 	"                                  make a token; prints its secret (shown only once)\n"
 	"  token list | token revoke ID\n"
-	"Workload\n"
-	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
-	"  bench [--size N] [--out FILE]   run the benchmark (docs/performance.md)\n"
 	"\n"
 	"Options\n"
 	"  --store DIR        store directory ($CAIRN_STORE, else ./data)\n"
@@ -1466,18 +1463,14 @@ enum {
 	OPT_STORE = 256, OPT_DOMAIN, OPT_BRANCH, OPT_AT, OPT_ACTOR, OPT_SOURCE, OPT_MESSAGE,
 	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
 	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
-	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
+	OPT_NOSYNC, OPT_HELP, OPT_FROM,
 	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
 	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
 	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
-	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
+	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM,
 	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST, OPT_EMBED,
 	OPT_VMODEL, OPT_RETAIN, OPT_HORIZON,
 };
-
-/* Options of gen and bench, parsed by their own commands. */
-char *cli_size, *cli_seed, *cli_work;
-int cli_vectors, cli_peers, cli_keep;
 
 static long parse_long(const char *s, const char *opt, int *bad)
 {
@@ -1519,11 +1512,6 @@ int main(int argc, char **argv)
 		{"expect", required_argument, 0, OPT_EXPECT},
 		{"out", required_argument, 0, OPT_OUT},
 		{"no-sync", no_argument, 0, OPT_NOSYNC},
-		{"size", required_argument, 0, OPT_SIZE},
-		{"seed", required_argument, 0, OPT_SEED},
-		{"vectors", no_argument, 0, OPT_VECTORS},
-		{"peers", no_argument, 0, OPT_PEERS},
-		{"keep", required_argument, 0, OPT_KEEP},
 		{"from", required_argument, 0, OPT_FROM},
 		{"resolve", required_argument, 0, OPT_RESOLVE},
 		{"resolutions", required_argument, 0, OPT_RESOLUTIONS},
@@ -1560,9 +1548,8 @@ int main(int argc, char **argv)
 		{"rebuild", no_argument, 0, OPT_REBUILD},
 		{"retain", required_argument, 0, OPT_RETAIN},
 		{"horizon", required_argument, 0, OPT_HORIZON},
-		{"vectors-file", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE */
+		{"vectors", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE.f32 */
 		{"dim", required_argument, 0, OPT_DIM},
-		{"vectors-f32", no_argument, 0, OPT_VECF32},
 		{"semantic", no_argument, 0, OPT_SEMANTIC},
 		{"hybrid", no_argument, 0, OPT_HYBRID},
 		{"rank", required_argument, 0, OPT_RANK},
@@ -1603,22 +1590,6 @@ int main(int argc, char **argv)
 		return cmd_mcp(&c, argc - 2, argv + 2);
 	argv++;
 	argc--;
-	/* import's --vectors takes a file, gen's is a switch: import's has a name of its own. */
-	for (int i = 1; i < argc && strcmp(cmd, "import") == 0; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--vectors") == 0)
-			argv[i] = (char *)"--vectors-file";
-		else if (strncmp(argv[i], "--vectors=", 10) == 0) {
-			size_t n = strlen(argv[i]) + 6;
-			char *a = malloc(n); /* lives as long as the process */
-
-			if (!a)
-				return cli_fail(&c, CAIRN_ENOMEM, NULL);
-			snprintf(a, n, "--vectors-file=%s", argv[i] + 10);
-			argv[i] = a;
-		}
-	}
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1 && !bad) {
 		switch (o) {
@@ -1653,11 +1624,6 @@ int main(int argc, char **argv)
 		case OPT_EXPECT: c.expect = parse_long(optarg, "--expect", &bad); break;
 		case OPT_OUT: c.out = optarg; break;
 		case OPT_NOSYNC: c.nosync = 1; break;
-		case OPT_SIZE: cli_size = optarg; break;
-		case OPT_SEED: cli_seed = optarg; break;
-		case OPT_VECTORS: cli_vectors = 1; break;
-		case OPT_PEERS: cli_peers = 1; break;
-		case OPT_KEEP: cli_work = optarg; cli_keep = 1; break;
 		case OPT_FROM: c.from = optarg; break;
 		case OPT_RESOLVE: c.resolve = optarg; break;
 		case OPT_RESOLUTIONS: c.resolutions = optarg; break;
@@ -1701,7 +1667,6 @@ int main(int argc, char **argv)
 		case OPT_HORIZON: c.horizon = optarg; break;
 		case OPT_VECFILE: c.vectors_file = optarg; break;
 		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
-		case OPT_VECF32: cli_vectors = 2; break;
 		case OPT_EMBED: c.embed = 1; break;
 		case OPT_VMODEL: c.vector_model = optarg; break;
 		case OPT_SEMANTIC: c.semantic = 1; break;
@@ -1809,9 +1774,5 @@ int main(int argc, char **argv)
 		return cmd_propose(&c);
 	if (strcmp(cmd, "proposal") == 0)
 		return cmd_proposal(&c);
-	if (strcmp(cmd, "gen") == 0)
-		return cmd_gen(&c);
-	if (strcmp(cmd, "bench") == 0)
-		return cmd_bench(&c);
 	return cli_usage("unknown command \"%s\"", cmd);
 }
