@@ -26,9 +26,10 @@ LDFLAGS += $(filter -fsanitize=%,$(OPT))
 LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c src/admin/*.c \
 	src/index/*.c src/index/*/*.c src/query/*.c))
 SERVER_SRC := $(sort $(wildcard src/wire/*.c src/server/*.c))
-CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)
-# The benchmark with its peers is a program of its own, so that the cairn
-# command does not depend on SQLite or PostgreSQL's client library.
+CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC))
+# The workload generator and the benchmark with its peers are a program of
+# their own, cairn-bench, so that the cairn command carries only what users
+# run and does not depend on SQLite or PostgreSQL's client library.
 PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/vbench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -107,8 +108,8 @@ $(B)/fuzz/replay_%: fuzz/%.c fuzz/replay.c $(SERVER_OBJ) $(B)/libcairn-int.a
 		$(B)/libcairn-int.a $(LDLIBS) -lmicrohttpd
 
 check: setup
-	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/test_cairn build/san/libcairn.a \
-		build/san/libcairn.so build/san/cairn.pc \
+	@$(MAKE) --no-print-directory SAN=1 build/san/cairn build/san/cairn-bench build/san/test_cairn \
+		build/san/libcairn.a build/san/libcairn.so build/san/cairn.pc \
 		$(FUZZ_NAMES:%=build/san/fuzz/replay_%)
 	@sh tests/run.sh build/san
 
@@ -130,8 +131,8 @@ fuzz: setup
 		rm -rf fuzz/corpus/$$f $(FZ)/$$f.new && mv $(FZ)/$$f.min fuzz/corpus/$$f; \
 	done
 
-run: setup all
-	@sh scripts/demo.sh $(B)/cairn
+run: setup all $(B)/cairn-bench
+	@sh scripts/demo.sh $(B)/cairn $(B)/cairn-bench
 
 bench: all
 	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh

@@ -1,4 +1,4 @@
-/* The benchmark runner behind `cairn bench` (see docs/performance.md). Uses only cairn.h. */
+/* The benchmark runner of cairn-bench (see docs/performance.md). Uses only cairn.h. */
 #ifndef CAIRN_BENCH_H
 #define CAIRN_BENCH_H
 
@@ -16,7 +16,7 @@ typedef struct bench_options {
 	int reuse;		/* reuse a store already built in work */
 	unsigned warmup;	/* warm-up calls per read (default 30) */
 	unsigned calls;		/* timed calls per read (default 300) */
-	/* Peers to run beside Cairn, on the same data and calls (none in the cairn command). */
+	/* Peers to run beside Cairn, on the same data and calls (--peers: SQLite, PostgreSQL). */
 	engine *(*peers[4])(const char *dir, char *why, size_t whylen);
 	size_t n_peers;
 	int vectors;		/* the vector benchmark instead (bench_vectors) */

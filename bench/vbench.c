@@ -1,5 +1,5 @@
 /*
- * The vector benchmark (cairn bench --vectors, docs/performance.md): the
+ * The vector benchmark (cairn-bench --vectors, docs/performance.md): the
  * supply workload's Records with 384-dimension vectors drawn around 400
  * centres (shared/workload.md), imported from float32 rows, the vector
  * index built after the import, then semantic searches timed with no

@@ -5,13 +5,14 @@
 # the store and its demo token.
 set -e
 CAIRN=${1:-build/rel/cairn}
+BENCH=${2:-build/rel/cairn-bench} # its generator writes the workload
 export CAIRN_STORE=${CAIRN_STORE:-./data}
 export CAIRN_DOMAIN=${CAIRN_DOMAIN:-supply}
 GEN=build/demo-workload
 
 if [ ! -f "$CAIRN_STORE/data.mdb" ]; then
 	echo "== generating the supply workload (10,000 Records) into $GEN"
-	"$CAIRN" gen --size 10000 --seed 1 --out "$GEN" --text
+	"$BENCH" gen --size 10000 --seed 1 --out "$GEN" --text
 	echo "== creating the demo store in $CAIRN_STORE (Domain $CAIRN_DOMAIN)"
 	"$CAIRN" init "$CAIRN_STORE" --text
 	"$CAIRN" schema apply "$GEN/schema.json" --actor demo --message "supply schema" --text

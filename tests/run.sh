@@ -34,7 +34,7 @@ count "$out"
 echo "== CLI tests"
 for t in tests/cli/*.sh; do
 	[ -f "$t" ] || continue
-	CAIRN="$PWD/$B/cairn" sh "$t" >"$out" 2>&1
+	CAIRN="$PWD/$B/cairn" CAIRN_BENCH="$PWD/$B/cairn-bench" sh "$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
 	count "$out"

@@ -18,7 +18,11 @@ enum {
 	EXIT_CORRUPT = 6,  /* cairn check found problems, or the store is damaged */
 };
 
+struct cli_cmd;
+
+/* The command line, parsed: the options of the command and its arguments. */
 typedef struct cli {
+	const struct cli_cmd *cmd; /* the command running */
 	const char *store;
 	const char *domain;
 	const char *branch;
@@ -35,7 +39,7 @@ typedef struct cli {
 	const char *title;	/* --title */
 	const char *values;	/* --values JSON */
 	int cascade;
-	long long expect;	/* --expect REV, -1 when not given */
+	long expect;		/* --expect REV, -1 when not given */
 	const char *out;	/* --out FILE */
 	const char *from;	/* --from BRANCH */
 	int nosync;		/* --no-sync */
@@ -87,6 +91,33 @@ typedef struct cli {
 	int nargs;
 } cli;
 
+/*
+ * One command: its name, its handler, a line for `cairn help` and its usage
+ * for `cairn NAME --help`. The usage names every option the command takes,
+ * and the command takes exactly those (cli_parse reads them from it). An
+ * entry without a name heads a group of the list.
+ */
+typedef struct cli_cmd {
+	const char *name;
+	int (*run)(cli *c);
+	const char *summary;
+	const char *usage;
+	int own_options; /* serve, mcp: the handler parses c->args itself */
+} cli_cmd;
+
+/* The table of commands (commands.c), ending with an entry without a summary. */
+extern const cli_cmd cli_commands[];
+extern const char cli_serve_usage[], cli_mcp_usage[];
+const cli_cmd *cli_command(const char *name);
+/* The list of commands, with their summaries and the common options. */
+void cli_help(FILE *f);
+/*
+ * Parse argv (argv[0] is the command's name) for c->cmd into c: its options,
+ * then c->args. Returns 0, -1 after printing the usage for --help, or an
+ * exit code after saying what was wrong.
+ */
+int cli_parse(cli *c, int argc, char **argv);
+
 /* Print an error for rc and return its exit code. */
 int cli_fail(cli *c, int rc, const char *what);
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -108,6 +139,25 @@ void out_header(FILE *f, const cairn_record *r);
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len);
 void out_time(FILE *f, int64_t ms);
 
+int cmd_init(cli *c);
+int cmd_domain(cli *c);
+int cmd_schema(cli *c);
+int cmd_import(cli *c);
+/* put, patch, delete, link and unlink: c->cmd->name says which. */
+int cmd_write(cli *c);
+int cmd_get(cli *c);
+int cmd_page(cli *c);
+int cmd_links(cli *c);
+int cmd_count(cli *c);
+int cmd_log(cli *c);
+int cmd_export(cli *c);
+int cmd_check(cli *c);
+int cmd_stats(cli *c);
+int cmd_branch(cli *c);
+int cmd_history(cli *c);
+int cmd_lineage(cli *c);
+int cmd_compact(cli *c);
+int cmd_maintain(cli *c);
 int cmd_diff(cli *c);
 int cmd_changes(cli *c);
 int cmd_merge(cli *c);
@@ -126,9 +176,7 @@ int cmd_vindex(cli *c);
 int cmd_reembed(cli *c);
 /* The embedder's model file: --model, else $CAIRN_MODEL, else models/glove-6b-100d.cemb. */
 const char *cli_model_path(const cli *c);
-int cmd_serve(cli *c, int argc, char **argv);
-int cmd_mcp(cli *c, int argc, char **argv);
-int cmd_gen(cli *c);
-int cmd_bench(cli *c);
+int cmd_serve(cli *c);
+int cmd_mcp(cli *c);
 
 #endif

@@ -310,9 +310,6 @@ int cmd_path(cli *c)
 	if (c->nargs != 2)
 		return cli_usage("path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] "
 				 "[--kind K,..] [--with-values]");
-	if (c->n_hops)
-		return cli_usage("path takes --dir, --rel and --kind (one rule for every step), "
-				 "not --hop");
 	if (c->depth < 0 || c->depth > CAIRN_MAX_PATH)
 		return cli_usage("--depth is 1 to %d", CAIRN_MAX_PATH);
 	if ((ex = parse_ref(c->args[0], &from)) || (ex = parse_ref(c->args[1], &to))) {
@@ -354,8 +351,6 @@ int cmd_resolve(cli *c)
 		return cli_usage("resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]");
 	if (c->limit > 100 || c->edits > 2)
 		return cli_usage("--limit is at most 100, --edits 1 or 2");
-	if (c->n_hops || c->dir || c->rel)
-		return cli_usage("resolve takes --kind, not --hop, --dir or --rel");
 	if ((ex = graph_begin(c, &gc, 1)))
 		return ex;
 	kinds = gc.hops[0];
@@ -691,8 +686,6 @@ int cmd_search(cli *c)
 				 "[--no-typos] [--explain]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
-	if (c->n_hops || c->dir || c->rel)
-		return cli_usage("search takes --kind, not --hop, --dir or --rel");
 	if ((ex = graph_begin(c, &gc, 1)))
 		return ex;
 	kinds = gc.hops[0];

@@ -1,12 +1,5 @@
-/*
- * The cairn command. Every subcommand takes --store DIR (default
- * $CAIRN_STORE, else ./data), --domain NAME (default $CAIRN_DOMAIN, else
- * "default") and --branch NAME (default $CAIRN_BRANCH, else main). Output is
- * JSON (one object per line) when stdout is not a terminal, readable text
- * when it is. See docs/cli.md.
- */
+/* The cairn command: main, shared helpers, and the store, read and write commands (docs/cli.md). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,106 +11,8 @@
 #include "cli/cli.h"
 #include "wire/wire.h"
 
-static const char usage_text[] =
-	"usage: cairn COMMAND [options] [arguments]\n"
-	"\n"
-	"Store and Domains\n"
-	"  init [DIR]                      create a store (default: --store)\n"
-	"  domain create|list|drop [NAME]  manage Domains (tenants)\n"
-	"  stats                           size of the store by sub-database\n"
-	"  check                           verify hash chain, indexes and live sets\n"
-	"  maintain                        finish background work now (clearing deleted branches)\n"
-	"  compact [--retain 7d | --horizon REV] [--dry-run]\n"
-	"                                  drop the index entries only time travel before the\n"
-	"                                  horizon reads; it then reaches back to the horizon\n"
-	"Branches\n"
-	"  branch create NAME [--from B]   a new branch from the head of B (default main)\n"
-	"  branch list                     the Domain's branches\n"
-	"  branch rename NAME NEW          rename a branch\n"
-	"  branch delete NAME              delete a branch (its space is reclaimed by maintain)\n"
-	"  diff BRANCH | diff A B          what differs between two branches (--branch and BRANCH)\n"
-	"                                  since their common ancestor\n"
-	"  diff FROM_REV TO_REV            what changed on --branch between two revisions\n"
-	"  changes REV                     what one revision changed\n"
-	"  merge SOURCE [--into T] [--resolve ours|theirs] [--resolutions FILE] [--dry-run]\n"
-	"                                  merge branch SOURCE into T (default --branch)\n"
-	"Proposals\n"
-	"  propose SOURCE [--into T] [--title T] [--message TEXT]   offer SOURCE for merge\n"
-	"  proposal list [--status S]      open, merged, rejected, withdrawn\n"
-	"  proposal show|diff N            a proposal; its diff and conflicts, computed now\n"
-	"  proposal note N TEXT [--verdict V]   add a review note\n"
-	"  proposal accept N [--resolve ...] [--resolutions FILE]   merge it\n"
-	"  proposal reject|withdraw N [TEXT]\n"
-	"Schema\n"
-	"  schema apply FILE               add or change Kinds, Attributes, Relations\n"
-	"  schema show                     print the Domain's schema\n"
-	"Writes (each is one durable commit)\n"
-	"  import FILE...                  import JSON Lines ('-' reads stdin)\n"
-	"         [--vectors FILE.f32 --dim N] [--embed [--model FILE] | --vector-model ID]\n"
-	"  put KIND KEY [--title T] [--values JSON]\n"
-	"  patch KIND KEY --values JSON    merge patch of the values\n"
-	"  delete KIND KEY [--cascade]\n"
-	"  link REL FROM_KIND:KEY TO_KIND:KEY [--values JSON]\n"
-	"  unlink REL FROM_KIND:KEY TO_KIND:KEY\n"
-	"Reads\n"
-	"  get KIND KEY                    a Record, with the revision and provenance of its last change\n"
-	"  page KIND [--after KEY] [--limit N]   Records of a Kind in key order\n"
-	"  links KIND KEY [--dir out|in|both] [--rel REL] [--limit N]\n"
-	"  count [KIND]                    Records per Kind\n"
-	"  query KIND [--where JSON] [--sort ATTR] [--limit N] [--after C] [--fields A,B] [--explain]\n"
-	"                                  Records matching a filter (docs/query.md)\n"
-	"  query KIND --count [--where JSON] [--group-by ATTR]   how many, per value\n"
-	"  neighbors KIND:KEY... [--depth 1-3] [--hop DIR[:RELS[:KINDS]]]... [--fanout N] [--limit N]\n"
-	"                                  the Records and Links around Records (or --dir/--rel/--kind\n"
-	"                                  for every hop; --with-values for values)\n"
-	"  follow KIND:KEY --hop DIR:RELS[:KINDS]...   the Records reached along a sequence of steps\n"
-	"  path KIND:KEY KIND:KEY [--depth N] [--dir D] [--rel R,..] [--kind K,..]\n"
-	"                                  a shortest path between two Records (exit 3 when none)\n"
-	"  resolve TEXT [--kind K,..] [--limit N] [--edits 1|2] [--exact]\n"
-	"                                  the Records a name most likely names, best first\n"
-	"  search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos]\n"
-	"         [--explain]              Records with every word, best first (BM25), then some\n"
-	"  search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2] [--kind K,..]\n"
-	"         [--where JSON] [--limit N] [--probes N] [--exact]   nearest vectors\n"
-	"  search --semantic|--hybrid TEXT [--model FILE] [--kind K,..] [--where JSON] [--limit N]\n"
-	"         [--fusion rrf|weighted] [--boost-near KIND:KEY,.. [--boost N]] [--rank JSON]\n"
-	"                                  by meaning (the text embedded), or words and meaning\n"
-	"                                  fused, each hit with its receipt\n"
-	"  vindex [--lists N] [--rebuild] the vector index: build it or add newer vectors now\n"
-	"  reembed [--model FILE]         every vector of the Domain anew by the model, at once\n"
-	"  embed TEXT [--model FILE]      a text's vector (the built-in embedder)\n"
-	"  embed --pairs FILE.tsv         its retrieval quality on paraphrase pairs\n"
-	"  model convert SOURCE.json OUT.cemb [--id ID]   a model file from word vectors\n"
-	"  log [--limit N]                 the revision log of the branch\n"
-	"  history KIND KEY [--limit N]    a Record's Versions, newest first, with provenance and diffs\n"
-	"  history REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
-	"  lineage KIND KEY                the revision and provenance behind each current value\n"
-	"  lineage REL FROM_KIND:KEY TO_KIND:KEY   the same for a Link\n"
-	"  export [--out FILE]             every Record and Link as import lines\n"
-	"Server\n"
-	"  serve [--listen HOST:PORT] ...  the HTTP/JSON API and MCP (cairn serve --help)\n"
-	"  mcp [--writes] ...              MCP tools on stdin/stdout (cairn mcp --help)\n"
-	"  token create --role reader|writer|admin [--domain D|'*'] [--branches PATTERN] [--label T]\n"
-	"                                  make a token; prints its secret (shown only once)\n"
-	"  token list | token revoke ID\n"
-	"Workload\n"
-	"  gen --size N [--seed S] --out DIR   generate the supply workload\n"
-	"  bench [--size N] [--out FILE]   run the benchmark (docs/performance.md)\n"
-	"\n"
-	"Options\n"
-	"  --store DIR        store directory ($CAIRN_STORE, else ./data)\n"
-	"  --domain NAME      Domain ($CAIRN_DOMAIN, else default; created by the first write)\n"
-	"  --branch NAME      branch ($CAIRN_BRANCH, else main)\n"
-	"  --at REV|TIME      read as of a revision number or an RFC 3339 time\n"
-	"  --actor, --source, --message, --trace ID, --confidence X   provenance of a write\n"
-	"  --expect REV       refuse the write unless the branch head is REV\n"
-	"  --batch N          changes per commit when importing (default 10000)\n"
-	"  --on-error stop|skip   what a bad import line does (default stop)\n"
-	"  --json | --text    force the output format\n"
-	"  --no-sync          do not fsync commits (scratch stores only)\n"
-	"\n"
-	"Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid input, 5 conflict,\n"
-	"6 check found problems.\n";
+/* The command whose usage a usage error points to; NULL before one is known. */
+static const char *usage_cmd;
 
 int cli_usage(const char *fmt, ...)
 {
@@ -127,7 +22,10 @@ int cli_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n(cairn --help for usage)\n");
+	if (usage_cmd)
+		fprintf(stderr, "\n(cairn %s --help for its usage)\n", usage_cmd);
+	else
+		fputs("\n(cairn help lists the commands; cairn help COMMAND shows one)\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -349,7 +247,7 @@ void cli_commit_options(cli *c, cairn_commit_options *co)
 
 /* ---------------------------------------------------------- commands -- */
 
-static int cmd_init(cli *c)
+int cmd_init(cli *c)
 {
 	cairn_store *st;
 	int rc;
@@ -388,7 +286,7 @@ static int print_domain(void *ctx, const cairn_domain_info *d)
 	return 0;
 }
 
-static int cmd_domain(cli *c)
+int cmd_domain(cli *c)
 {
 	cairn_store *st;
 	const char *sub = c->nargs ? c->args[0] : "list";
@@ -459,7 +357,7 @@ static void print_commit(cli *c, const cairn_commit_result *r)
 	}
 }
 
-static int cmd_schema(cli *c)
+int cmd_schema(cli *c)
 {
 	cairn_store *st;
 	int rc, ex = 0;
@@ -561,7 +459,7 @@ static void on_bad_line(void *ctx, const char *file, uint64_t line, int rc, cons
 	}
 }
 
-static int cmd_import(cli *c)
+int cmd_import(cli *c)
 {
 	cairn_import_options io;
 	cairn_import_stats stats;
@@ -681,8 +579,9 @@ static int endpoint(const char *s, char *kind, size_t kcap, const char **key)
 	return 0;
 }
 
-static int cmd_write(cli *c, const char *cmd)
+int cmd_write(cli *c)
 {
+	const char *cmd = c->cmd->name;
 	cairn_changeset *cs;
 	cairn_commit_options co;
 	cairn_commit_result res;
@@ -821,7 +720,7 @@ static void print_record(cli *c, cairn_txn *t, const cairn_record *r, int with_p
 	}
 }
 
-static int cmd_get(cli *c)
+int cmd_get(cli *c)
 {
 	cairn_store *st;
 	cairn_txn *t;
@@ -841,7 +740,7 @@ static int cmd_get(cli *c)
 	return ex;
 }
 
-static int cmd_page(cli *c)
+int cmd_page(cli *c)
 {
 	cairn_record *recs;
 	cairn_store *st;
@@ -872,7 +771,7 @@ static int cmd_page(cli *c)
 	return ex;
 }
 
-static int cmd_links(cli *c)
+int cmd_links(cli *c)
 {
 	cairn_link *links;
 	cairn_link_cursor cur;
@@ -932,7 +831,7 @@ static int cmd_links(cli *c)
 	return ex;
 }
 
-static int cmd_count(cli *c)
+int cmd_count(cli *c)
 {
 	cairn_store *st;
 	cairn_txn *t;
@@ -977,7 +876,7 @@ static int cmd_count(cli *c)
 	return ex;
 }
 
-static int cmd_log(cli *c)
+int cmd_log(cli *c)
 {
 	cairn_revision *revs;
 	cairn_store *st;
@@ -1039,7 +938,7 @@ static int cmd_log(cli *c)
 	return ex;
 }
 
-static int cmd_export(cli *c)
+int cmd_export(cli *c)
 {
 	cairn_store *st;
 	cairn_txn *t;
@@ -1077,7 +976,7 @@ static void on_problem(void *ctx, const char *p)
 	}
 }
 
-static int cmd_check(cli *c)
+int cmd_check(cli *c)
 {
 	cairn_check_report rep;
 	cairn_store *st;
@@ -1111,7 +1010,7 @@ static int cmd_check(cli *c)
 	return ex;
 }
 
-static int cmd_stats(cli *c)
+int cmd_stats(cli *c)
 {
 	cairn_db_stats s[32];
 	cairn_store *st;
@@ -1167,7 +1066,7 @@ static void out_prov(cli *c, const cairn_revision *r)
 	}
 }
 
-static int cmd_history(cli *c)
+int cmd_history(cli *c)
 {
 	static const char *const what[] = {"?", "created", "updated", "deleted"};
 	cairn_history_entry *h;
@@ -1224,7 +1123,7 @@ static int cmd_history(cli *c)
 	return ex;
 }
 
-static int cmd_lineage(cli *c)
+int cmd_lineage(cli *c)
 {
 	cairn_lineage_entry le[256];
 	cairn_revision created;
@@ -1306,7 +1205,7 @@ static int print_branch(void *ctx, const cairn_branch_info *b)
 	return 0;
 }
 
-static int cmd_branch(cli *c)
+int cmd_branch(cli *c)
 {
 	const char *sub = c->nargs ? c->args[0] : "list";
 	cairn_store *st;
@@ -1353,7 +1252,7 @@ static int cmd_branch(cli *c)
 	return ex;
 }
 
-static int cmd_maintain(cli *c)
+int cmd_maintain(cli *c)
 {
 	cairn_open_options o = {.flags = CAIRN_OPEN_NO_BACKGROUND};
 	cairn_store *st;
@@ -1409,7 +1308,7 @@ int64_t cli_parse_duration_ms(const char *s)
 	return (int64_t)n * 1000;
 }
 
-static int cmd_compact(cli *c)
+int cmd_compact(cli *c)
 {
 	cairn_compact_options o = {0};
 	cairn_compact_result r;
@@ -1462,356 +1361,77 @@ static int cmd_compact(cli *c)
 
 /* ------------------------------------------------------------- main -- */
 
-enum {
-	OPT_STORE = 256, OPT_DOMAIN, OPT_BRANCH, OPT_AT, OPT_ACTOR, OPT_SOURCE, OPT_MESSAGE,
-	OPT_TRACE, OPT_CONFIDENCE, OPT_JSON, OPT_TEXT, OPT_LIMIT, OPT_AFTER, OPT_DIR, OPT_REL,
-	OPT_ONERROR, OPT_BATCH, OPT_TITLE, OPT_VALUES, OPT_CASCADE, OPT_EXPECT, OPT_OUT,
-	OPT_NOSYNC, OPT_HELP, OPT_SIZE, OPT_SEED, OPT_VECTORS, OPT_PEERS, OPT_KEEP, OPT_FROM,
-	OPT_RESOLVE, OPT_RESOLUTIONS, OPT_DRYRUN, OPT_VERDICT, OPT_STATUS, OPT_INTO, OPT_ROLE,
-	OPT_BRANCHES, OPT_LABEL, OPT_WHERE, OPT_SORT, OPT_FIELDS, OPT_GROUPBY, OPT_EXPLAIN,
-	OPT_COUNT, OPT_KIND, OPT_HOP, OPT_DEPTH, OPT_FANOUT, OPT_WITHVALUES, OPT_EDITS, OPT_EXACT, OPT_ALLWORDS, OPT_NOTYPOS, OPT_MODEL, OPT_MODEL_ID, OPT_PAIRS, OPT_NEAR, OPT_VECTOR, OPT_METRIC,
-	OPT_PROBES, OPT_LISTS, OPT_REBUILD, OPT_VECFILE, OPT_DIM, OPT_VECF32,
-	OPT_SEMANTIC, OPT_HYBRID, OPT_RANK, OPT_FUSION, OPT_BOOSTNEAR, OPT_BOOST, OPT_EMBED,
-	OPT_VMODEL, OPT_RETAIN, OPT_HORIZON,
-};
-
-/* Options of gen and bench, parsed by their own commands. */
-char *cli_size, *cli_seed, *cli_work;
-int cli_vectors, cli_peers, cli_keep;
-
-static long parse_long(const char *s, const char *opt, int *bad)
+/* --embed: the model that embeds what this command writes (closed at exit). */
+static int open_embedder(cli *c)
 {
-	char *end;
-	long v;
+	int rc;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < 0) {
-		*bad = cli_usage("%s takes a non-negative integer, not %s", opt, s);
-		return -1;
+	if (c->vector_model)
+		return cli_usage("--embed names its model: no --vector-model with it");
+	if ((rc = cairn_embedder_open(cli_model_path(c), &c->emb)))
+		return cli_fail(c, rc, "embed");
+	embedder_to_close = c->emb;
+	atexit(close_embedder);
+	return 0;
+}
+
+static void cli_defaults(cli *c)
+{
+	const char *store = getenv("CAIRN_STORE"), *domain = getenv("CAIRN_DOMAIN");
+	const char *branch = getenv("CAIRN_BRANCH");
+
+	memset(c, 0, sizeof(*c));
+	c->store = store && *store ? store : "./data";
+	c->domain = domain && *domain ? domain : "default";
+	c->branch = branch && *branch ? branch : NULL;
+	c->json = !isatty(STDOUT_FILENO);
+	c->tty_err = isatty(STDERR_FILENO);
+	c->limit = -1;
+	c->expect = -1;
+}
+
+static int is_help(const char *a)
+{
+	return strcmp(a, "help") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* cairn help [COMMAND]: the list of commands, or one command's usage. */
+static int help(int argc, char **argv)
+{
+	const cli_cmd *cmd;
+
+	if (argc < 3) {
+		cli_help(stdout);
+		return 0;
 	}
-	return v;
+	if (!(cmd = cli_command(argv[2])))
+		return cli_usage("unknown command \"%s\"", argv[2]);
+	fputs(cmd->usage, stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"store", required_argument, 0, OPT_STORE},
-		{"domain", required_argument, 0, OPT_DOMAIN},
-		{"branch", required_argument, 0, OPT_BRANCH},
-		{"at", required_argument, 0, OPT_AT},
-		{"actor", required_argument, 0, OPT_ACTOR},
-		{"source", required_argument, 0, OPT_SOURCE},
-		{"message", required_argument, 0, OPT_MESSAGE},
-		{"trace", required_argument, 0, OPT_TRACE},
-		{"confidence", required_argument, 0, OPT_CONFIDENCE},
-		{"json", no_argument, 0, OPT_JSON},
-		{"text", no_argument, 0, OPT_TEXT},
-		{"limit", required_argument, 0, OPT_LIMIT},
-		{"after", required_argument, 0, OPT_AFTER},
-		{"dir", required_argument, 0, OPT_DIR},
-		{"rel", required_argument, 0, OPT_REL},
-		{"on-error", required_argument, 0, OPT_ONERROR},
-		{"batch", required_argument, 0, OPT_BATCH},
-		{"title", required_argument, 0, OPT_TITLE},
-		{"values", required_argument, 0, OPT_VALUES},
-		{"cascade", no_argument, 0, OPT_CASCADE},
-		{"expect", required_argument, 0, OPT_EXPECT},
-		{"out", required_argument, 0, OPT_OUT},
-		{"no-sync", no_argument, 0, OPT_NOSYNC},
-		{"size", required_argument, 0, OPT_SIZE},
-		{"seed", required_argument, 0, OPT_SEED},
-		{"vectors", no_argument, 0, OPT_VECTORS},
-		{"peers", no_argument, 0, OPT_PEERS},
-		{"keep", required_argument, 0, OPT_KEEP},
-		{"from", required_argument, 0, OPT_FROM},
-		{"resolve", required_argument, 0, OPT_RESOLVE},
-		{"resolutions", required_argument, 0, OPT_RESOLUTIONS},
-		{"dry-run", no_argument, 0, OPT_DRYRUN},
-		{"verdict", required_argument, 0, OPT_VERDICT},
-		{"status", required_argument, 0, OPT_STATUS},
-		{"into", required_argument, 0, OPT_INTO},
-		{"role", required_argument, 0, OPT_ROLE},
-		{"branches", required_argument, 0, OPT_BRANCHES},
-		{"label", required_argument, 0, OPT_LABEL},
-		{"where", required_argument, 0, OPT_WHERE},
-		{"sort", required_argument, 0, OPT_SORT},
-		{"fields", required_argument, 0, OPT_FIELDS},
-		{"group-by", required_argument, 0, OPT_GROUPBY},
-		{"explain", no_argument, 0, OPT_EXPLAIN},
-		{"count", no_argument, 0, OPT_COUNT},
-		{"kind", required_argument, 0, OPT_KIND},
-		{"hop", required_argument, 0, OPT_HOP},
-		{"depth", required_argument, 0, OPT_DEPTH},
-		{"fanout", required_argument, 0, OPT_FANOUT},
-		{"with-values", no_argument, 0, OPT_WITHVALUES},
-		{"edits", required_argument, 0, OPT_EDITS},
-		{"exact", no_argument, 0, OPT_EXACT},
-		{"all-words", no_argument, 0, OPT_ALLWORDS},
-		{"no-typos", no_argument, 0, OPT_NOTYPOS},
-		{"model", required_argument, 0, OPT_MODEL},
-		{"id", required_argument, 0, OPT_MODEL_ID},
-		{"pairs", required_argument, 0, OPT_PAIRS},
-		{"near", required_argument, 0, OPT_NEAR},
-		{"vector", required_argument, 0, OPT_VECTOR},
-		{"metric", required_argument, 0, OPT_METRIC},
-		{"probes", required_argument, 0, OPT_PROBES},
-		{"lists", required_argument, 0, OPT_LISTS},
-		{"rebuild", no_argument, 0, OPT_REBUILD},
-		{"retain", required_argument, 0, OPT_RETAIN},
-		{"horizon", required_argument, 0, OPT_HORIZON},
-		{"vectors-file", required_argument, 0, OPT_VECFILE}, /* import --vectors FILE */
-		{"dim", required_argument, 0, OPT_DIM},
-		{"vectors-f32", no_argument, 0, OPT_VECF32},
-		{"semantic", no_argument, 0, OPT_SEMANTIC},
-		{"hybrid", no_argument, 0, OPT_HYBRID},
-		{"rank", required_argument, 0, OPT_RANK},
-		{"fusion", required_argument, 0, OPT_FUSION},
-		{"boost-near", required_argument, 0, OPT_BOOSTNEAR},
-		{"boost", required_argument, 0, OPT_BOOST},
-		{"embed", no_argument, 0, OPT_EMBED},
-		{"vector-model", required_argument, 0, OPT_VMODEL},
-		{"help", no_argument, 0, OPT_HELP},
-		{0, 0, 0, 0},
-	};
 	cli c;
-	const char *cmd;
-	int o, bad = 0;
+	int ex;
 
-	memset(&c, 0, sizeof(c));
-	c.store = getenv("CAIRN_STORE") && *getenv("CAIRN_STORE") ? getenv("CAIRN_STORE") : "./data";
-	c.domain = getenv("CAIRN_DOMAIN") && *getenv("CAIRN_DOMAIN") ? getenv("CAIRN_DOMAIN")
-								     : "default";
-	c.branch = getenv("CAIRN_BRANCH") && *getenv("CAIRN_BRANCH") ? getenv("CAIRN_BRANCH") : NULL;
-	c.json = !isatty(STDOUT_FILENO);
-	c.tty_err = isatty(STDERR_FILENO);
-	c.limit = -1;
-	c.expect = -1;
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	cli_defaults(&c);
+	if (argc < 2) {
+		cli_help(stderr);
+		return EXIT_USAGE;
 	}
+	if (is_help(argv[1]))
+		return help(argc, argv);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("cairn %s\n", CAIRN_VERSION_STRING);
 		return 0;
 	}
-	cmd = argv[1];
-	if (strcmp(cmd, "serve") == 0) /* its own flags */
-		return cmd_serve(&c, argc - 2, argv + 2);
-	if (strcmp(cmd, "mcp") == 0)
-		return cmd_mcp(&c, argc - 2, argv + 2);
-	argv++;
-	argc--;
-	/* import's --vectors takes a file, gen's is a switch: import's has a name of its own. */
-	for (int i = 1; i < argc && strcmp(cmd, "import") == 0; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--vectors") == 0)
-			argv[i] = (char *)"--vectors-file";
-		else if (strncmp(argv[i], "--vectors=", 10) == 0) {
-			size_t n = strlen(argv[i]) + 6;
-			char *a = malloc(n); /* lives as long as the process */
-
-			if (!a)
-				return cli_fail(&c, CAIRN_ENOMEM, NULL);
-			snprintf(a, n, "--vectors-file=%s", argv[i] + 10);
-			argv[i] = a;
-		}
-	}
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1 && !bad) {
-		switch (o) {
-		case OPT_STORE: c.store = optarg; break;
-		case OPT_DOMAIN: c.domain = optarg; break;
-		case OPT_BRANCH: c.branch = optarg; break;
-		case OPT_AT: c.at = optarg; break;
-		case OPT_ACTOR: c.prov.actor = optarg; break;
-		case OPT_SOURCE: c.prov.source = optarg; break;
-		case OPT_MESSAGE: c.prov.message = optarg; break;
-		case OPT_TRACE: c.prov.trace_id = optarg; break;
-		case OPT_CONFIDENCE: {
-			char *end;
-
-			c.prov.confidence = strtod(optarg, &end);
-			c.prov.has_confidence = 1;
-			if (*end || !*optarg || !(c.prov.confidence >= 0 && c.prov.confidence <= 1))
-				bad = cli_usage("--confidence takes a number from 0 to 1");
-			break;
-		}
-		case OPT_JSON: c.json = 1; break;
-		case OPT_TEXT: c.json = 0; break;
-		case OPT_LIMIT: c.limit = parse_long(optarg, "--limit", &bad); break;
-		case OPT_AFTER: c.after = optarg; break;
-		case OPT_DIR: c.dir = optarg; break;
-		case OPT_REL: c.rel = optarg; break;
-		case OPT_ONERROR: c.on_error = optarg; break;
-		case OPT_BATCH: c.batch = parse_long(optarg, "--batch", &bad); break;
-		case OPT_TITLE: c.title = optarg; break;
-		case OPT_VALUES: c.values = optarg; break;
-		case OPT_CASCADE: c.cascade = 1; break;
-		case OPT_EXPECT: c.expect = parse_long(optarg, "--expect", &bad); break;
-		case OPT_OUT: c.out = optarg; break;
-		case OPT_NOSYNC: c.nosync = 1; break;
-		case OPT_SIZE: cli_size = optarg; break;
-		case OPT_SEED: cli_seed = optarg; break;
-		case OPT_VECTORS: cli_vectors = 1; break;
-		case OPT_PEERS: cli_peers = 1; break;
-		case OPT_KEEP: cli_work = optarg; cli_keep = 1; break;
-		case OPT_FROM: c.from = optarg; break;
-		case OPT_RESOLVE: c.resolve = optarg; break;
-		case OPT_RESOLUTIONS: c.resolutions = optarg; break;
-		case OPT_DRYRUN: c.dry_run = 1; break;
-		case OPT_VERDICT: c.verdict = optarg; break;
-		case OPT_STATUS: c.status = optarg; break;
-		case OPT_INTO: c.into = optarg; break;
-		case OPT_ROLE: c.role = optarg; break;
-		case OPT_BRANCHES: c.branches = optarg; break;
-		case OPT_LABEL: c.label = optarg; break;
-		case OPT_WHERE: c.where = optarg; break;
-		case OPT_SORT: c.sort = optarg; break;
-		case OPT_FIELDS: c.fields = optarg; break;
-		case OPT_GROUPBY: c.group_by = optarg; break;
-		case OPT_EXPLAIN: c.explain = 1; break;
-		case OPT_COUNT: c.count = 1; break;
-		case OPT_KIND: c.kind = optarg; break;
-		case OPT_HOP:
-			if (c.n_hops == (int)(sizeof(c.hops) / sizeof(c.hops[0])))
-				bad = cli_usage("at most %d --hop", c.n_hops);
-			else
-				c.hops[c.n_hops++] = optarg;
-			break;
-		case OPT_DEPTH: c.depth = parse_long(optarg, "--depth", &bad); break;
-		case OPT_FANOUT: c.fanout = parse_long(optarg, "--fanout", &bad); break;
-		case OPT_WITHVALUES: c.with_values = 1; break;
-		case OPT_EDITS: c.edits = parse_long(optarg, "--edits", &bad); break;
-		case OPT_EXACT: c.exact = 1; break;
-		case OPT_ALLWORDS: c.all_words = 1; break;
-		case OPT_NOTYPOS: c.no_typos = 1; break;
-		case OPT_MODEL: c.model = optarg; break;
-		case OPT_MODEL_ID: c.model_id = optarg; break;
-		case OPT_PAIRS: c.pairs = optarg; break;
-		case OPT_NEAR: c.near = optarg; break;
-		case OPT_VECTOR: c.vector = optarg; break;
-		case OPT_METRIC: c.metric = optarg; break;
-		case OPT_PROBES: c.probes = parse_long(optarg, "--probes", &bad); break;
-		case OPT_LISTS: c.lists = parse_long(optarg, "--lists", &bad); break;
-		case OPT_REBUILD: c.rebuild = 1; break;
-		case OPT_RETAIN: c.retain = optarg; break;
-		case OPT_HORIZON: c.horizon = optarg; break;
-		case OPT_VECFILE: c.vectors_file = optarg; break;
-		case OPT_DIM: c.dim = parse_long(optarg, "--dim", &bad); break;
-		case OPT_VECF32: cli_vectors = 2; break;
-		case OPT_EMBED: c.embed = 1; break;
-		case OPT_VMODEL: c.vector_model = optarg; break;
-		case OPT_SEMANTIC: c.semantic = 1; break;
-		case OPT_HYBRID: c.hybrid = 1; break;
-		case OPT_RANK: c.rank = optarg; break;
-		case OPT_FUSION: c.fusion = optarg; break;
-		case OPT_BOOSTNEAR: c.boost_near = optarg; break;
-		case OPT_BOOST: {
-			char *end;
-
-			c.boost = strtod(optarg, &end);
-			if (!*optarg || *end || !(c.boost >= 0) || c.boost > 1e6)
-				bad = cli_usage("--boost is a number from 0 to 1000000");
-			break;
-		}
-		case OPT_HELP:
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return EXIT_USAGE;
-		}
-	}
-	if (bad)
-		return bad;
-	c.args = argv + optind;
-	c.nargs = argc - optind;
-	/* --embed: the model that embeds what this command writes (closed at exit). */
-	if (c.embed) {
-		cairn_embedder *emb;
-		int rc;
-
-		if (c.vector_model)
-			return cli_usage("--embed names its model: no --vector-model with it");
-		if ((rc = cairn_embedder_open(cli_model_path(&c), &emb)))
-			return cli_fail(&c, rc, "embed");
-		c.emb = emb;
-		atexit(close_embedder);
-		embedder_to_close = emb;
-	}
-
-	if (strcmp(cmd, "init") == 0)
-		return cmd_init(&c);
-	if (strcmp(cmd, "domain") == 0)
-		return cmd_domain(&c);
-	if (strcmp(cmd, "schema") == 0)
-		return cmd_schema(&c);
-	if (strcmp(cmd, "import") == 0)
-		return cmd_import(&c);
-	if (strcmp(cmd, "put") == 0 || strcmp(cmd, "patch") == 0 || strcmp(cmd, "delete") == 0 ||
-	    strcmp(cmd, "link") == 0 || strcmp(cmd, "unlink") == 0)
-		return cmd_write(&c, cmd);
-	if (strcmp(cmd, "get") == 0)
-		return cmd_get(&c);
-	if (strcmp(cmd, "page") == 0)
-		return cmd_page(&c);
-	if (strcmp(cmd, "links") == 0)
-		return cmd_links(&c);
-	if (strcmp(cmd, "count") == 0)
-		return cmd_count(&c);
-	if (strcmp(cmd, "log") == 0)
-		return cmd_log(&c);
-	if (strcmp(cmd, "export") == 0)
-		return cmd_export(&c);
-	if (strcmp(cmd, "check") == 0)
-		return cmd_check(&c);
-	if (strcmp(cmd, "stats") == 0)
-		return cmd_stats(&c);
-	if (strcmp(cmd, "branch") == 0)
-		return cmd_branch(&c);
-	if (strcmp(cmd, "history") == 0)
-		return cmd_history(&c);
-	if (strcmp(cmd, "lineage") == 0)
-		return cmd_lineage(&c);
-	if (strcmp(cmd, "compact") == 0)
-		return cmd_compact(&c);
-	if (strcmp(cmd, "maintain") == 0)
-		return cmd_maintain(&c);
-	if (strcmp(cmd, "token") == 0)
-		return cmd_token(&c);
-	if (strcmp(cmd, "query") == 0)
-		return cmd_query(&c);
-	if (strcmp(cmd, "neighbors") == 0)
-		return cmd_neighbors(&c);
-	if (strcmp(cmd, "follow") == 0)
-		return cmd_follow(&c);
-	if (strcmp(cmd, "path") == 0)
-		return cmd_path(&c);
-	if (strcmp(cmd, "resolve") == 0)
-		return cmd_resolve(&c);
-	if (strcmp(cmd, "search") == 0)
-		return cmd_search(&c);
-	if (strcmp(cmd, "model") == 0)
-		return cmd_model(&c);
-	if (strcmp(cmd, "embed") == 0)
-		return cmd_embed(&c);
-	if (strcmp(cmd, "vindex") == 0)
-		return cmd_vindex(&c);
-	if (strcmp(cmd, "reembed") == 0)
-		return cmd_reembed(&c);
-	if (strcmp(cmd, "diff") == 0)
-		return cmd_diff(&c);
-	if (strcmp(cmd, "changes") == 0)
-		return cmd_changes(&c);
-	if (strcmp(cmd, "merge") == 0)
-		return cmd_merge(&c);
-	if (strcmp(cmd, "propose") == 0)
-		return cmd_propose(&c);
-	if (strcmp(cmd, "proposal") == 0)
-		return cmd_proposal(&c);
-	if (strcmp(cmd, "gen") == 0)
-		return cmd_gen(&c);
-	if (strcmp(cmd, "bench") == 0)
-		return cmd_bench(&c);
-	return cli_usage("unknown command \"%s\"", cmd);
+	if (!(c.cmd = cli_command(argv[1])))
+		return cli_usage("unknown command \"%s\"", argv[1]);
+	usage_cmd = c.cmd->name;
+	if ((ex = cli_parse(&c, argc - 1, argv + 1)))
+		return ex < 0 ? 0 : ex;
+	if (c.embed && (ex = open_embedder(&c)))
+		return ex;
+	return c.cmd->run(&c);
 }

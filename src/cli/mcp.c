@@ -32,8 +32,22 @@ static int pattern_ok(void *ctx, const char *branch)
 	return glob(ctx, branch);
 }
 
-int cmd_mcp(cli *c, int argc, char **argv)
+/* An option of mcp that takes a value. */
+static int valued(const char *a)
 {
+	static const char *const names[] = {"--store", "--domain", "--branches", "--actor",
+					    "--model", NULL};
+
+	for (int i = 0; names[i]; i++)
+		if (strcmp(a, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int cmd_mcp(cli *c)
+{
+	int argc = c->nargs;
+	char **argv = c->args;
 	cairn_open_options oo = {0};
 	const char *branches = NULL, *actor = NULL, *model = NULL;
 	cairn_embedder *emb = NULL;
@@ -62,19 +76,12 @@ int cmd_mcp(cli *c, int argc, char **argv)
 		else if (i + 1 < argc && strcmp(a, "--model") == 0)
 			model = argv[++i];
 		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs("usage: cairn mcp [--store DIR] [--domain D] [--writes] [--branches PATTERN] "
-			      "[--actor NAME] [--model FILE] [--no-sync]\n"
-			      "Speak MCP (the Model Context Protocol, 2025-06-18) on stdin and stdout:\n"
-			      "the store's tools for one Domain. Write tools (remember, link, branch,\n"
-			      "propose) are offered only with --writes; --branches limits them to\n"
-			      "branches matching PATTERN ('*' matches anything). Writes are recorded\n"
-			      "as by --actor (default \"mcp\"). search is hybrid (words and meaning)\n"
-			      "with the embedder's model: --model, $CAIRN_MODEL, or\n"
-			      "models/glove-6b-100d.cemb when it exists ('none': words only).\n",
-			      stdout);
+			fputs(cli_mcp_usage, stdout);
 			return 0;
+		} else if (i + 1 == argc && valued(a)) {
+			return cli_usage("mcp: %s takes a value", a);
 		} else {
-			return cli_usage("mcp: unknown option %s (cairn mcp --help)", a);
+			return cli_usage("mcp does not take %s", a);
 		}
 	}
 	if (!model && getenv("CAIRN_MODEL") && *getenv("CAIRN_MODEL"))

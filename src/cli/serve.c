@@ -12,44 +12,6 @@
 #include "cli/cli.h"
 #include "server/server.h"
 
-static const char serve_help[] =
-	"usage: cairn serve [--store DIR] [--listen HOST:PORT] [options]\n"
-	"\n"
-	"Serve the store over HTTP/JSON at http://HOST:PORT/v1/ (docs/http.md). Every\n"
-	"route but /v1/health and /v1/openapi.json needs a Bearer token made with\n"
-	"'cairn token create'. SIGTERM or SIGINT stops it gracefully: no new\n"
-	"connections, requests in flight answered, acknowledged commits durable.\n"
-	"\n"
-	"  --listen HOST:PORT    address (default 127.0.0.1:7411; loopback unless you say)\n"
-	"  --threads N           request threads (default: one per core)\n"
-	"  --max-body BYTES      largest request body (default 16777216)\n"
-	"  --max-import BYTES    largest import body, streamed (default 1073741824)\n"
-	"  --max-depth N         deepest JSON nesting of a request (default 32)\n"
-	"  --max-batch N         most changes in one commit request (default 10000)\n"
-	"  --max-connections N   concurrent connections (default 1000)\n"
-	"  --timeout SECONDS     idle connection timeout (default 60)\n"
-	"  --query-ms N          time a read may walk (diffs, changes, export) before 503\n"
-	"                        query_timeout (default 10000; 0: no limit)\n"
-	"  --rate N              requests per second per token, 0 for no limit (default 0);\n"
-	"                        over it: 429 with Retry-After\n"
-	"  --burst N             requests a token may make at once (default 2 x rate)\n"
-	"  --group N             most commits written together by the writer (default 256)\n"
-	"  --access-log FILE     JSON access log lines ('-': stderr; default none)\n"
-	"  --model FILE          the embedder's model for semantic and hybrid search\n"
-	"                        (default: models/glove-6b-100d.cemb when it exists; none)\n"
-	"  --retain DURATION     compact every Domain to this retention (90s, 12h, 30d) at\n"
-	"                        start and hourly: time travel reaches back that far\n"
-	"                        (default: never compact)\n"
-	"  --config FILE         settings as 'name = value' lines, names as above without --\n"
-	"  --no-sync             do not fsync commits (scratch stores only)\n"
-	"\n"
-	"Environment: CAIRN_STORE, CAIRN_LISTEN, CAIRN_THREADS, CAIRN_MAX_BODY, CAIRN_MAX_IMPORT,\n"
-	"CAIRN_MAX_DEPTH, CAIRN_MAX_BATCH, CAIRN_MAX_CONNECTIONS, CAIRN_TIMEOUT, CAIRN_QUERY_MS,\n"
-	"CAIRN_RATE,\n"
-	"CAIRN_BURST, CAIRN_GROUP, CAIRN_ACCESS_LOG, CAIRN_MODEL, CAIRN_RETAIN. Flags win over the\n"
-	"environment, which\n"
-	"wins over the config file.\n";
-
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
 				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
 				    "access-log", "model", "retain", NULL};
@@ -100,7 +62,7 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		for (int i = 0; names[i] && !known; i++)
 			known = strcmp(names[i], name) == 0;
 		if (!known)
-			return cli_usage("unknown setting \"%s\" (cairn serve --help)", name);
+			return cli_usage("serve has no setting \"%s\"", name);
 	}
 	errno = 0;
 	d = strtod(v, &end);
@@ -131,7 +93,7 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 	else if (strcmp(name, "group") == 0)
 		c->group_max = (unsigned)d;
 	else
-		return cli_usage("unknown setting \"%s\"", name);
+		return cli_usage("serve has no setting \"%s\"", name);
 	if ((strcmp(name, "max-depth") == 0 || strcmp(name, "max-batch") == 0 ||
 	     strcmp(name, "group") == 0 || strcmp(name, "max-connections") == 0 ||
 	     strcmp(name, "max-body") == 0 || strcmp(name, "max-import") == 0) &&
@@ -188,69 +150,89 @@ static int read_config(srv_config *c, const char *path, char **owned)
 	return ex;
 }
 
-int cmd_serve(cli *c, int argc, char **argv)
+/* A setting flags and config lines may give (the config file's own name aside). */
+static int is_setting(const char *name)
 {
-	static char *owned[128];
-	srv_config cfg;
-	const char *config = NULL;
-	int ex, rc;
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return strcmp(name, "store") == 0;
+}
 
-	srv_config_defaults(&cfg);
-	cfg.nosync = c->nosync;
-	/* serve parses its own flags (argv: what follows "serve"). */
+/* --config FILE: the settings it gives come first, the environment and the flags after. */
+static const char *config_flag(int argc, char **argv)
+{
+	const char *config = NULL;
+
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
 			config = argv[i + 1];
 		else if (strncmp(argv[i], "--config=", 9) == 0)
 			config = argv[i] + 9;
-	if (config && (ex = read_config(&cfg, config, owned)))
-		return ex;
+	return config;
+}
+
+static int env_settings(srv_config *cfg, char **owned)
+{
+	int ex;
+
 	if (getenv("CAIRN_STORE") && *getenv("CAIRN_STORE"))
-		cfg.store = getenv("CAIRN_STORE");
+		cfg->store = getenv("CAIRN_STORE");
 	for (int i = 0; names[i]; i++) {
 		char env[64], *v;
 
 		snprintf(env, sizeof(env), "CAIRN_%s", names[i]);
 		for (char *p = env; *p; p++)
 			*p = *p == '-' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-		if ((v = getenv(env)) && *v && (ex = set(&cfg, names[i], v, &owned[126])))
+		if ((v = getenv(env)) && *v && (ex = set(cfg, names[i], v, owned)))
 			return ex;
 	}
+	return 0;
+}
+
+/* The flags (what follows "serve"): 0, -1 after printing the usage, or an exit code. */
+static int flag_settings(srv_config *cfg, int argc, char **argv, char **owned)
+{
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '=');
+		const char *a = argv[i], *eq = strchr(a, '='), *v;
+		char name[64];
+		int ex;
 
-		if (strncmp(a, "--", 2) == 0 && eq) { /* --name=value */
-			char name[64];
-
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - a - 2), a + 2);
-			if (strcmp(name, "store") == 0)
-				cfg.store = eq + 1;
-			else if (strcmp(name, "config") != 0 && (ex = set(&cfg, name, eq + 1, &owned[125])))
-				return ex;
-			continue;
-		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(serve_help, stdout);
-			return 0;
+			fputs(cli_serve_usage, stdout);
+			return -1;
 		}
 		if (strcmp(a, "--no-sync") == 0) {
-			cfg.nosync = 1;
+			cfg->nosync = 1;
 			continue;
 		}
-		if (strcmp(a, "--config") == 0) {
-			i++;
-			continue;
-		}
-		if (strcmp(a, "--store") == 0 && i + 1 < argc) {
-			cfg.store = argv[++i];
-			continue;
-		}
-		if (strncmp(a, "--", 2) != 0 || i + 1 >= argc)
-			return cli_usage("serve: %s needs a value (cairn serve --help)", a);
-		if ((ex = set(&cfg, a + 2, argv[i + 1], &owned[127])))
+		if (strncmp(a, "--", 2) != 0)
+			return cli_usage("serve takes no argument %s", a);
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+			 a + 2);
+		if (!is_setting(name) && strcmp(name, "config") != 0)
+			return cli_usage("serve does not take --%s", name);
+		if (!eq && i + 1 >= argc)
+			return cli_usage("serve: --%s needs a value", name);
+		v = eq ? eq + 1 : argv[++i];
+		if (strcmp(name, "config") != 0 && (ex = set(cfg, name, v, owned)))
 			return ex;
-		i++;
 	}
+	return 0;
+}
+
+int cmd_serve(cli *c)
+{
+	static char *owned[128];
+	const char *config = config_flag(c->nargs, c->args);
+	srv_config cfg;
+	int ex, rc;
+
+	srv_config_defaults(&cfg);
+	if ((config && (ex = read_config(&cfg, config, owned))) ||
+	    (ex = env_settings(&cfg, &owned[126])) ||
+	    (ex = flag_settings(&cfg, c->nargs, c->args, &owned[127])))
+		return ex < 0 ? 0 : ex;
 	/* The built-in model where make model puts it, unless another was named. */
 	if (!cfg.model && access("models/glove-6b-100d.cemb", R_OK) == 0)
 		cfg.model = "models/glove-6b-100d.cemb";

@@ -1,27 +1,29 @@
 #!/bin/sh
 # The workload and the benchmark are deterministic: the same seed and size
 # give byte-identical files and the same machine-independent counts.
-# Run as CAIRN=/path/to/cairn sh tests/cli/test_bench.sh
+# Run as CAIRN_BENCH=/path/to/cairn-bench sh tests/cli/test_bench.sh (or with
+# CAIRN=/path/to/cairn: the cairn-bench beside it).
 set -u
+BENCH=${CAIRN_BENCH:-${CAIRN:?set CAIRN_BENCH or CAIRN}-bench}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1: $2"; }
 
-"$CAIRN" gen --size 10000 --seed 7 --out "$T/a" >/dev/null 2>&1 &&
-	"$CAIRN" gen --size 10000 --seed 7 --out "$T/b" >/dev/null 2>&1
+"$BENCH" gen --size 10000 --seed 7 --out "$T/a" >/dev/null 2>&1 &&
+	"$BENCH" gen --size 10000 --seed 7 --out "$T/b" >/dev/null 2>&1
 same=1
 for f in schema.json records.jsonl links.jsonl q_keys.txt q_title_words.txt q_typos.txt; do
 	cmp -s "$T/a/$f" "$T/b/$f" || same=0
 done
 [ $same = 1 ] && ok "gen: same seed, same bytes" || bad "gen: same seed, same bytes" "files differ"
-"$CAIRN" gen --size 10000 --seed 8 --out "$T/c" >/dev/null 2>&1
+"$BENCH" gen --size 10000 --seed 8 --out "$T/c" >/dev/null 2>&1
 cmp -s "$T/a/records.jsonl" "$T/c/records.jsonl" && bad "gen: another seed" "same records" ||
 	ok "gen: another seed, other data"
 
 # Counts columns (entries, Versions, seeks, bytes per call) and sizes by sub-database.
 counts() {
-	"$CAIRN" bench --size 10000 --seed 7 2>/dev/null |
+	"$BENCH" --size 10000 --seed 7 2>/dev/null |
 		awk -F'|' '/^\| (get|page|Links|count)/ { print $2, $7, $8, $9, $10 }
 		           /^\| (versions|keys|adj|attr|cells|revisions|\*\*total)/ { print $2, $3, $4 }'
 }
@@ -35,7 +37,7 @@ fi
 
 # The vector benchmark: every row, recall against exact search, the same counts twice.
 vcounts() {
-	"$CAIRN" bench --vectors --size 10000 --seed 7 2>/dev/null |
+	"$BENCH" --vectors --size 10000 --seed 7 2>/dev/null |
 		awk -F'|' '/^\| (main|branch), / { print $2, $6, $7, $8 }'
 }
 vcounts >"$T/v1"
@@ -47,7 +49,23 @@ if [ "$rows" -eq 12 ] && [ "$low" -eq 0 ] && cmp -s "$T/v1" "$T/v2"; then
 else
 	bad "bench --vectors" "$rows rows, $low below 0.99: $(head -6 "$T/v1" | tr '\n' ';')"
 fi
-"$CAIRN" gen --size 10000 --seed 7 --vectors-f32 --out "$T/f" >/dev/null 2>&1
+"$BENCH" gen --size 10000 --seed 7 --vectors-f32 --out "$T/f" >/dev/null 2>&1
 size=$(wc -c <"$T/f/vectors.f32")
 [ "$size" -eq $((10000 * 384 * 4)) ] && ok "gen --vectors-f32: 10,000 rows of 384 float32s" ||
 	bad "gen --vectors-f32" "$size bytes"
+
+# Its command line: help, and usage errors (exit 2) that name what was wrong.
+"$BENCH" --help | grep -q '^usage: cairn-bench' && "$BENCH" gen --help | grep -q '^usage: cairn-bench gen' &&
+	ok "cairn-bench --help, gen --help" || bad "cairn-bench --help" "no usage"
+"$BENCH" gen --size 10000 >/dev/null 2>"$T/e1"
+rc1=$?
+"$BENCH" --size 10 --nope >/dev/null 2>"$T/e2"
+rc2=$?
+"$BENCH" gen --size 5 --out "$T/x" >/dev/null 2>"$T/e3"
+rc3=$?
+if [ $rc1 = 2 ] && grep -q -- '--out DIR is required' "$T/e1" && [ $rc2 = 2 ] &&
+	grep -q 'unknown option --nope' "$T/e2" && [ $rc3 = 2 ] && grep -q -- '--size is' "$T/e3"; then
+	ok "cairn-bench: usage errors exit 2 and say why"
+else
+	bad "cairn-bench usage errors" "$rc1 $rc2 $rc3: $(cat "$T/e1" "$T/e2" "$T/e3" | tr '\n' ';')"
+fi

@@ -520,6 +520,92 @@ out_empty
 err_has 'unknown command'
 end
 
+COMMANDS="init domain stats check maintain compact branch diff changes merge propose proposal
+schema import put patch delete link unlink get page links count query neighbors follow path
+resolve search log history lineage export vindex reembed embed model serve mcp token"
+
+begin "unknown command: the message says how to get help"
+run frobnicate --store "$T/nowhere"
+want_rc 2
+err_has 'unknown command "frobnicate"'
+err_has 'cairn help'
+run help frobnicate
+want_rc 2
+err_has 'unknown command "frobnicate"'
+[ ! -e "$T/nowhere" ] || why="${why}a store was made; "
+end
+
+begin "cairn --help and cairn help: every command, each with its summary"
+for h in --help help -h; do
+	run $h
+	want_rc 0
+	line_has 1 'usage: cairn COMMAND'
+	for c in $COMMANDS; do
+		grep -q "^  $c  *[^ ]" "$T/out" || why="${why}$h lacks $c; "
+	done
+	out_has 'cairn COMMAND --help'
+	out_lacks '--vectors FILE.f32'
+done
+run
+want_rc 2
+grep -q '^  import  *import JSON Lines' "$T/err" || why="${why}cairn alone: no list on stderr; "
+end
+
+begin "cairn CMD --help and cairn help CMD: that command's usage only, exit 0"
+for c in $COMMANDS; do
+	run "$c" --help
+	want_rc 0
+	line_has 1 "usage: cairn $c"
+	if grep -v "^usage: cairn $c\b" "$T/out" | grep -q '^usage:\|^ *cairn [a-z]* .*COMMAND'; then
+		why="${why}$c --help shows more than $c; "
+	fi
+	[ ! -s "$T/err" ] || why="${why}$c --help wrote to stderr; "
+	cp "$T/out" "$T/help1"
+	run help "$c"
+	want_rc 0
+	cmp -s "$T/out" "$T/help1" || why="${why}help $c differs from $c --help; "
+	run "$c" -h
+	cmp -s "$T/out" "$T/help1" || why="${why}$c -h differs from $c --help; "
+done
+run import --help
+out_has '--on-error stop|skip'
+out_has '--vectors FILE.f32'
+out_lacks '--cascade'
+out_lacks '--where'
+run get --help
+out_has '--at REV|TIME'
+out_lacks '--batch'
+out_lacks '--values'
+end
+
+begin "an option the command does not take: exit 2, naming the command and its --help"
+for c in $COMMANDS; do
+	run "$c" --no-such-option </dev/null
+	want_rc 2
+	out_empty
+	err_has "$c does not take --no-such-option"
+	err_has "cairn $c --help"
+done
+run get Part p1 --cascade
+want_rc 2
+err_has 'get does not take --cascade'
+run import "$T/skip.jsonl" --where '{}'
+want_rc 2
+err_has 'import does not take --where'
+run init --domain other
+want_rc 2
+err_has 'init does not take --domain'
+run page Part --limit
+want_rc 2
+err_has '--limit takes a value'
+err_has 'cairn page --help'
+run delete Part p1 --cascade=yes
+want_rc 2
+err_has '--cascade takes no value'
+run get Part p1
+want_rc 0
+end
+
 begin "usage errors"
 run get Part
 want_rc 2

@@ -38,6 +38,11 @@ export function cli(store, ...args) {
 	return execFileSync(CAIRN, [...args, '--store', store], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
+// The commands that open no store (model, embed) take no --store.
+export function cliNoStore(...args) {
+	return execFileSync(CAIRN, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
 export function scratch() {
 	const dir = mkdtempSync(join(tmpdir(), 'cairn-srv-'));
 	const store = join(dir, 'store');
