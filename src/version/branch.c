@@ -704,6 +704,7 @@ struct maint {
 	volatile int stop;
 	int64_t retain_ms;	/* > 0: compact every Domain to it, every compact_every_ms */
 	uint64_t next_compact;	/* when, in time_mono_ns */
+	uint64_t wakes;		/* maint_wake calls so far */
 };
 
 int64_t compact_every_ms = 3600 * 1000;
@@ -749,6 +750,7 @@ static void *maint_main(void *arg)
 
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
+		uint64_t wakes;
 		int pending = 0, rc;
 
 		if (!m->work && m->retain_ms > 0 && time_mono_ns() >= m->next_compact) {
@@ -769,14 +771,19 @@ static void *maint_main(void *arg)
 			pthread_cond_wait(&m->cond, &m->lock);
 			continue;
 		}
+		wakes = m->wakes;
 		pthread_mutex_unlock(&m->lock);
 		rc = cairn_store_maintain(st, 2000, &pending);
 		/* With nothing else to do, the vector indexes that have fallen behind. */
 		if (!rc && !pending)
 			rc = vindex_maintain(st, &m->stop);
 		pthread_mutex_lock(&m->lock);
-		if (rc || !pending)
-			m->work = 0; /* an error waits for the next wake-up or open */
+		/*
+		 * Done (an error waits for the next wake-up or open), unless woken
+		 * during the pass: what woke it may have come after the pass looked.
+		 */
+		if ((rc || !pending) && m->wakes == wakes)
+			m->work = 0;
 	}
 	pthread_mutex_unlock(&m->lock);
 	return NULL;
@@ -790,6 +797,7 @@ void maint_wake(cairn_store *st)
 		return;
 	pthread_mutex_lock(&m->lock);
 	m->work = 1;
+	m->wakes++;
 	pthread_cond_signal(&m->cond);
 	pthread_mutex_unlock(&m->lock);
 }
