@@ -492,6 +492,16 @@ int name_entry_parse(const void *k, size_t kn, name_entry *out);
 extern int64_t compact_every_ms;
 /* Wake the store's maintenance thread (branch.c): there is work for it. */
 void maint_wake(cairn_store *st);
+/* Passes of compaction (with a retention) the thread has finished since the open; 0 without it. */
+uint64_t maint_compactions(cairn_store *st);
+/*
+ * For tests: wait until the maintenance thread is idle, every maint_wake so
+ * far answered by a pass that began after it, and has finished at least
+ * `compactions` passes of compaction since the open. 0, CAIRN_EINVAL for a
+ * store without the thread, CAIRN_ELIMIT if timeout_ms (a guard against a
+ * hang, not a measure of speed) ran out first.
+ */
+int maint_wait(cairn_store *st, uint64_t compactions, int64_t timeout_ms);
 /* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */
 int store_upgrade(cairn_store *st);
 /*
