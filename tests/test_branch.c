@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "admin/admin.h"
+#include "version/version.h"
 
 static int get_in(cairn_store *st, const char *branch, uint64_t at, const char *kind,
 		  const char *key, cairn_record *r, cairn_txn **t)
@@ -369,10 +371,6 @@ void test_branch_delete_background(void)
 {
 	cairn_open_options o = {.flags = CAIRN_OPEN_NOSYNC};
 	cairn_store *st = test_store();
-	cairn_db_stats s[16];
-	size_t n;
-	int done = 0;
-
 	CHECK(st);
 	OK(cairn_branch_create(st, "d", "b", NULL));
 	for (int i = 0; i < 30; i++) {
@@ -385,15 +383,8 @@ void test_branch_delete_background(void)
 	cairn_close(st);
 	/* A new process-level open finds the work left and does it. */
 	OK(cairn_open(test_path("store"), &o, &st));
-	for (int i = 0; i < 500 && !done; i++) {
-		OK(cairn_store_stats(st, s, 16, &n));
-		for (size_t j = 0; j < n; j++)
-			if (strcmp(s[j].name, "versions") == 0)
-				done = s[j].entries == 0;
-		if (!done)
-			usleep(10000);
-	}
-	CHECK(done);
+	OK(maint_wait(st, 0, TEST_HANG_MS)); /* the thread has gone idle: its work is done */
+	CHECK(test_db_entries(st, "versions") == 0);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);
 }
@@ -446,26 +437,26 @@ void test_branch_delete_schema(void)
 	cairn_store *st = test_store();
 	cairn_commit_options co = {0};
 	const char *city = "{\"name\":\"city\",\"type\":\"string\"}";
-	char schema[4096];
+	char text[4096];
 	const char *at;
 
 	CHECK(st);
 	at = strstr(test_schema, city);
 	CHECK(at);
-	snprintf(schema, sizeof(schema), "%.*s{\"name\":\"city\",\"type\":\"string\",\"required\":true}%s",
+	snprintf(text, sizeof(text), "%.*s{\"name\":\"city\",\"type\":\"string\",\"required\":true}%s",
 		 (int)(at - test_schema), test_schema, at + strlen(city));
 	OK(cairn_branch_create(st, "d", "r", NULL));
 	OK(commit_on(st, "r", "{\"kind\":\"Plant\",\"key\":\"Q\",\"values\":{}}", NULL));
 	co.domain = "d";
 	/* While the branch lives, its Plant without a city refuses the change. */
-	CHECK_RC(cairn_schema_apply(st, &co, schema, strlen(schema), NULL), CAIRN_ESCHEMADATA);
+	CHECK_RC(cairn_schema_apply(st, &co, text, strlen(text), NULL), CAIRN_ESCHEMADATA);
 	OK(cairn_branch_delete(st, "d", "r"));
 	/* The schema is the Domain's: applied on main only, and read by every branch. */
 	OK(cairn_branch_create(st, "d", "s", NULL));
 	co.branch = "s";
-	CHECK_RC(cairn_schema_apply(st, &co, schema, strlen(schema), NULL), CAIRN_EINVAL);
+	CHECK_RC(cairn_schema_apply(st, &co, text, strlen(text), NULL), CAIRN_EINVAL);
 	co.branch = NULL;
-	OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+	OK(cairn_schema_apply(st, &co, text, strlen(text), NULL));
 	{
 		cairn_read_options ro = {0};
 		cairn_txn *t;

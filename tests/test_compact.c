@@ -323,8 +323,7 @@ void test_compact_background(void)
 {
 	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC, .retain_ms = 1};
 	cairn_store *st = test_store();
-	uint64_t h = 0, head;
-	int waited = 0;
+	uint64_t h = 0, head, passes;
 
 	CHECK(st);
 	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"DE\"}}", NULL));
@@ -337,12 +336,11 @@ void test_compact_background(void)
 	CHECK(st == NULL);
 	oo.retain_ms = 1;
 	compact_every_ms = 50;
-	usleep(5000); /* the last revision is older than the retention */
+	usleep(5000); /* time passes: the last revision is older than the retention */
 	OK(cairn_open(test_path("store"), &oo, &st));
-	while (h != head && waited++ < 200) {
-		usleep(20000);
-		h = test_horizon(st, "d");
-	}
+	/* The first pass of compaction runs right after the open. */
+	OK(maint_wait(st, 1, TEST_HANG_MS));
+	h = test_horizon(st, "d");
 	CHECK(h == head);
 	{
 		cairn_read_options ro = {0};
@@ -355,10 +353,13 @@ void test_compact_background(void)
 	/* And again an interval later, for a new commit. */
 	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"DE\"}}", NULL));
 	head = test_head(st, "d");
-	for (waited = 0; h != head && waited++ < 200;) {
-		usleep(20000);
-		h = test_horizon(st, "d");
-	}
+	/*
+	 * The pass after the next one began after this commit, and an
+	 * interval (50 ms, more than the retention) after it.
+	 */
+	passes = maint_compactions(st);
+	OK(maint_wait(st, passes + 2, TEST_HANG_MS));
+	h = test_horizon(st, "d");
 	CHECK(h == head);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
 	cairn_close(st);

@@ -2,7 +2,14 @@
  * Robustness: out-of-memory at every allocation of a commit leaves the store
  * unchanged, and a writer killed with SIGKILL at random moments (committing,
  * merging, deleting branches) loses no acknowledged commit.
+ *
+ * The moment of a kill follows the writer's progress, never the clock: the
+ * writer reports each step on a pipe (report), the parent kills it once a
+ * step chosen at random has been reported (kill_at_step), and what must be
+ * in the store afterwards follows from the steps reported, so a slow or
+ * loaded machine runs the same test, only slower.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -84,15 +91,84 @@ void test_oom_commit(void)
 	cairn_close(st);
 }
 
-/* The writer: commit forever, reporting each acknowledged commit on fd. */
-static void writer(const char *path, int fd)
+/*
+ * Report the writer's next step, *step, on fd, and count it: steps are
+ * numbered 0, 1, 2... in the order the writer makes them. A writer reports
+ * a step once it is done (durably, for a commit) unless it says otherwise.
+ * Exits the process (status 100) when the parent is gone.
+ */
+static void report(int fd, uint32_t *step)
+{
+	if (write(fd, step, sizeof(*step)) != sizeof(*step))
+		_exit(100);
+	++*step;
+}
+
+/*
+ * Run child(path, arg, fd) in a process of its own; it reports its steps on
+ * fd (report) and never returns. Once step `until` has been reported, wait a
+ * random number (below spin) of empty loop turns, which spreads the kill over
+ * the step that follows without ever deciding what is checked, kill the
+ * child with SIGKILL, reap it, and read the steps it reported before it died.
+ * Returns 0 and *last, the last step reported (until or later), or the line
+ * that failed: the child ended by itself or reported steps out of order.
+ */
+static int kill_at_step(void (*child)(const char *path, int arg, int fd), const char *path,
+			int arg, uint32_t until, unsigned spin, uint32_t *last)
+{
+	uint32_t seq, next = 0;
+	int fds[2], status, line = 0;
+	pid_t pid;
+
+	if (pipe(fds))
+		return __LINE__;
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return __LINE__;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(path, arg, fds[1]);
+		_exit(2);
+	}
+	close(fds[1]);
+	while (next <= until && read(fds[0], &seq, sizeof(seq)) == sizeof(seq) && seq == next)
+		next++;
+	if (next > until && spin)
+		for (volatile unsigned i = (unsigned)rand() % spin; i; i--)
+			;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (next <= until)
+		line = __LINE__;
+	while (!line && read(fds[0], &seq, sizeof(seq)) == sizeof(seq))
+		if (seq != next++)
+			line = __LINE__;
+	close(fds[0]);
+	if (!line && (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL))
+		line = __LINE__;
+	if (line)
+		fprintf(stderr, "    the writer reported %u steps of %u, then %s %d\n", next,
+			until + 1, WIFSIGNALED(status) ? "died of signal" : "exited with",
+			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	*last = next - 1;
+	return line;
+}
+
+/* The writer: commit forever; step i: commit i acknowledged. */
+static void writer(const char *path, int arg, int fd)
 {
 	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
 	char line[160];
+	uint32_t step = 0;
 
+	(void)arg;
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
 	/* Large commits write keys segments, and every third one folds them. */
@@ -101,8 +177,6 @@ static void writer(const char *path, int fd)
 	co.domain = "d";
 	co.prov.actor = "crash-writer";
 	for (uint32_t i = 0;; i++) {
-		uint32_t seq;
-
 		cairn_changeset_clear(cs);
 		/*
 		 * Every fourth commit is large, so kills also land in long
@@ -122,9 +196,7 @@ static void writer(const char *path, int fd)
 		}
 		if (cairn_commit(st, &co, cs, NULL))
 			_exit(6);
-		seq = i;
-		if (write(fd, &seq, sizeof(seq)) != sizeof(seq))
-			_exit(7);
+		report(fd, &step);
 	}
 }
 
@@ -140,27 +212,12 @@ void test_crash_sigkill(void)
 	cairn_close(st);
 	srand(12345);
 	while (acked_total < 220 && rounds < 200) {
-		int fds[2], status;
-		pid_t pid;
-		uint32_t seq, last = UINT32_MAX;
+		uint32_t last;
 		char key[64];
 
 		rounds++;
-		CHECK(pipe(fds) == 0);
-		pid = fork();
-		CHECK(pid >= 0);
-		if (pid == 0) {
-			close(fds[0]);
-			writer(path, fds[1]);
-		}
-		close(fds[1]);
-		usleep((useconds_t)(5000 + rand() % 60000));
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		while (read(fds[0], &seq, sizeof(seq)) == sizeof(seq))
-			last = seq;
-		close(fds[0]);
+		/* Killed once commit 0 to 11 is acknowledged: in any of the four kinds. */
+		CHECK(kill_at_step(writer, path, 0, (uint32_t)rand() % 12, 1u << 20, &last) == 0);
 		/* Every acknowledged commit of this round is there; the store checks clean. */
 		{
 			cairn_read_options ro = {0};
@@ -171,7 +228,7 @@ void test_crash_sigkill(void)
 			OK(cairn_check(st, "d", NULL, NULL, NULL));
 			ro.domain = "d";
 			OK(cairn_read_begin(st, &ro, &t));
-			for (uint32_t i = 0; last != UINT32_MAX && i <= last; i++) {
+			for (uint32_t i = 0; i <= last; i++) {
 				snprintf(key, sizeof(key), "c%u-0", i);
 				OK(cairn_get(t, "Plant", key, strlen(key), &r));
 			}
@@ -179,7 +236,7 @@ void test_crash_sigkill(void)
 			 * The updates of the last large commit acknowledged, or of
 			 * the one after it, written but not acknowledged.
 			 */
-			if (last != UINT32_MAX && last >= 3) {
+			if (last >= 3) {
 				uint32_t l = last - (last + 1) % 4, m;
 
 				OK(cairn_get(t, "Plant", "u5", 2, &r));
@@ -198,16 +255,16 @@ void test_crash_sigkill(void)
 			}
 			cairn_close(st);
 		}
-		if (last != UINT32_MAX)
-			acked_total += last + 1;
+		acked_total += last + 1;
 	}
 	CHECK(acked_total >= 200);
 }
 
 /*
  * The merge writer: per round, make a branch, write 150 Records on it and
- * change 50 of main's, merge it into main, report the merge, delete the
- * branch (cleared by the background thread) and go on.
+ * change 50 of main's, merge it into main, delete the branch (cleared by the
+ * background thread) and go on. Steps 4i to 4i + 3: branch i made, its
+ * commit, its merge, its deletion.
  */
 static void merge_writer(const char *path, int round, int fd)
 {
@@ -217,6 +274,7 @@ static void merge_writer(const char *path, int round, int fd)
 	cairn_changeset *cs;
 	cairn_store *st;
 	char line[160], name[32];
+	uint32_t step = 0;
 
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
@@ -226,6 +284,7 @@ static void merge_writer(const char *path, int round, int fd)
 		snprintf(name, sizeof(name), "r%d-%u", round, i);
 		if (cairn_branch_create(st, "d", name, NULL))
 			_exit(4);
+		report(fd, &step);
 		co.branch = name;
 		cairn_changeset_clear(cs);
 		for (int j = 0; j < 200; j++) {
@@ -241,16 +300,17 @@ static void merge_writer(const char *path, int round, int fd)
 		}
 		if (cairn_commit(st, &co, cs, NULL))
 			_exit(6);
+		report(fd, &step);
 		memset(&mo, 0, sizeof(mo));
 		mo.commit.domain = "d";
 		mo.commit.prov.actor = "crash-merger";
 		mo.source = name;
 		if (cairn_merge(st, &mo, NULL, NULL, NULL))
 			_exit(7);
-		if (write(fd, &i, sizeof(i)) != sizeof(i))
-			_exit(8);
+		report(fd, &step);
 		if (cairn_branch_delete(st, "d", name))
 			_exit(9);
+		report(fd, &step);
 	}
 }
 
@@ -278,26 +338,16 @@ void test_crash_merge_delete(void)
 	cairn_close(st);
 	srand(4242);
 	while ((acked_total < 12 || rounds < 8) && rounds < 60) {
-		int fds[2], status;
-		pid_t pid;
-		uint32_t seq, last = UINT32_MAX;
+		uint32_t last, merged;
 
 		rounds++;
-		CHECK(pipe(fds) == 0);
-		pid = fork();
-		CHECK(pid >= 0);
-		if (pid == 0) {
-			close(fds[0]);
-			merge_writer(path, rounds, fds[1]);
-		}
-		close(fds[1]);
-		usleep((useconds_t)(20000 + rand() % 150000));
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		while (read(fds[0], &seq, sizeof(seq)) == sizeof(seq))
-			last = seq;
-		close(fds[0]);
+		/*
+		 * Killed once merge 0, 1 or 2 is acknowledged, or a step of the
+		 * iteration after it: making, committing, merging or deleting.
+		 */
+		CHECK(kill_at_step(merge_writer, path, rounds, 2 + (uint32_t)rand() % 12, 1u << 22,
+				   &last) == 0);
+		merged = (last - 2) / 4 + 1; /* merges acknowledged: step 4i + 2 reported */
 		OK(cairn_open(path, &nb, &st));
 		OK(cairn_check(st, "d", NULL, NULL, NULL));
 		{
@@ -313,7 +363,7 @@ void test_crash_merge_delete(void)
 
 			ro.domain = "d";
 			OK(cairn_read_begin(st, &ro, &t));
-			for (uint32_t i = 0; last != UINT32_MAX && i <= last; i++) {
+			for (uint32_t i = 0; i < merged; i++) {
 				snprintf(name, sizeof(name), "r%d-%u", rounds, i);
 				snprintf(key, sizeof(key), "%s-149", name);
 				OK(cairn_get(t, "Plant", key, strlen(key), &r));
@@ -329,10 +379,18 @@ void test_crash_merge_delete(void)
 				      memcmp(a.values, b.values, a.values_len) == 0);
 			}
 			cairn_txn_end(t);
+			/* A deletion acknowledged (step 4i + 3 reported) stays done. */
+			for (uint32_t i = 0; 4 * i + 3 <= last; i++) {
+				cairn_read_options bo = {0};
+
+				snprintf(name, sizeof(name), "r%d-%u", rounds, i);
+				bo.domain = "d";
+				bo.branch = name;
+				CHECK_RC(cairn_read_begin(st, &bo, &t), CAIRN_ENOBRANCH);
+			}
 		}
 		cairn_close(st);
-		if (last != UINT32_MAX)
-			acked_total += last + 1;
+		acked_total += merged;
 	}
 	CHECK(acked_total >= 12);
 	/* Clearing of every deleted branch finishes, and the store still checks clean. */
@@ -352,6 +410,7 @@ void test_crash_merge_delete(void)
 struct reader_arg {
 	cairn_store *st;
 	volatile int *stop;
+	pthread_barrier_t *start; /* passed by every reader and the writer before it commits */
 	long reads;
 	int bad;
 };
@@ -387,16 +446,26 @@ static int snapshot_ok(cairn_store *st)
 	return ok;
 }
 
+/* Read snapshots from the start of the writes until stop: at least one, whatever the timing. */
 static void *reader(void *p)
 {
 	struct reader_arg *a = p;
 
-	while (!*a->stop) {
+	pthread_barrier_wait(a->start);
+	do {
 		if (!snapshot_ok(a->st))
 			a->bad++;
 		a->reads++;
-	}
+	} while (!*a->stop);
 	return NULL;
+}
+
+/* 1 once the other end of fd is closed (or written to), without waiting. */
+static int hung_up(int fd)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+
+	return poll(&p, 1, 0) == 1;
 }
 
 void test_readers_concurrent(void)
@@ -404,16 +473,21 @@ void test_readers_concurrent(void)
 	cairn_store *st = test_store();
 	volatile int stop = 0;
 	struct reader_arg args[4];
+	pthread_barrier_t start;
 	pthread_t th[4];
-	char line[256];
+	char line[256], ready;
 	pid_t pid;
-	int fds[2], status;
+	int up[2], down[2], status;
 	long child_reads = 0;
 
 	CHECK(st);
-	/* Another process reads the same store while this one writes (forked with no store open). */
+	/*
+	 * Another process reads the same store (forked with no store open):
+	 * from before the first commit (it says so on up) until the writer is
+	 * done (it closes down), then it sends the number of its reads.
+	 */
 	cairn_close(st);
-	CHECK(pipe(fds) == 0);
+	CHECK(pipe(up) == 0 && pipe(down) == 0);
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
@@ -421,40 +495,50 @@ void test_readers_concurrent(void)
 		long reads = 0;
 		int bad = 0;
 
-		close(fds[0]);
+		close(up[0]);
+		close(down[1]);
 		if (cairn_open(test_path("store"), NULL, &cs))
 			_exit(3);
-		for (uint64_t t0 = time_mono_ns(); time_mono_ns() - t0 < 300000000;) {
+		if (write(up[1], "r", 1) != 1)
+			_exit(4);
+		do {
 			bad += !snapshot_ok(cs);
 			reads++;
-		}
+		} while (!hung_up(down[0]));
 		cairn_close(cs);
-		if (write(fds[1], &reads, sizeof(reads)) != sizeof(reads))
+		if (write(up[1], &reads, sizeof(reads)) != sizeof(reads))
 			_exit(4);
 		_exit(bad ? 5 : 0);
 	}
-	close(fds[1]);
+	close(up[1]);
+	close(down[0]);
+	CHECK(read(up[0], &ready, 1) == 1);
 	OK(cairn_open(test_path("store"), NULL, &st));
+	pthread_barrier_init(&start, NULL, 5);
 	for (int i = 0; i < 4; i++) {
 		args[i].st = st;
 		args[i].stop = &stop;
+		args[i].start = &start;
 		args[i].reads = 0;
 		args[i].bad = 0;
 		CHECK(pthread_create(&th[i], NULL, reader, &args[i]) == 0);
 	}
+	pthread_barrier_wait(&start);
 	for (int i = 0; i < 150; i++) {
 		snprintf(line, sizeof(line),
 			 "{\"kind\":\"Plant\",\"key\":\"a%d\"}\n{\"kind\":\"Plant\",\"key\":\"b%d\"}", i, i);
 		OK(test_commit(st, line, NULL));
 	}
 	stop = 1;
+	close(down[1]);
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		CHECK(args[i].bad == 0);
 		CHECK(args[i].reads > 0);
 	}
-	CHECK(read(fds[0], &child_reads, sizeof(child_reads)) == sizeof(child_reads));
-	close(fds[0]);
+	pthread_barrier_destroy(&start);
+	CHECK(read(up[0], &child_reads, sizeof(child_reads)) == sizeof(child_reads));
+	close(up[0]);
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK(child_reads > 0);
@@ -573,16 +657,19 @@ void test_check_detects(void)
 
 /*
  * The vector writer: commits of 600 Records with 16-dimension vectors, the
- * background catching the index up, and a rebuild now and then, until killed.
+ * background catching the index up, and a rebuild after every third commit,
+ * until killed. Steps: commit 0, 1, 2, rebuild, commit 3, 4, 5, rebuild...
  */
-static void vector_writer(const char *path)
+static void vector_writer(const char *path, int arg, int fd)
 {
 	cairn_open_options o = {0}; /* the background thread runs */
 	cairn_commit_options co = {0};
 	cairn_changeset *cs;
 	cairn_store *st;
+	uint32_t step = 0;
 	float v[16];
 
+	(void)arg;
 	vindex_min = 500;
 	vindex_catchup = 300;
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
@@ -603,12 +690,14 @@ static void vector_writer(const char *path)
 		}
 		if (cairn_commit(st, &co, cs, NULL))
 			_exit(5);
+		report(fd, &step);
 		if (i % 3 == 2) {
 			cairn_vindex_options vo = {0};
 
 			vo.rebuild = 1;
 			if (cairn_vindex_update(st, "d", &vo, NULL))
 				_exit(6);
+			report(fd, &step);
 		}
 	}
 }
@@ -632,19 +721,19 @@ void test_crash_vindex(void)
 		cairn_txn *t;
 		float q[16] = {1};
 		size_t n;
-		int status;
-		pid_t pid = fork();
+		uint32_t last;
 
-		CHECK(pid >= 0);
-		if (pid == 0)
-			vector_writer(path);
-		usleep((useconds_t)(100000 + rand() % 400000));
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		/*
+		 * Killed in commit 0 to 2 or the rebuild after them; in rounds 3 and
+		 * 7, once that rebuild (step 3) is acknowledged.
+		 */
+		CHECK(kill_at_step(vector_writer, path, 0, round % 4 == 3 ? 3 : (uint32_t)rand() % 3,
+				   1u << 22, &last) == 0);
 		OK(cairn_open(path, NULL, &st));
 		OK(cairn_check(st, "d", NULL, NULL, NULL));
 		OK(cairn_vindex_stat(st, "d", &in));
+		if (last >= 3) /* a rebuild was acknowledged: the index stays */
+			CHECK(in.vectors > 0);
 		built += in.vectors > 0;
 		ro.domain = "d";
 		OK(cairn_read_begin(st, &ro, &t));
@@ -655,7 +744,7 @@ void test_crash_vindex(void)
 		cairn_txn_end(t);
 		cairn_close(st);
 	}
-	CHECK(built > 0); /* some rounds ran long enough to have an index */
+	CHECK(built >= 2); /* rounds 3 and 7, at least, have an index */
 }
 
 static void count_problems(void *ctx, const char *p)
@@ -665,25 +754,16 @@ static void count_problems(void *ctx, const char *p)
 }
 
 /*
- * Run child(path) in a process of its own, kill it with SIGKILL after
- * lo + rand() % span microseconds, open the store (*st) and check Domain
- * "d": 0, or the line that failed.
+ * kill_at_step(child, path, 0, until, spin, last), then open the store (*st)
+ * and check Domain "d": 0, or the line that failed.
  */
-static int kill_and_open(void (*child)(const char *), const char *path, unsigned lo,
-			 unsigned span, cairn_store **st)
+static int kill_and_open(void (*child)(const char *, int, int), const char *path, uint32_t until,
+			 unsigned spin, uint32_t *last, cairn_store **st)
 {
-	int status, problems = 0;
-	pid_t pid = fork();
+	int line, problems = 0;
 
-	if (pid < 0)
-		return __LINE__;
-	if (pid == 0)
-		child(path);
-	usleep((useconds_t)(lo + (unsigned)rand() % span));
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
-		return __LINE__;
+	if ((line = kill_at_step(child, path, 0, until, spin, last)))
+		return line;
 	if (cairn_open(path, NULL, st))
 		return __LINE__;
 	if (cairn_check(*st, "d", count_problems, &problems, NULL) || problems)
@@ -701,19 +781,25 @@ static int reembed_title(unsigned i, char *t, size_t cap)
 			reembed_words[i / 64 % 8]);
 }
 
+/* The models the re-embedder takes turns with: mini/1 in m1.cemb, mini/2 in m2.cemb. */
+static const char *const reembed_models[] = {"mini/1", "mini/2"};
+
 /*
  * The re-embedder: the Domain's vectors by one model, then the other, and
  * commits embedded on write between, the background building the index as
- * it goes, until killed.
+ * it goes, until killed. Steps 3i to 3i + 2: about to re-embed with model
+ * i % 2 (reported before it starts), re-embedded, Record w<i> committed.
  */
-static void reembed_writer(const char *path)
+static void reembed_writer(const char *path, int arg, int fd)
 {
 	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
 	cairn_embedder *e[2];
 	cairn_changeset *cs;
 	cairn_store *st;
+	uint32_t step = 0;
 
+	(void)arg;
 	vindex_min = 500;
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs) ||
 	    cairn_embedder_open(test_path("m1.cemb"), &e[0]) ||
@@ -726,19 +812,24 @@ static void reembed_writer(const char *path)
 		int n = snprintf(key, sizeof(key), "w%u", i), tn = reembed_title(i, title, sizeof(title));
 
 		co.embedder = e[i % 2];
+		report(fd, &step);
 		if (cairn_reembed(st, &co, NULL))
 			_exit(4);
+		report(fd, &step);
 		cairn_changeset_clear(cs);
 		if (cairn_cs_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0) ||
 		    cairn_commit(st, &co, cs, NULL))
 			_exit(5);
+		report(fd, &step);
 	}
 }
 
 /*
  * Killed while re-embedding, a store has every vector of one model or
  * every vector of the other (the 16-dimension ones it began with, or the
- * model's vectors of each title), checks clean, and searches.
+ * model's vectors of each title), checks clean, and searches. Once a
+ * re-embedding is acknowledged, the vectors are the model's; after
+ * re-embedding i, until re-embedding i + 1 begins, model i % 2's.
  */
 void test_crash_reembed(void)
 {
@@ -747,7 +838,7 @@ void test_crash_reembed(void)
 	cairn_changeset *cs;
 	char path[512];
 	float v[128];
-	int changed = 0;
+	int changed = 0, acked = 0;
 
 	CHECK(st);
 	if (!st)
@@ -780,13 +871,23 @@ void test_crash_reembed(void)
 		cairn_txn *t;
 		char model[64], title[64];
 		size_t n, dim, words;
+		uint32_t last;
 
-		CHECK(kill_and_open(reembed_writer, path, 30000, 300000, &st) == 0);
+		/*
+		 * Round 0 is killed once the first re-embedding (of the 16-dimension
+		 * vectors) is about to begin, the others after step 1 to 5.
+		 */
+		CHECK(kill_and_open(reembed_writer, path, round ? 1 + (uint32_t)rand() % 5 : 0,
+				    1u << 24, &last, &st) == 0);
+		acked |= last >= 1;
 		ro.domain = "d";
 		OK(cairn_read_begin(st, &ro, &t));
 		OK(cairn_vector_model(t, model, sizeof(model), &dim));
 		CHECK((dim == 16 && !model[0]) ||
 		      (dim == 100 && (!strcmp(model, "mini/1") || !strcmp(model, "mini/2"))));
+		CHECK(!acked || dim == 100);
+		if (last % 3)
+			CHECK(strcmp(model, reembed_models[last / 3 % 2]) == 0);
 		changed += dim == 100;
 		OK(cairn_embedder_open(test_path("m1.cemb"), &e));
 		for (unsigned i = 0; i < 4000; i += 397) {
@@ -811,13 +912,16 @@ void test_crash_reembed(void)
 		cairn_txn_end(t);
 		cairn_close(st);
 	}
-	CHECK(changed > 0); /* some rounds re-embedded */
+	CHECK(changed >= 5); /* rounds 1 to 5, at least, were re-embedded */
 }
 
 /* -------------------------------------------------------- compaction -- */
 
-/* Commit changes to random Suppliers and compact, forever (until killed). */
-static void compact_writer(const char *path)
+/*
+ * Commit changes to random Suppliers and compact, forever (until killed).
+ * Steps 2g - 2 and 2g - 1: generation g (from 1) committed, compacted.
+ */
+static void compact_writer(const char *path, int arg, int fd)
 {
 	cairn_open_options o = {0};
 	cairn_commit_options co = {0};
@@ -825,7 +929,9 @@ static void compact_writer(const char *path)
 	cairn_changeset *cs;
 	cairn_store *st;
 	static const char *const countries[] = {"DE", "FR", "US"};
+	uint32_t step = 0;
 
+	(void)arg;
 	vindex_min = 500;
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
@@ -853,9 +959,11 @@ static void compact_writer(const char *path)
 		}
 		if (cairn_commit(st, &co, cs, &res))
 			_exit(5);
+		report(fd, &step);
 		cp.horizon = res.revision - (g % 3);
 		if (cairn_compact(st, "d", &cp, NULL))
 			_exit(6);
+		report(fd, &step);
 	}
 }
 
@@ -899,10 +1007,15 @@ void test_crash_compact(void)
 		cairn_compact_options cp = {0};
 		cairn_compact_result r;
 		uint64_t h = 0, last;
+		uint32_t step;
 		int problems = 0;
 
-		CHECK(kill_and_open(compact_writer, path, 100000, 400000, &st) == 0);
+		/* Killed in a compaction (after an even step) or a commit (after an odd one). */
+		CHECK(kill_and_open(compact_writer, path, 1 + (uint32_t)rand() % 7, 1u << 22, &step,
+				    &st) == 0);
 		CHECK((h = test_horizon(st, "d")) != UINT64_MAX);
+		/* A compaction was acknowledged (step 1): to revision 2 at least. */
+		CHECK(h > 1);
 		compacted += h > 1;
 		last = test_head(st, "d");
 		for (uint64_t at = h ? h : 1; at <= last; at += (last - at) / 2 + 1) {
@@ -938,5 +1051,5 @@ void test_crash_compact(void)
 		CHECK(problems == 0);
 		cairn_close(st);
 	}
-	CHECK(compacted > 0);
+	CHECK(compacted == 5);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "tests.h"
+#include "admin/admin.h"
 #include "query/read.h"
 #include "index/vector/vindex.h"
 
@@ -371,14 +372,8 @@ void test_vindex_background(void)
 	vindex_min = 1000;
 	/* Opened with its background thread: it builds the index, then adds a commit's vectors. */
 	OK(cairn_open(test_path("xstore"), &oo, &st));
-	for (int i = 0; i < 200; i++) {
-		struct timespec ts = {0, 50 * 1000 * 1000};
-
-		OK(cairn_vindex_stat(st, "d", &in));
-		if (in.vectors == XN)
-			break;
-		nanosleep(&ts, NULL);
-	}
+	OK(maint_wait(st, 0, TEST_HANG_MS));
+	OK(cairn_vindex_stat(st, "d", &in));
 	CHECK(in.vectors == XN && in.tail == 0);
 	draw(x, 1);
 	/* While a bulk import runs the background leaves the index alone; it catches up after. */
@@ -401,22 +396,13 @@ void test_vindex_background(void)
 		}
 		free(lines);
 	}
-	{
-		struct timespec ts = {0, 400 * 1000 * 1000};
-
-		nanosleep(&ts, NULL);
-		OK(cairn_vindex_stat(st, "d", &in));
-		CHECK(in.vectors == XN && in.tail == 1100);
-		OK(cairn_import_end(im, NULL));
-	}
-	for (int i = 0; i < 200; i++) {
-		struct timespec ts = {0, 50 * 1000 * 1000};
-
-		OK(cairn_vindex_stat(st, "d", &in));
-		if (in.tail == 0)
-			break;
-		nanosleep(&ts, NULL);
-	}
+	/* The commit woke the thread: once idle again, it has looked and left the index. */
+	OK(maint_wait(st, 0, TEST_HANG_MS));
+	OK(cairn_vindex_stat(st, "d", &in));
+	CHECK(in.vectors == XN && in.tail == 1100);
+	OK(cairn_import_end(im, NULL));
+	OK(maint_wait(st, 0, TEST_HANG_MS));
+	OK(cairn_vindex_stat(st, "d", &in));
 	CHECK(in.vectors == XN + 1100 && in.tail == 0);
 	vindex_min = saved;
 	cairn_close(st);

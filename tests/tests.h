@@ -209,6 +209,12 @@ extern int test_failed;
 
 #define OK(expr) CHECK_RC(expr, 0)
 
+/*
+ * How long a test waits for a condition before it calls the wait a hang: a
+ * guard against a test that never ends, never a measure of the machine's speed.
+ */
+#define TEST_HANG_MS (10 * 60 * 1000)
+
 /* A fresh scratch directory for this test (removed after it). */
 const char *test_dir(void);
 /* A path inside the scratch directory. */

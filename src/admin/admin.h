@@ -16,6 +16,16 @@ extern int64_t compact_every_ms;
  * to that retention hourly) and make it the store's wake hook. CAIRN_ENOMEM.
  */
 int maint_start(cairn_store *st, int64_t retain_ms);
+/* Passes of compaction (with a retention) the thread has finished since the open; 0 without it. */
+uint64_t maint_compactions(cairn_store *st);
+/*
+ * For tests: wait until the maintenance thread is idle, every wake-up so
+ * far answered by a pass that began after it, and has finished at least
+ * `compactions` passes of compaction since the open. 0, CAIRN_EINVAL for a
+ * store without the thread, CAIRN_ELIMIT if timeout_ms (a guard against a
+ * hang, not a measure of speed) ran out first.
+ */
+int maint_wait(cairn_store *st, uint64_t compactions, int64_t timeout_ms);
 /* Stop and free the maintenance thread, waiting for its current step; no-op without one. */
 void maint_stop(cairn_store *st);
 /* Bring an older store (st->format) to STORE_FORMAT (upgrade.c). */

@@ -8,6 +8,7 @@
  * write transaction, so the writer is never held long. The progress is kept
  * in the branch's catalog entry, so a crash or a close resumes it.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,10 +277,13 @@ struct maint {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* on CLOCK_MONOTONIC */
+	pthread_cond_t idle;	/* broadcast when work turns 0 and when a compaction pass ends */
 	int running, work;
 	volatile int stop;
 	int64_t retain_ms;	/* > 0: compact every Domain to it, every compact_every_ms */
 	uint64_t next_compact;	/* when, in time_mono_ns */
+	uint64_t wakes;		/* maint_wake calls so far */
+	uint64_t compactions;	/* passes of compaction finished since the open */
 };
 
 int64_t compact_every_ms = 3600 * 1000;
@@ -325,6 +329,7 @@ static void *maint_main(void *arg)
 
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
+		uint64_t wakes;
 		int pending = 0, rc;
 
 		if (!m->work && m->retain_ms > 0 && time_mono_ns() >= m->next_compact) {
@@ -332,6 +337,8 @@ static void *maint_main(void *arg)
 			compact_all(st, m);
 			pthread_mutex_lock(&m->lock);
 			m->next_compact = time_mono_ns() + (uint64_t)compact_every_ms * 1000000u;
+			m->compactions++;
+			pthread_cond_broadcast(&m->idle);
 			continue;
 		}
 		if (!m->work && m->retain_ms > 0) {
@@ -345,13 +352,20 @@ static void *maint_main(void *arg)
 			pthread_cond_wait(&m->cond, &m->lock);
 			continue;
 		}
+		wakes = m->wakes;
 		pthread_mutex_unlock(&m->lock);
 		rc = cairn_store_maintain(st, 2000, &pending);
 		if (!rc && !pending)
 			rc = catch_up(st, &m->stop);
 		pthread_mutex_lock(&m->lock);
-		if (rc || !pending)
-			m->work = 0; /* an error waits for the next wake-up or open */
+		/*
+		 * Done (an error waits for the next wake-up or open), unless woken
+		 * during the pass: what woke it may have come after the pass looked.
+		 */
+		if ((rc || !pending) && m->wakes == wakes) {
+			m->work = 0;
+			pthread_cond_broadcast(&m->idle);
+		}
 	}
 	pthread_mutex_unlock(&m->lock);
 	return NULL;
@@ -365,8 +379,40 @@ static void maint_wake(cairn_store *st)
 		return;
 	pthread_mutex_lock(&m->lock);
 	m->work = 1;
+	m->wakes++;
 	pthread_cond_signal(&m->cond);
 	pthread_mutex_unlock(&m->lock);
+}
+
+uint64_t maint_compactions(cairn_store *st)
+{
+	struct maint *m = st->maint;
+	uint64_t n;
+
+	if (!m)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	n = m->compactions;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+int maint_wait(cairn_store *st, uint64_t compactions, int64_t timeout_ms)
+{
+	struct maint *m = st->maint;
+	uint64_t end = time_mono_ns() + (uint64_t)timeout_ms * 1000000u;
+	struct timespec ts = {(time_t)(end / 1000000000u), (long)(end % 1000000000u)};
+	int rc = 0;
+
+	if (!m || !m->running)
+		return err_set(CAIRN_EINVAL, "maint_wait: the store has no maintenance thread");
+	pthread_mutex_lock(&m->lock);
+	while ((m->work || m->compactions < compactions) && rc == 0)
+		if (pthread_cond_timedwait(&m->idle, &m->lock, &ts) == ETIMEDOUT)
+			rc = err_set(CAIRN_ELIMIT, "maint_wait: still busy after %lld ms",
+				     (long long)timeout_ms);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
 }
 
 void maint_stop(cairn_store *st)
@@ -383,6 +429,7 @@ void maint_stop(cairn_store *st)
 		pthread_join(m->thread, NULL);
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->cond);
+	pthread_cond_destroy(&m->idle);
 	cr_free(m);
 	st->maint = NULL;
 	st->wake = NULL;
@@ -401,6 +448,7 @@ int maint_start(cairn_store *st, int64_t retain_ms)
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 		pthread_cond_init(&m->cond, &ca);
+		pthread_cond_init(&m->idle, &ca);
 		pthread_condattr_destroy(&ca);
 	}
 	m->work = 1; /* look for work left by an earlier process */

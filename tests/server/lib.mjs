@@ -56,8 +56,10 @@ export function schemaFile(dir, schema) {
 	return p;
 }
 
-// Start `cairn serve` on a free port; resolves once it listens. Commits are
-// not synced unless the flags include '--sync' (a test flag, not the server's).
+// Start `cairn serve` on a free port; resolves once it listens, rejects if it
+// exits first (or, a guard against a hang, has not started in 5 minutes).
+// Commits are not synced unless the flags include '--sync' (a test flag, not
+// the server's).
 export function serve(store, ...flags) {
 	const sync = flags.includes('--sync');
 	flags = flags.filter((f) => f !== '--sync');
@@ -67,7 +69,7 @@ export function serve(store, ...flags) {
 		const p = spawn(CAIRN, ['serve', '--store', store, '--listen', '127.0.0.1:0', ...(sync ? [] : ['--no-sync']), ...model, ...flags],
 			{ stdio: ['ignore', 'ignore', 'pipe'] });
 		let err = '';
-		const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 10000);
+		const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 300000);
 		p.stderr.on('data', (d) => {
 			err += d;
 			const m = err.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
