@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "base/knob.h"
 #include "admin/admin.h"
 #include "version/version.h"
 #include "index/vector/vindex.h"
@@ -335,7 +336,7 @@ void test_compact_background(void)
 	CHECK_RC(cairn_open(test_path("store"), &oo, &st), CAIRN_EINVAL);
 	CHECK(st == NULL);
 	oo.retain_ms = 1;
-	compact_every_ms = 50;
+	OK(knob_set("compact_every_ms", 50, NULL));
 	usleep(5000); /* time passes: the last revision is older than the retention */
 	OK(cairn_open(test_path("store"), &oo, &st));
 	/* The first pass of compaction runs right after the open. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "base/knob.h"
 #include "base/alloc.h"
 #include "base/text.h"
 #include "store/store.h"
@@ -670,8 +671,8 @@ static void vector_writer(const char *path, int arg, int fd)
 	float v[16];
 
 	(void)arg;
-	vindex_min = 500;
-	vindex_catchup = 300;
+	knob_set("vindex_min", 500, NULL);
+	knob_set("vindex_catchup", 300, NULL);
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
 	co.domain = "d";
@@ -800,7 +801,7 @@ static void reembed_writer(const char *path, int arg, int fd)
 	uint32_t step = 0;
 
 	(void)arg;
-	vindex_min = 500;
+	knob_set("vindex_min", 500, NULL);
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs) ||
 	    cairn_embedder_open(test_path("m1.cemb"), &e[0]) ||
 	    cairn_embedder_open(test_path("m2.cemb"), &e[1]))
@@ -932,7 +933,7 @@ static void compact_writer(const char *path, int arg, int fd)
 	uint32_t step = 0;
 
 	(void)arg;
-	vindex_min = 500;
+	knob_set("vindex_min", 500, NULL);
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
 		_exit(3);
 	co.domain = "d";

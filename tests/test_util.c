@@ -5,6 +5,7 @@
 #include "base/json.h"
 #include "base/err.h"
 #include "tests.h"
+#include "base/knob.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/hmap.h"
@@ -335,4 +336,30 @@ void test_json_members(void)
 	CHECK(json_member_next("{\"a\":\"open", 10, &pos, &m) == -1); /* cut short */
 	pos = 0;
 	CHECK(json_member_next("{\"a\"", 4, &pos, &m) == -1);
+}
+
+/* The tunables' one entry point: names, ranges, old values, defaults. */
+void test_util_knob(void)
+{
+	uint64_t old = 0;
+
+	CHECK(knob(KNOB_QUERY_SMALL) == 256 && knob(KNOB_VINDEX_MIN) == 10000);
+	OK(knob_set("query_small", 4, &old));
+	CHECK(old == 256 && knob(KNOB_QUERY_SMALL) == 4);
+	OK(knob_set("query_small", 8, NULL));
+	CHECK(knob(KNOB_QUERY_SMALL) == 8);
+	/* Out of range and unknown names are refused, the value unchanged. */
+	CHECK_RC(knob_set("query_small", 0, &old), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "1 to") && knob(KNOB_QUERY_SMALL) == 8);
+	CHECK_RC(knob_set("QUERY_SMALL", 9, &old), CAIRN_EINVAL);
+	CHECK_RC(knob_set("query_smal", 9, &old), CAIRN_EINVAL);
+	CHECK_RC(knob_set("query_smalll", 9, &old), CAIRN_EINVAL);
+	CHECK_RC(knob_set(NULL, 9, &old), CAIRN_EINVAL);
+	CHECK(knob(KNOB_QUERY_SMALL) == 8);
+	/* The whole range of one knob, ends included. */
+	OK(knob_set("compact_every_ms", 1, NULL));
+	OK(knob_set("compact_every_ms", INT32_MAX, NULL));
+	CHECK_RC(knob_set("compact_every_ms", (uint64_t)INT32_MAX + 1, NULL), CAIRN_EINVAL);
+	knob_reset();
+	CHECK(knob(KNOB_QUERY_SMALL) == 256 && knob(KNOB_COMPACT_EVERY_MS) == 3600000);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "tests.h"
+#include "base/knob.h"
 #include "admin/admin.h"
 #include "query/read.h"
 #include "index/vector/vindex.h"
@@ -359,7 +360,6 @@ void test_vindex_background(void)
 	cairn_store *st = xstore();
 	cairn_open_options oo = {.flags = CAIRN_OPEN_NOSYNC};
 	cairn_vindex_info in;
-	uint64_t saved = vindex_min;
 	cairn_import *im = NULL;
 	float x[XDIM];
 
@@ -369,7 +369,7 @@ void test_vindex_background(void)
 	OK(cairn_vindex_stat(st, "d", &in));
 	CHECK(in.vectors == 0 && in.tail == XN && in.lists == 0);
 	cairn_close(st);
-	vindex_min = 1000;
+	OK(knob_set("vindex_min", 1000, NULL));
 	/* Opened with its background thread: it builds the index, then adds a commit's vectors. */
 	OK(cairn_open(test_path("xstore"), &oo, &st));
 	OK(maint_wait(st, 0, TEST_HANG_MS));
@@ -404,7 +404,7 @@ void test_vindex_background(void)
 	OK(maint_wait(st, 0, TEST_HANG_MS));
 	OK(cairn_vindex_stat(st, "d", &in));
 	CHECK(in.vectors == XN + 1100 && in.tail == 0);
-	vindex_min = saved;
+	knob_reset();
 	cairn_close(st);
 }
 
@@ -494,7 +494,6 @@ void test_vindex_where(void)
 	cairn_store *st = xstore();
 	cairn_vindex_options vo = {0};
 	cairn_vindex_info in;
-	uint64_t exact = vsearch_where_exact, set = vsearch_where_set;
 	double r10, r20;
 
 	CHECK(st);
@@ -506,7 +505,8 @@ void test_vindex_where(void)
 	recall_where(st, NULL, "B", "{\"s\":\"x\"}", &r10, &r20);
 	CHECK(r10 > 0.999 && r20 > 0.999);
 	CHECK(extra_versions(st, "{\"s\":\"x\"}") == 0);
-	vsearch_where_exact = 50; /* too many to score exactly: the index, on them only */
+	/* too many to score exactly: the index, on them only */
+	OK(knob_set("vsearch_where_exact", 50, NULL));
 	recall_where(st, NULL, "B", "{\"s\":\"x\"}", &r10, &r20);
 	CHECK(r10 >= 0.95 && r20 >= 0.95);
 	recall_where(st, NULL, "B", "{\"s\":{\"in\":[\"x\",\"z\"]}}", &r10, &r20);
@@ -519,11 +519,10 @@ void test_vindex_where(void)
 	/* Two conditions: the index narrows, each Record checked. */
 	recall_where(st, NULL, "B", "{\"s\":\"x\",\"h\":3}", &r10, &r20);
 	CHECK(r10 >= 0.95 && r20 >= 0.95);
-	vsearch_where_set = 100; /* too many for that too */
+	OK(knob_set("vsearch_where_set", 100, NULL)); /* too many for that too */
 	recall_where(st, NULL, "B", "{\"s\":\"x\"}", &r10, &r20);
 	CHECK(r10 >= 0.95 && r20 >= 0.95);
 	CHECK(extra_versions(st, "{\"s\":\"x\"}") > 0);
-	vsearch_where_exact = exact;
-	vsearch_where_set = set;
+	knob_reset();
 	cairn_close(st);
 }

@@ -24,6 +24,7 @@
 	X(util_hmap)                                                                               \
 	X(util_arena)                                                                              \
 	X(util_alloc)                                                                              \
+	X(util_knob)                                                                               \
 	X(json_canon)                                                                              \
 	X(json_limits)                                                                             \
 	X(json_members)                                                                            \

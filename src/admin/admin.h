@@ -9,8 +9,6 @@
 
 #include "version/version.h"
 
-/* How often the maintenance thread compacts, with a retention (maintain.c; tests lower it). */
-extern int64_t compact_every_ms;
 /*
  * Start the maintenance thread of a writable store (retain_ms > 0: compact
  * to that retention hourly) and make it the store's wake hook. CAIRN_ENOMEM.

@@ -17,6 +17,7 @@
 #include "admin/admin.h"
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/knob.h"
 #include "base/text.h"
 #include "version/index.h"
 #include "version/version.h"
@@ -280,13 +281,11 @@ struct maint {
 	pthread_cond_t idle;	/* broadcast when work turns 0 and when a compaction pass ends */
 	int running, work;
 	volatile int stop;
-	int64_t retain_ms;	/* > 0: compact every Domain to it, every compact_every_ms */
+	int64_t retain_ms;	/* > 0: compact every Domain to it, every KNOB_COMPACT_EVERY_MS */
 	uint64_t next_compact;	/* when, in time_mono_ns */
 	uint64_t wakes;		/* maint_wake calls so far */
 	uint64_t compactions;	/* passes of compaction finished since the open */
 };
-
-int64_t compact_every_ms = 3600 * 1000;
 
 static int add_domain_name(void *ctx, const cairn_domain_info *d)
 {
@@ -336,7 +335,7 @@ static void *maint_main(void *arg)
 			pthread_mutex_unlock(&m->lock);
 			compact_all(st, m);
 			pthread_mutex_lock(&m->lock);
-			m->next_compact = time_mono_ns() + (uint64_t)compact_every_ms * 1000000u;
+			m->next_compact = time_mono_ns() + knob(KNOB_COMPACT_EVERY_MS) * 1000000u;
 			m->compactions++;
 			pthread_cond_broadcast(&m->idle);
 			continue;

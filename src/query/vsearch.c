@@ -20,20 +20,21 @@
 #include "query/read.h"
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/knob.h"
 #include "base/vec.h"
 #include "index/vector/vindex.h"
 
-uint64_t vsearch_probes = 8;
-uint64_t vsearch_rerank = 64;
+/* The vector index's lists probed and candidates re-ranked when a search names none. */
+static const size_t vsearch_probes = 8;
+static const size_t vsearch_rerank = 64;
 /*
  * An attribute filter an index answers alone: the Records that pass are
- * scored exactly when at most vsearch_where_exact, else are the only
- * candidates the vector index looks at when at most vsearch_where_set.
+ * scored exactly when at most KNOB_VSEARCH_WHERE_EXACT (base/knob.h), else
+ * are the only candidates the vector index looks at when at most
+ * KNOB_VSEARCH_WHERE_SET.
  * One an index answers a part of: the Records it leaves are read, checked
  * and scored exactly when at most WHERE_CHECKED.
  */
-uint64_t vsearch_where_exact = 5000;
-uint64_t vsearch_where_set = 20000;
 #define WHERE_CHECKED 2000
 
 typedef struct vhit {
@@ -253,7 +254,7 @@ static int scan_exact(vctx *v, uint64_t after)
  */
 static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 {
-	uint64_t *all = NULL;
+	uint64_t *all = NULL, n_exact = knob(KNOB_VSEARCH_WHERE_EXACT), n_set = knob(KNOB_VSEARCH_WHERE_SET);
 	size_t n_all = 0;
 	int rc = 0;
 
@@ -265,9 +266,8 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 		rc = query_vids_small(v->t, o->kinds[i], o->where,
 				      o->where_len ? o->where_len : strlen(o->where),
 				      n_all < WHERE_CHECKED ? WHERE_CHECKED - n_all : 0,
-				      n_all < vsearch_where_exact ? vsearch_where_exact - n_all : 0,
-				      n_all < vsearch_where_set ? vsearch_where_set - n_all : 0, &ids,
-				      &n);
+				      n_all < n_exact ? n_exact - n_all : 0, n_all < n_set ? n_set - n_all : 0,
+				      &ids, &n);
 		if (rc || !ids) {
 			cr_free(all);
 			return rc;
@@ -282,7 +282,7 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 		n_all += n;
 		cr_free(ids);
 	}
-	if (n_all > vsearch_where_exact) {
+	if (n_all > n_exact) {
 		rc = members_build(v, all, n_all);
 		cr_free(all);
 		return rc;

@@ -15,12 +15,10 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/err.h"
+#include "base/knob.h"
 #include "base/text.h"
 #include "base/vec.h"
 #include "index/vector/vindex.h"
-
-uint64_t vindex_min = 10000;
-uint64_t vindex_catchup = 1024;
 
 #define KMEANS_ITER 6
 #define KMEANS_SAMPLE 48 /* sample vectors per list */
@@ -713,7 +711,7 @@ int vindex_maintain(cairn_store *st, const volatile int *stop)
 			break;
 		rc = vindex_state(txn, st, dom, &m, &have, &tail, UINT64_MAX);
 		store_read_end(st, txn);
-		if (!rc && tail >= (have ? vindex_catchup : vindex_min))
+		if (!rc && tail >= knob(have ? KNOB_VINDEX_CATCHUP : KNOB_VINDEX_MIN))
 			rc = vindex_update(st, dom, NULL, stop, NULL);
 	}
 	return rc == CAIRN_ECLOSED ? 0 : rc;

@@ -33,10 +33,6 @@ typedef struct vindex_meta {
 	uint64_t watermark, entries, seq;
 } vindex_meta;
 
-/* Vectors a Domain needs before the background builds its index; tests lower it. */
-extern uint64_t vindex_min;
-/* Vectors newer than the index before the background adds them. */
-extern uint64_t vindex_catchup;
 
 /* The Domain's index meta; CAIRN_ENOTFOUND when it has none. */
 int vindex_meta_get(MDB_txn *txn, cairn_store *st, uint32_t dom, vindex_meta *m);
