@@ -23,7 +23,7 @@ LDLIBS := -llmdb -lcrypto -lxxhash -lutf8proc -lstemmer -lpthread -lm
 LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c src/admin/*.c \
-	src/index/*.c src/index/*/*.c src/query/*.c))
+	src/index/*.c src/index/*/*.c src/query/*.c src/query/*/*.c))
 SERVER_SRC := $(sort $(wildcard src/wire/*.c src/server/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC) bench/gen.c bench/bench.c bench/http.c bench/vbench.c)
 # The benchmark with its peers is a program of its own, so that the cairn
