@@ -13,7 +13,7 @@ uint32_t txn_vector_dim(cairn_txn *t, uint32_t written);
 
 /* Index entries under which a query collects and sorts rather than walking in order (filter/). */
 extern uint64_t query_small;
-/* Postings per container of a search's rarest word from which its walk uses masks (search.c). */
+/* Postings per container of a search's rarest word from which its walk uses masks (search/). */
 extern uint64_t search_dense_min;
 /* A vector search's filter: Records scored exactly at most, and looked for alone (vsearch.c). */
 extern uint64_t vsearch_where_exact, vsearch_where_set;
