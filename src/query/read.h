@@ -11,9 +11,9 @@
  */
 uint32_t txn_vector_dim(cairn_txn *t, uint32_t written);
 
-/* Index entries under which a query collects and sorts rather than walking in order (query.c). */
+/* Index entries under which a query collects and sorts rather than walking in order (filter/). */
 extern uint64_t query_small;
-/* Postings per container of a search's rarest word from which its walk uses masks (search.c). */
+/* Postings per container of a search's rarest word from which its walk uses masks (search/). */
 extern uint64_t search_dense_min;
 
 /*
@@ -29,7 +29,7 @@ int query_vids_small(cairn_txn *t, const char *kind, const char *where, size_t w
 		     uint64_t cap, uint64_t cap_few, uint64_t cap_direct, uint64_t **out,
 		     size_t *n);
 
-/* A filter of the query language (query.c) over one Kind, on its own. */
+/* A filter of the query language (filter/) over one Kind, on its own. */
 typedef struct qfilter qfilter;
 /* Parse where[0..len-1] for Kind kind into a (CAIRN_EQUERY naming the mistake). */
 int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, size_t len,

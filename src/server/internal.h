@@ -1,4 +1,7 @@
-/* The server's parts: requests and responses (http.c), routes (api.c), the writer (writer.c). */
+/*
+ * The server's parts: requests and responses (http.c), routes (api.c, and
+ * routes_*.c by area), the writer (writer.c).
+ */
 #ifndef CAIRN_SERVER_INTERNAL_H
 #define CAIRN_SERVER_INTERNAL_H
 
@@ -125,6 +128,101 @@ void metrics_text(srv *s, buf *b);
 void route(req *r);
 /* The first call of a request: 1 if it is a streamed route (started, or refused in r). */
 int route_stream(req *r);
+
+/* What a route needs of the token (api_allow). */
+enum need { NEED_NONE, NEED_READ, NEED_WRITE, NEED_ADMIN, NEED_ADMIN_ALL };
+
+/* A list of items being written into r->out (api_w_item, and the lists of branches, proposals). */
+struct items_out {
+	req *r;
+	int first, two_sided;
+	int timed;	/* a read: stop at the request's deadline */
+};
+
+/*
+ * The request's token for a Domain (NULL: any), a role (need), and for a write the branch
+ * written (NULL: none yet): replied, -1, when refused.
+ */
+int api_allow(req *r, const char *domain, int need, const char *branch);
+/* A decimal number without sign: 0, or -1 when s is not one. */
+int api_parse_u64(const char *s, uint64_t *v);
+/* A read transaction of ?branch= and ?at= on domain: 0, or -1 replied. */
+int api_begin(req *r, const char *domain, cairn_txn **t);
+/* A write's revision, as ETag and X-Cairn-Revision (a read of it then sees it). */
+void api_written(req *r, uint64_t rev);
+/* The reply of a read: JSON, with the revision read as ETag and header. */
+void api_reply_read(req *r, cairn_txn *t);
+/* ?limit= (def when absent), 1 to CAIRN_MAX_PAGE; -1 replied when bad. */
+long api_limit_arg(req *r, long def);
+/* The request body as a JSON object, or NULL (replied). */
+const jv *api_body_object(req *r);
+/* Members of a body object: only the allowed names (-1 replied). */
+int api_only(req *r, const jv *o, const char *const *names);
+/* A string member (NULL when absent); -1 replied when present and not a string. */
+int api_str_member(req *r, const jv *o, const char *name, const char **out);
+/* An optional integer member in lo..hi (0 when absent); -1 replied when bad. */
+int api_int_member(req *r, const jv *o, const char *name, long lo, long hi, long *out);
+/* An optional boolean member (0 when absent); -1 replied when not a boolean. */
+int api_bool_member(req *r, const jv *o, const char *name, int *out);
+/* Provenance from a body's members: actor, source, confidence, message, trace_id (-1 replied). */
+int api_provenance(req *r, const jv *o, cairn_commit_options *co);
+/* "expect_revision": the head the write expects (-1 replied when not a revision). */
+int api_expect_member(req *r, const jv *o, cairn_commit_options *co);
+/* A Record as JSON. */
+void api_w_record(buf *b, const cairn_record *rec);
+/* The names of the changes of a Record or Link, by cairn_change_item's ours and theirs. */
+extern const char *const api_change_names[];
+/* The answer of a read stopped at its deadline. */
+void api_reply_timeout(req *r);
+/* Is the request past its deadline? */
+int api_past_deadline(const req *r);
+/* A change item into ctx's list (a struct items_out); CAIRN_ELIMIT past a timed read's deadline. */
+int api_w_item(void *ctx, const cairn_change_item *it);
+
+/* The routes of api.c's table, by the file of their area. */
+/* routes_domains.c */
+void h_domains(req *r);
+void h_domain_create(req *r);
+void h_domain_drop(req *r);
+void h_schema_get(req *r);
+void h_schema_put(req *r);
+void h_reembed(req *r);
+void h_compact(req *r);
+/* routes_records.c */
+void h_record(req *r);
+void h_page(req *r);
+void h_links(req *r);
+void h_counts(req *r);
+void h_revisions(req *r);
+void h_revision(req *r);
+void h_revision_changes(req *r);
+void h_history(req *r);
+void h_lineage(req *r);
+void h_link_history(req *r);
+void h_export(req *r);
+/* routes_commits.c */
+void h_commit(req *r);
+void h_branches(req *r);
+void h_branch_create(req *r);
+void h_branch_rename(req *r);
+void h_branch_delete(req *r);
+void h_diff(req *r);
+void h_merge(req *r);
+void h_proposals(req *r);
+void h_proposal(req *r);
+void h_propose(req *r);
+void h_proposal_diff(req *r);
+void h_proposal_note(req *r);
+void h_proposal_accept(req *r);
+void h_proposal_close(req *r);
+/* routes_queries.c */
+void h_query(req *r);
+void h_query_count(req *r);
+void h_neighborhood(req *r);
+void h_follow(req *r);
+void h_path(req *r);
+void h_resolve(req *r);
+void h_search(req *r);
 
 /* import.c */
 int import_start(req *r, int (*allow_write)(req *r, const char *domain, const char *branch));

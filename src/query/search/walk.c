@@ -1,134 +1,23 @@
 /*
- * Full-text search (cairn_search, docs/search.md). The text's words become
- * groups of terms (the word as written; its stem, which counts for less;
- * for a word no Record has, its closest spellings in the lexicon; for
- * supp*, the lexicon's words that start so); a Record matches when it has
- * a term of every group. Each term's postings are read from every segment
- * into containers, its document frequency counted in the view's live set;
- * then the groups are walked together in vid order, the rarest leading,
- * and a Record that has them all, is live, of a wanted Kind and passes the
- * filter is scored with BM25F (title and values) and kept among the best.
- * Once limit Records are kept, a block of the leading group whose bound
- * cannot beat the worst of them is skipped whole. When too few have every
- * word, a walk of all the terms adds those with some (partial matches).
+ * Full-text search's walk: the live set of the view, scoring, the postings
+ * lists of the query's terms, the best Records so far, the walks, and
+ * cairn_search, which runs them.
+ *
+ * cairn_search stays beside the walks: inlined into it, they reach the
+ * search's state as a local of its frame (called from another file, the
+ * walks ran about 5% more instructions).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/read.h"
-#include "query/spell.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
-#include "index/text/text.h"
+#include "query/search/search_int.h"
 
-#define SEARCH_GROUPS_MAX 32 /* words of a text searched for */
 #define SEARCH_TEXT_MAX 1024
-#define STEM_WEIGHT 0.5	     /* a match by stem counts half a match as written */
-#define TYPO_TAKE 4	     /* close spellings looked for, the closest first */
-#define PREFIX_TAKE 32	     /* words a prefix (supp*) stands for, in byte order */
-#define TYPO_WEIGHT1 0.6     /* a match 1 edit away */
-#define TYPO_WEIGHT2 0.4     /* ... 2 edits away */
-#define TYPO_SEEKS 2000	     /* budgets of the walk of the lexicon */
-#define TYPO_ENTRIES 20000
 #define END UINT64_MAX
-
-/* How a term of the query stands for a word of the text. */
-enum how { HOW_WORD, HOW_STEM, HOW_TYPO, HOW_PREFIX, HOW_PHRASE };
-
-/* A term of the query. */
-typedef struct qterm {
-	char term[TEXT_TERM_MAX];
-	size_t len;
-	double weight;		/* in the query */
-	uint8_t how, edits;	/* enum how; a correction's edits */
-	uint8_t group;
-	uint64_t df;		/* live postings in the view, every segment */
-	double idf;
-	double max_bound;	/* the highest block bound of its lists */
-} qterm;
-
-/* One term's postings in one segment, and where a walk is in them. */
-typedef struct tlist {
-	const qterm *q;
-	tcont *c;
-	size_t nc;
-	uint64_t df;		/* its live postings */
-	/* the walk */
-	size_t ci;		/* container */
-	uint32_t bi, j;		/* block, posting in the block */
-	uint16_t lo[TEXT_BLOCK];
-	int lo_ok;		/* lo holds block bi's vids */
-	tpay pay;
-	int pay_ok;
-	uint64_t cur;		/* vid, END past the last */
-	int positioned;		/* cur is set */
-} tlist;
-
-typedef struct group {
-	size_t first, n;	/* its lists */
-	size_t qfirst, qn;	/* its terms */
-	uint64_t df;
-	uint64_t cur;		/* the lowest vid of its lists, after group_seek */
-	uint32_t pos;		/* the word's position in the text */
-	char word[TOKEN_CAP];	/* the word, as analyzed */
-	size_t word_len;
-} group;
-
-/* A quoted phrase: groups first..first+n-1, each a word as written, in that order. */
-typedef struct phrase {
-	size_t first, n;
-} phrase;
-
-/* The positions of one word of a phrase in the Record being scored. */
-typedef struct pbuf {
-	uint32_t *p;
-	size_t n, cap;
-} pbuf;
-
-typedef struct hit {
-	uint64_t vid;
-	double score;
-	unsigned words;		/* groups it matches */
-	uint64_t groups;	/* which: a bit per group */
-} hit;
-
-/* The best so far: a heap, the worst on top. */
-typedef struct heap {
-	hit *h;
-	size_t n, cap;
-} heap;
-
-typedef struct sctx {
-	cairn_txn *t;
-	dctx *d;
-	search_conf conf;
-	qterm *q;
-	size_t nq, capq;
-	tlist *l;
-	size_t nl, capl;
-	group g[SEARCH_GROUPS_MAX];
-	size_t ng;
-	phrase ph[SEARCH_GROUPS_MAX / 2];
-	size_t nph;
-	pbuf pos[SEARCH_GROUPS_MAX];	/* scratch of the phrase check */
-	uint32_t kinds[64];
-	size_t n_kinds;
-	double n_docs, avg_title, avg_values;
-	/* live-set chunks of the view, fetched when first needed */
-	const uint8_t **chunk;
-	uint8_t *fetched;	/* 0: not yet; 1: fetched; 2: fetched, every vid live */
-	size_t n_chunks;
-	MDB_cursor *cells;
-	heap best;		/* Records with every word */
-	size_t limit;
-	const qfilter *filter[64]; /* the hits' filter, parsed for each of kinds (NULL: none) */
-	cairn_search_info info;
-	/* walk's shortcut (dense_next): the vids where every group is, in one container range */
-	uint64_t mask_range;	/* vid >> 16 of the mask + 1; 0: none */
-	uint64_t mask[TEXT_BITSET_BYTES / 8];
-} sctx;
 
 /* ---------------------------------------------------------------- live -- */
 
@@ -237,25 +126,10 @@ static int count_live(sctx *s, const tcont *c, uint64_t *df)
 
 /* ------------------------------------------------------------- scoring -- */
 
-/* BM25F of one term in one Record. */
-static double term_score(const sctx *s, const qterm *q, uint32_t tf_title, uint32_t tf_values,
-			 uint32_t dl_title, uint32_t dl_values)
-{
-	double b = s->conf.b, tf = 0;
-
-	if (tf_title)
-		tf += s->conf.title_weight * tf_title /
-		      (s->avg_title > 0 ? 1 - b + b * dl_title / s->avg_title : 1);
-	if (tf_values)
-		tf += (tf_values / 10.0) /
-		      (s->avg_values > 0 ? 1 - b + b * dl_values / s->avg_values : 1);
-	return q->weight * q->idf * tf / (s->conf.k1 + tf);
-}
-
 static double block_bound(const sctx *s, const tlist *l, const struct tblock *b)
 {
-	return term_score(s, l->q, b->max_tf_title, b->max_tf_values, b->min_dl_title,
-			  b->min_dl_values);
+	return search_term_score(s, l->q, b->max_tf_title, b->max_tf_values, b->min_dl_title,
+				 b->min_dl_values);
 }
 
 /* ---------------------------------------------------------- the lists -- */
@@ -693,9 +567,9 @@ static int score_at(sctx *s, uint64_t vid, hit *x, int *counts)
 			const tlist *l = &s->l[s->g[gi].first + i];
 
 			if (l->cur == vid)
-				x->score += term_score(s, l->q, l->pay.tf_title[l->j],
-						       l->pay.tf_values[l->j], l->pay.dl_title[l->j],
-						       l->pay.dl_values[l->j]);
+				x->score += search_term_score(
+					s, l->q, l->pay.tf_title[l->j], l->pay.tf_values[l->j],
+					l->pay.dl_title[l->j], l->pay.dl_values[l->j]);
 		}
 	x->groups = has;
 	x->words = pop64(has);
@@ -965,483 +839,7 @@ static int walk_partial(sctx *s, heap *part)
 	}
 }
 
-/* ---------------------------------------------------------- the query -- */
-
-static int add_term(sctx *s, char tag, const char *t, size_t n, double weight, int how)
-{
-	qterm *q;
-
-	if (s->nq == s->capq) {
-		size_t cap = s->capq ? s->capq * 2 : 16;
-		qterm *nq = cr_reallocarray(s->q, cap, sizeof(*nq));
-
-		if (!nq)
-			return err_set(CAIRN_ENOMEM, "out of memory");
-		s->q = nq;
-		s->capq = cap;
-	}
-	q = &s->q[s->nq++];
-	memset(q, 0, sizeof(*q));
-	q->term[0] = tag;
-	memcpy(q->term + 1, t, n);
-	q->len = n + 1;
-	q->weight = weight;
-	q->how = (uint8_t)how;
-	q->group = (uint8_t)(s->ng - 1);
-	return 0;
-}
-
-struct qctx {
-	sctx *s;
-	stemmer *stem;
-	int no_typos;
-	MDB_cursor *lex;	/* the lexicon, opened when first needed */
-	const char *text;	/* the part of the text being read */
-	size_t text_len;
-	int in_phrase;		/* it is a quoted phrase: its words as written, nothing else */
-	int skip_stop;		/* leave the stop words out (the text has other words) */
-	size_t content;		/* words counted by count_content */
-};
-
-static int lexicon_cursor(struct qctx *q)
-{
-	int mrc;
-
-	if (!q->lex && (mrc = mdb_cursor_open(q->s->t->txn, q->s->t->st->dbi[DB_LEXICON], &q->lex)))
-		return store_err(mrc, "lexicon");
-	return 0;
-}
-
-/* A word followed by '*': the words of the lexicon that start with it. */
-static int add_prefix(struct qctx *q, const token *t)
-{
-	sctx *s = q->s;
-	MDB_val k, v;
-	kbuf p;
-	size_t taken = 0;
-	int mrc, rc;
-
-	if ((rc = lexicon_cursor(q)))
-		return rc;
-	key_lexicon(&p, s->d->dom, NULL, 0);
-	kb_bytes(&p, t->s, t->len);
-	k.mv_data = p.b;
-	k.mv_size = p.n;
-	s->d->stats.seeks++;
-	for (mrc = mdb_cursor_get(q->lex, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
-	     mrc = mdb_cursor_get(q->lex, &k, &v, MDB_NEXT)) {
-		if (k.mv_size <= p.n || memcmp(k.mv_data, p.b, p.n) != 0 || taken == PREFIX_TAKE)
-			break;
-		s->d->stats.entries++;
-		rc = add_term(s, TERM_WORD, (const char *)k.mv_data + 4, k.mv_size - 5, 1, HOW_PREFIX);
-		taken++;
-	}
-	if (!rc && mrc && mrc != MDB_NOTFOUND)
-		rc = store_err(mrc, "lexicon");
-	return rc;
-}
-
-/* A close spelling of a word of the text. */
-typedef struct fix {
-	char w[TOKEN_CAP];
-	size_t len;
-	unsigned d;
-} fix;
-
-struct fixes {
-	fix f[64];
-	size_t n;
-	int truncated;
-};
-
-static int take_fix(void *ctx, const MDB_val *key, size_t len, unsigned d)
-{
-	struct fixes *x = ctx;
-
-	if (d == 0 || len > TOKEN_CAP || x->n == 64)
-		return 0;
-	memcpy(x->f[x->n].w, (const uint8_t *)key->mv_data + 4, len);
-	x->f[x->n].len = len;
-	x->f[x->n++].d = d;
-	return 0;
-}
-
-static int fix_cmp(const void *a, const void *b)
-{
-	const fix *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c;
-
-	if (x->d != y->d)
-		return x->d < y->d ? -1 : 1;
-	if ((c = memcmp(x->w, y->w, n)))
-		return c;
-	return (x->len > y->len) - (x->len < y->len);
-}
-
-/*
- * A word of letters no Record has (not in the lexicon): its closest
- * spellings become terms of its group, counting for less.
- */
-static int add_typos(struct qctx *q, const token *t)
-{
-	sctx *s = q->s;
-	struct fixes x;
-	spell_opts o;
-	kbuf k;
-	MDB_val v;
-	uint8_t p[4];
-	int rc;
-
-	if (q->no_typos || t->kind != TK_WORD || t->digits || !s->conf.typo_one ||
-	    t->len < s->conf.typo_one)
-		return 0;
-	key_lexicon(&k, s->d->dom, t->s, t->len);
-	s->d->stats.seeks++;
-	if ((rc = db_get(s->t->txn, s->t->st, DB_LEXICON, k.b, k.n, &v)) != CAIRN_ENOTFOUND)
-		return rc; /* known (0), or an error */
-	if ((rc = lexicon_cursor(q)))
-		return rc;
-	memset(&x, 0, sizeof(x));
-	memset(&o, 0, sizeof(o));
-	be32_put(p, s->d->dom);
-	o.prefix = p;
-	o.plen = 4;
-	o.q = t->s;
-	o.m = t->len;
-	o.k = t->len < s->conf.typo_two ? 1 : 2;
-	o.first_fixed = t->len < s->conf.typo_two;
-	o.max_seeks = TYPO_SEEKS;
-	o.max_entries = TYPO_ENTRIES;
-	o.fn = take_fix;
-	o.ctx = &x;
-	if ((rc = spell_walk(q->lex, s->d, &o, &x.truncated)))
-		return rc;
-	if (x.n)
-		s->info.corrected++;
-	qsort(x.f, x.n, sizeof(x.f[0]), fix_cmp);
-	for (size_t i = 0; i < x.n && i < TYPO_TAKE && !rc; i++) {
-		rc = add_term(s, TERM_WORD, x.f[i].w, x.f[i].len,
-			      x.f[i].d == 1 ? TYPO_WEIGHT1 : TYPO_WEIGHT2, HOW_TYPO);
-		s->q[s->nq - 1].edits = (uint8_t)x.f[i].d;
-	}
-	return rc;
-}
-
-static int on_query_token(void *ctx, const token *t)
-{
-	struct qctx *q = ctx;
-	sctx *s = q->s;
-	group *g;
-	int rc;
-
-	if (t->kind == TK_WHOLE)
-		return 0; /* its parts are the words; the whole is one of them in the index */
-	if (q->skip_stop && !q->in_phrase && search_stop_word(&s->conf, t->s, t->len))
-		return 0;
-	if (s->ng == SEARCH_GROUPS_MAX)
-		return err_set(CAIRN_ELIMIT, "a search looks for at most %d words",
-			       SEARCH_GROUPS_MAX);
-	g = &s->g[s->ng++];
-	g->qfirst = s->nq;
-	g->pos = t->pos;
-	g->word_len = t->len;
-	memcpy(g->word, t->s, t->len);
-	if (q->in_phrase) {
-		rc = add_term(s, TERM_WORD, t->s, t->len, 1, HOW_PHRASE);
-		g->qn = s->nq - g->qfirst;
-		return rc;
-	}
-	if (t->kind == TK_WORD && !t->digits && t->end < q->text_len && q->text[t->end] == '*') {
-		rc = add_prefix(q, t); /* supp*: the words it stands for, nothing else */
-		g->qn = s->nq - g->qfirst;
-		return rc;
-	}
-	if ((rc = add_term(s, TERM_WORD, t->s, t->len, 1, HOW_WORD)))
-		return rc;
-	if (t->kind == TK_WORD && !t->digits && q->stem) {
-		const char *st;
-		size_t sn = stem(q->stem, t->s, t->len, &st);
-
-		/* Every word of the same stem, this one too: a match as written scores both. */
-		if (sn && (rc = add_term(s, TERM_STEM, st, sn, STEM_WEIGHT, HOW_STEM)))
-			return rc;
-	}
-	if ((rc = add_typos(q, t)))
-		return rc;
-	g->qn = s->nq - g->qfirst;
-	return 0;
-}
-
-/* ------------------------------------------------------------- explain -- */
-
-#define SNIPPET_BEFORE 4	/* words shown before a value's first match */
-#define SNIPPET_WORDS 16	/* words of a value's snippet */
-#define SNIPPET_TITLE 48	/* ... of the title's */
-#define SNIPPETS_MAX 4		/* value snippets per hit */
-
-/* A word of the field being explained: where it is, and whether a term matched it. */
-typedef struct etok {
-	size_t start, end;
-	int hit;
-} etok;
-
-typedef struct ectx {
-	sctx *s;
-	stemmer *stem;
-	uint64_t groups;	/* the hit's */
-	uint32_t weight;	/* tenths, for values; 0 in the title */
-	uint32_t words;
-	uint32_t *tf_title, *tf_values; /* per term, as the index counts them */
-	uint64_t *fields;	/* per term: bit 0 the title, bit 1 + i the searched Attribute i */
-	unsigned field;
-	etok *tok;
-	size_t ntok, captok;
-	int hits;		/* words matched in the field */
-} ectx;
-
-static int explain_token(void *ctx, const token *t)
-{
-	ectx *e = ctx;
-	const char *st = NULL;
-	size_t sn = 0;
-	int matched = 0;
-
-	if (t->kind != TK_WHOLE)
-		e->words++;
-	if (e->stem && t->kind == TK_WORD && !t->digits)
-		sn = stem(e->stem, t->s, t->len, &st);
-	for (size_t qi = 0; qi < e->s->nq; qi++) {
-		const qterm *q = &e->s->q[qi];
-		int is = q->term[0] == TERM_STEM ? sn && q->len == sn + 1 && !memcmp(q->term + 1, st, sn)
-						  : q->len == t->len + 1 && !memcmp(q->term + 1, t->s, t->len);
-
-		if (!is || !(e->groups >> q->group & 1))
-			continue;
-		if (e->weight)
-			e->tf_values[qi] += e->weight;
-		else
-			e->tf_title[qi]++;
-		e->fields[qi] |= 1ull << e->field;
-		matched = 1;
-	}
-	if (t->kind == TK_WHOLE) { /* an identifier kept whole: its parts came before it */
-		for (size_t i = e->ntok; matched && i > 0 && e->tok[i - 1].start >= t->start; i--)
-			e->tok[i - 1].hit = 1;
-		e->hits += matched;
-		return 0;
-	}
-	if (e->ntok == e->captok) {
-		size_t cap = e->captok ? e->captok * 2 : 64;
-		etok *n = cr_reallocarray(e->tok, cap, sizeof(*n));
-
-		if (!n)
-			return err_set(CAIRN_ENOMEM, "out of memory");
-		e->tok = n;
-		e->captok = cap;
-	}
-	e->tok[e->ntok++] = (etok){t->start, t->end, matched};
-	e->hits += matched;
-	return 0;
-}
-
-/*
- * The snippet of a field: from a few words before its first match, some
- * words, each match between <em> and </em>, "…" where the text goes on.
- */
-static void snippet(buf *b, const char *field, const char *text, size_t len, const etok *tok,
-		    size_t ntok, size_t words)
-{
-	size_t f = 0, a, z, at;
-	buf t = BUF_INIT;
-
-	while (f < ntok && !tok[f].hit)
-		f++;
-	a = f > SNIPPET_BEFORE ? f - SNIPPET_BEFORE : 0;
-	z = a + words < ntok ? a + words : ntok;
-	at = a ? tok[a].start : 0;
-	if (at)
-		buf_puts(&t, "\xe2\x80\xa6");
-	for (size_t i = a; i < z; i++) {
-		buf_put(&t, text + at, tok[i].start - at);
-		if (tok[i].hit)
-			buf_puts(&t, "<em>");
-		buf_put(&t, text + tok[i].start, tok[i].end - tok[i].start);
-		if (tok[i].hit)
-			buf_puts(&t, "</em>");
-		at = tok[i].end;
-	}
-	if (z == ntok) {
-		buf_put(&t, text + at, len - at);
-	} else {
-		buf_puts(&t, "\xe2\x80\xa6");
-	}
-	buf_puts(b, b->len && b->p[b->len - 1] != '[' ? ",{\"field\":" : "{\"field\":");
-	json_quote(b, field, strlen(field));
-	buf_puts(b, ",\"text\":");
-	json_quote(b, (const char *)t.p, t.len);
-	buf_put_u8(b, '}');
-	b->oom |= t.oom;
-	buf_release(&t);
-}
-
-/* Analyze one field of the hit; its snippet into snips (if not NULL) when a term matched it. */
-static int explain_field(ectx *e, buf *snips, const char *name, const char *text, size_t len,
-			 size_t words)
-{
-	uint32_t pos = 0;
-	int rc;
-
-	e->ntok = 0;
-	e->hits = 0;
-	if ((rc = analyze(text, len, &pos, explain_token, e)))
-		return rc;
-	if (e->hits && snips)
-		snippet(snips, name, text, len, e->tok, e->ntok, words);
-	return 0;
-}
-
-static const char *const how_name[] = {"word", "stem", "typo", "prefix", "phrase"};
-
-/*
- * Why hit h (Version v, of Kind k) was found: the terms it has, in which
- * fields, what each adds to the score (they add up to it), and snippets.
- * The JSON goes to out->explain, in the transaction's memory.
- */
-static int explain_hit(sctx *s, stemmer *stm, const vrec *v, const kind_def *k, const hit *h,
-		       cairn_hit *out)
-{
-	ectx e;
-	buf b = BUF_INIT, snips = BUF_INIT;
-	arena_mark mark = arena_mark_get(&s->t->scratch);
-	const jv *vals = NULL;
-	uint32_t dl_title, n_snips = 0;
-	int rc = 0, first = 1;
-	char *copy;
-
-	memset(&e, 0, sizeof(e));
-	e.s = s;
-	e.stem = stm;
-	e.groups = h->groups;
-	e.tf_title = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.tf_title));
-	e.tf_values = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.tf_values));
-	e.fields = cr_calloc(s->nq ? s->nq : 1, sizeof(*e.fields));
-	if (!e.tf_title || !e.tf_values || !e.fields)
-		rc = err_set(CAIRN_ENOMEM, "out of memory");
-	buf_put_u8(&snips, '[');
-	if (!rc)
-		rc = explain_field(&e, &snips, "title", v->title, v->title_len, SNIPPET_TITLE);
-	dl_title = e.words;
-	e.words = 0;
-	if (!rc && v->values_len &&
-	    !(vals = jv_parse(&s->t->scratch, v->values, v->values_len, "stored values")))
-		rc = err_set(CAIRN_ECORRUPT, "stored values do not parse");
-	/* The searched values as the index reads them (text.c, analyze_doc). */
-	for (size_t i = 0; !rc && vals && i < k->n_attrs && i < 63; i++) {
-		const attr_def *a = &k->attrs[i];
-		const jv *x = a->search > 0 ? jv_get(vals, a->name) : NULL;
-		size_t m = jv_is(x, JV_ARRAY) ? x->len : 1;
-
-		e.weight = (uint32_t)(a->search * 10 + 0.5);
-		e.field = (unsigned)i + 1;
-		for (size_t j = 0; x && j < m && !rc; j++) {
-			const jv *el = jv_is(x, JV_ARRAY) ? &x->u.items[j] : x;
-			size_t before = snips.len;
-
-			if (el->type != JV_STRING)
-				continue;
-			rc = explain_field(&e, n_snips < SNIPPETS_MAX ? &snips : NULL, a->name,
-					   el->u.s, el->len, SNIPPET_WORDS);
-			n_snips += snips.len > before;
-		}
-	}
-	buf_puts(&snips, "]");
-	buf_puts(&b, "{\"terms\":[");
-	for (size_t qi = 0; qi < s->nq && !rc; qi++) {
-		const qterm *q = &s->q[qi];
-		const group *g = &s->g[q->group];
-
-		if (!e.fields[qi])
-			continue;
-		buf_puts(&b, first ? "{\"word\":" : ",{\"word\":");
-		first = 0;
-		json_quote(&b, g->word, g->word_len);
-		buf_puts(&b, ",\"term\":");
-		json_quote(&b, q->term + 1, q->len - 1);
-		buf_puts(&b, ",\"match\":\"");
-		buf_puts(&b, how_name[q->how]);
-		buf_put_u8(&b, '"');
-		if (q->how == HOW_TYPO) {
-			buf_puts(&b, ",\"edits\":");
-			json_number(&b, q->edits);
-		}
-		buf_puts(&b, ",\"fields\":[");
-		for (unsigned f = 0, nf = 0; f < 64; f++) {
-			if (!(e.fields[qi] >> f & 1))
-				continue;
-			buf_puts(&b, nf++ ? "," : "");
-			json_quote(&b, f ? k->attrs[f - 1].name : "title",
-				   strlen(f ? k->attrs[f - 1].name : "title"));
-		}
-		buf_puts(&b, "],\"score\":");
-		json_number(&b, term_score(s, q, e.tf_title[qi], e.tf_values[qi], dl_title, e.words));
-		buf_put_u8(&b, '}');
-	}
-	buf_puts(&b, "],\"snippets\":");
-	buf_put(&b, snips.p, snips.len);
-	buf_put_u8(&b, '}');
-	if (!rc && (b.oom || snips.oom))
-		rc = err_set(CAIRN_ENOMEM, "out of memory");
-	if (!rc && !(copy = arena_strndup(&s->t->mem, (const char *)b.p, b.len)))
-		rc = err_set(CAIRN_ENOMEM, "out of memory");
-	if (!rc) {
-		out->explain = copy;
-		out->explain_len = b.len;
-	}
-	cr_free(e.tf_title);
-	cr_free(e.tf_values);
-	cr_free(e.fields);
-	cr_free(e.tok);
-	buf_release(&b);
-	buf_release(&snips);
-	arena_rewind(&s->t->scratch, mark);
-	return rc;
-}
-
-/* Count the words of the text a search would keep without its stop words. */
-static int count_content(void *ctx, const token *t)
-{
-	struct qctx *q = ctx;
-
-	if (t->kind != TK_WHOLE && (q->in_phrase || !search_stop_word(&q->s->conf, t->s, t->len)))
-		q->content++;
-	return 0;
-}
-
-/*
- * Analyze the text part by part (outside quotes, a phrase, outside, ...: an
- * unclosed quote runs to the end), each token to fn.
- */
-static int analyze_query(struct qctx *q, const char *text, size_t len,
-			 int (*fn)(void *ctx, const token *t))
-{
-	int rc = 0;
-
-	q->in_phrase = 0;
-	for (size_t at = 0; !rc && at <= len; q->in_phrase = !q->in_phrase) {
-		const char *e = memchr(text + at, '"', len - at);
-		size_t end = e ? (size_t)(e - text) : len, g0 = q->s->ng;
-		uint32_t pos = 0;
-
-		q->text = text + at;
-		q->text_len = end - at;
-		rc = analyze(q->text, q->text_len, &pos, fn, q);
-		if (!rc && fn == on_query_token && q->in_phrase && q->s->ng - g0 > 1)
-			q->s->ph[q->s->nph++] = (phrase){g0, q->s->ng - g0};
-		at = end + 1;
-	}
-	return rc;
-}
+/* ---------------------------------------------------------- the search -- */
 
 static int by_score(const void *x, const void *y)
 {
@@ -1507,10 +905,11 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 	if (strcmp(s.conf.language, "none") != 0 && !(q.stem = stemmer_new(s.conf.language)))
 		rc = err_set(CAIRN_ENOMEM, "no stemmer for \"%s\"", s.conf.language);
 	/* Stop words are left out, unless the text has nothing else. */
-	if (!rc && s.conf.stop_len && !(rc = analyze_query(&q, o->text, text_len, count_content)))
+	if (!rc && s.conf.stop_len &&
+	    !(rc = search_analyze_query(&q, o->text, text_len, search_count_content)))
 		q.skip_stop = q.content > 0;
 	if (!rc)
-		rc = analyze_query(&q, o->text, text_len, on_query_token);
+		rc = search_analyze_query(&q, o->text, text_len, search_on_query_token);
 	if (q.lex)
 		mdb_cursor_close(q.lex);
 	if (!rc && s.ng && !(rc = text_segments(t->txn, t->st, t->d.dom, &segs, &n_segs)) && n_segs) {
@@ -1606,8 +1005,9 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 				break;
 			out[i].score = all[i].score;
 			out[i].words = all[i].words;
-			if (o->explain && (rc = explain_hit(&s, q.stem, &v, schema_kind_id(t->d.s, v.kr),
-							    &all[i], &out[i])))
+			if (o->explain &&
+			    (rc = search_explain_hit(&s, q.stem, &v, schema_kind_id(t->d.s, v.kr),
+						     &all[i], &out[i])))
 				break;
 			*n = i + 1;
 		}
