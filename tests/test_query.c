@@ -10,6 +10,7 @@
 
 #include "query/read.h"
 #include "tests.h"
+#include "base/knob.h"
 
 static const char qschema[] =
 	"{\"kinds\":[{\"name\":\"Other\"},{\"name\":\"Item\",\"attributes\":["
@@ -580,7 +581,7 @@ void test_query_reference(void)
 	OK(commit_items(st, "b", branch, some, ns, NULL, 0, NULL));
 	/* Twice: as planned, then with a planner that finds every index unselective (the other ways). */
 	for (int pass = 0; pass < 2 && !bad; pass++) {
-		query_small = pass ? 4 : 256;
+		OK(knob_set("query_small", pass ? 4 : 256, NULL));
 		for (unsigned i = 0; i < (getenv("QMANY") ? 5000u : 300u) && !bad; i++) {
 			bad |= check_query(st, NULL, 0, main_v3, 1000 + i);
 			if (i % 3 == 0)
@@ -591,7 +592,7 @@ void test_query_reference(void)
 				bad |= check_query(st, NULL, rev2, main_v2, 13000 + i);
 		}
 	}
-	query_small = 256;
+	knob_reset();
 	CHECK(!bad);
 	free(main_v1);
 	free(main_v2);

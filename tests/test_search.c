@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "query/read.h"
 #include "tests.h"
+#include "base/knob.h"
 #include "index/text/text.h"
 
 static const char sschema[] =
@@ -819,12 +820,12 @@ void test_search_reference(void)
 	for (int i = 0; i < np; i++)
 		CHECK(compare_view(st, NULL, past[i], stm, 60));
 	/* The walk by masks (common words), taken for every word: the same answers. */
-	search_dense_min = 0;
+	OK(knob_set("search_dense_min", 0, NULL));
 	CHECK(compare_view(st, NULL, 0, stm, 100));
 	CHECK(compare_view(st, "b", 0, stm, 60));
 	if (np)
 		CHECK(compare_view(st, NULL, past[0], stm, 40));
-	search_dense_min = 1024;
+	knob_reset();
 	CHECK(check_clean_search(st));
 	/* Segments merged (in the background of an open store): the same answers. */
 	{

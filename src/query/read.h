@@ -11,10 +11,6 @@
  */
 uint32_t txn_vector_dim(cairn_txn *t, uint32_t written);
 
-/* Index entries under which a query collects and sorts rather than walking in order (filter/). */
-extern uint64_t query_small;
-/* Postings per container of a search's rarest word from which its walk uses masks (search/). */
-extern uint64_t search_dense_min;
 
 /*
  * The Versions (vids, *out malloc'd) of the Records of kind that satisfy

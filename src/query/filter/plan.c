@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/knob.h"
 #include "query/filter/filter_int.h"
 
 /* ----------------------------------------------------------- intervals -- */
@@ -342,9 +343,8 @@ int qf_estimate(qctx *c, const attr_def *a, const ival *iv, size_t n_iv, uint64_
 
 /* ------------------------------------------------------------- planner -- */
 
-/* Entries: a conjunct this selective is collected and sorted (tests lower it to try every way). */
-uint64_t query_small = 256;
-#define SMALL query_small
+/* Entries: a conjunct this selective is collected and sorted (KNOB_QUERY_SMALL; tests lower it). */
+#define SMALL knob(KNOB_QUERY_SMALL)
 
 /* The top-level conjuncts: the root's children if it is an and, else the root. */
 static void conjuncts_add(const qnode *q, const qnode **out, size_t *n)

@@ -13,6 +13,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "base/knob.h"
 #include "base/text.h"
 #include "query/search/search_int.h"
 
@@ -626,9 +627,9 @@ static const tcont *range_cont(const tlist *l, uint64_t r)
  * vid where all are (or to the next range) instead of seeking list after
  * list at each vid of the rarest. Building a range's mask reads each vid of
  * it once, about what the walk would; when one group is rare, seeking it is
- * cheaper, and vid stays as it is.
+ * cheaper, and vid stays as it is. The number of postings a container
+ * needs for masks is KNOB_SEARCH_DENSE_MIN (base/knob.h).
  */
-uint64_t search_dense_min = 1024;
 
 static void dense_next(sctx *s, uint64_t *vid)
 {
@@ -694,7 +695,7 @@ static int walk(sctx *s)
 			for (size_t c = 0; c < l->nc; c++)
 				postings += l->c[c].n;
 		}
-		dense = s->ng > 1 && postings >= search_dense_min * (containers ? containers : 1);
+		dense = s->ng > 1 && postings >= knob(KNOB_SEARCH_DENSE_MIN) * (containers ? containers : 1);
 	}
 	for (;;) {
 		group *g = &s->g[lead];
