@@ -120,6 +120,8 @@ int cli_parse(cli *c, int argc, char **argv);
 
 /* Print an error for rc and return its exit code. */
 int cli_fail(cli *c, int rc, const char *what);
+/* The same with the message msg instead of the library's (the server's reasons). */
+int cli_fail_msg(cli *c, int rc, const char *what, const char *msg);
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_exit_code(int rc);
 /* Open the store (create: for init). */

@@ -1,7 +1,8 @@
 /*
  * The cairn command: graph reads (docs/cli.md "neighbors", "follow",
  * "path"). Records are named KIND:KEY (the key is everything after the
- * first colon); a hop is DIR[:REL,REL...[:KIND,KIND...]]. Uses only cairn.h.
+ * first colon); a hop is DIR[:REL,REL...[:KIND,KIND...]]. Reaches the engine through
+ * cairn.h only (and the wire format, base's JSON reader).
  */
 #include <stdlib.h>
 #include <string.h>

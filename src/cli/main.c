@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "base/text.h"
 #include "wire/wire.h"
 
 /* The command whose usage a usage error points to; NULL before one is known. */
@@ -60,56 +61,38 @@ int cli_exit_code(int rc)
 	}
 }
 
+/* What a wire writer built, on f (null when it ran out of memory). */
+static void out_buf(FILE *f, buf *b)
+{
+	if (b->oom)
+		fputs("null", f);
+	else
+		fwrite(b->p, 1, b->len, f);
+	buf_release(b);
+}
+
 void out_str(FILE *f, const char *s, size_t n)
 {
-	static const char hx[] = "0123456789abcdef";
+	buf b = BUF_INIT;
 
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch == '"' || ch == '\\') {
-			fputc('\\', f);
-			fputc(ch, f);
-		} else if (ch == '\n') {
-			fputs("\\n", f);
-		} else if (ch == '\t') {
-			fputs("\\t", f);
-		} else if (ch == '\r') {
-			fputs("\\r", f);
-		} else if (ch < 0x20) {
-			fprintf(f, "\\u00%c%c", hx[ch >> 4], hx[ch & 15]);
-		} else {
-			fputc(ch, f);
-		}
-	}
-	fputc('"', f);
+	wire_str(&b, s, n);
+	out_buf(f, &b);
 }
 
 void out_header(FILE *f, const cairn_record *r)
 {
-	fputs("{\"kind\":", f);
-	out_str(f, r->kind, strlen(r->kind));
-	fputs(",\"key\":", f);
-	out_str(f, r->key, r->key_len);
-	fputs(",\"title\":", f);
-	out_str(f, r->title, r->title_len);
+	buf b = BUF_INIT;
+
+	wire_record_open(&b, r);
+	out_buf(f, &b);
 }
 
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len)
 {
-	size_t kn = strlen(kind);
-	char *b = malloc(kn + 1 + key_len);
+	buf b = BUF_INIT;
 
-	if (!b) {
-		fputs("null", f);
-		return;
-	}
-	memcpy(b, kind, kn);
-	b[kn] = ':';
-	memcpy(b + kn + 1, key, key_len);
-	out_str(f, b, kn + 1 + key_len);
-	free(b);
+	wire_endpoint(&b, kind, key, key_len);
+	out_buf(f, &b);
 }
 
 void out_hash(FILE *f, const uint8_t h[32])
@@ -120,19 +103,19 @@ void out_hash(FILE *f, const uint8_t h[32])
 
 void out_time(FILE *f, int64_t ms)
 {
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-	char b[32];
+	char t[48];
 
-	gmtime_r(&s, &tm);
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(f, "%s.%03dZ", b, (int)(ms % 1000));
+	time_format_ms(ms, t);
+	fputs(t, f);
 }
 
 int cli_fail(cli *c, int rc, const char *what)
 {
-	const char *msg = cairn_errmsg();
+	return cli_fail_msg(c, rc, what, cairn_errmsg());
+}
 
+int cli_fail_msg(cli *c, int rc, const char *what, const char *msg)
+{
 	if (!*msg)
 		msg = cairn_strerror(rc);
 	if (c->json && !c->tty_err) {

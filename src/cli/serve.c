@@ -240,6 +240,6 @@ int cmd_serve(cli *c)
 		cfg.model = NULL;
 	rc = server_run(&cfg);
 	if (rc)
-		return cli_fail(c, rc, "serve");
+		return cli_fail_msg(c, rc, "serve", server_errmsg());
 	return 0;
 }

@@ -378,21 +378,6 @@ int api_expect_member(req *r, const jv *o, cairn_commit_options *co)
 
 /* ------------------------------------------------------------ pieces -- */
 
-void api_w_record(buf *b, const cairn_record *rec)
-{
-	PUTS(b, "{\"kind\":");
-	wire_cstr(b, rec->kind);
-	PUTS(b, ",\"key\":");
-	wire_str(b, rec->key, rec->key_len);
-	PUTS(b, ",\"title\":");
-	wire_str(b, rec->title, rec->title_len);
-	PUTS(b, ",\"values\":");
-	buf_put(b, rec->values, rec->values_len);
-	buf_printf(b, ",\"revision\":%llu", (unsigned long long)rec->revision);
-	if (rec->vector_dim)
-		buf_printf(b, ",\"vector_dim\":%zu", rec->vector_dim);
-	buf_put_u8(b, '}');
-}
 
 const char *const api_change_names[] = {"unchanged", "created", "updated", "deleted"};
 

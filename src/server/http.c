@@ -521,6 +521,30 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 /* ------------------------------------------------------------- server -- */
 
+static _Thread_local char start_error[512];
+
+const char *server_errmsg(void)
+{
+	return start_error;
+}
+
+/* Fail server_start with rc: the reason given, or the library's (fmt NULL). */
+static int start_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int start_fail(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fmt) {
+		snprintf(start_error, sizeof(start_error), "%s",
+			 *cairn_errmsg() ? cairn_errmsg() : cairn_strerror(rc));
+		return rc;
+	}
+	va_start(ap, fmt);
+	vsnprintf(start_error, sizeof(start_error), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 int server_start(const srv_config *c, srv **out)
 {
 	cairn_open_options oo = {0};
@@ -532,9 +556,10 @@ int server_start(const srv_config *c, srv **out)
 	int rc;
 
 	*out = NULL;
+	start_error[0] = '\0';
 	s = cr_calloc(1, sizeof(*s));
 	if (!s)
-		return CAIRN_ENOMEM;
+		return start_fail(CAIRN_ENOMEM, "out of memory");
 	s->cfg = *c;
 	s->started_ms = time_now_ms();
 	pthread_mutex_init(&s->qlock, NULL);
@@ -545,18 +570,20 @@ int server_start(const srv_config *c, srv **out)
 	oo.retain_ms = c->retain_ms;		       /* which compacts, if asked */
 	if ((rc = cairn_open(c->store, &oo, &s->st))) {
 		cr_free(s);
-		return rc;
+		return start_fail(rc, NULL);
 	}
-	if (c->model && (rc = cairn_embedder_open(c->model, &s->emb)))
+	if (c->model && (rc = cairn_embedder_open(c->model, &s->emb))) {
+		start_fail(rc, NULL);
 		goto fail;
+	}
 	if (c->access_log) {
 		if (strcmp(c->access_log, "-") == 0) {
 			s->log = stderr;
 		} else if ((s->log = fopen(c->access_log, "a"))) {
 			s->log_owned = 1;
 		} else {
-			rc = err_set(CAIRN_EIO, "cannot open the access log %s: %s", c->access_log,
-				     strerror(errno));
+			rc = start_fail(CAIRN_EIO, "cannot open the access log %s: %s",
+					c->access_log, strerror(errno));
 			goto fail;
 		}
 	}
@@ -564,12 +591,14 @@ int server_start(const srv_config *c, srv **out)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)c->port);
 	if (inet_pton(AF_INET, c->host, &sa.sin_addr) != 1) {
-		rc = err_set(CAIRN_EINVAL, "cannot listen on \"%s\": an IPv4 address is expected",
-			     c->host);
+		rc = start_fail(CAIRN_EINVAL,
+				"cannot listen on \"%s\": an IPv4 address is expected", c->host);
 		goto fail;
 	}
-	if ((rc = writer_start(s)))
+	if ((rc = writer_start(s))) {
+		start_fail(rc, "cannot start the writer thread");
 		goto fail;
+	}
 	threads = c->threads ? c->threads : (unsigned)(cores > 0 ? cores : 1);
 	/* A pool of one is no pool: libmicrohttpd wants 0 then. Malformed requests are answered, not logged. */
 	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
@@ -582,8 +611,8 @@ int server_start(const srv_config *c, srv **out)
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);
 	if (!s->d) {
 		writer_stop(s);
-		rc = err_set(CAIRN_EIO, "cannot listen on %s:%u (in use, or not allowed)", c->host,
-			     c->port);
+		rc = start_fail(CAIRN_EIO, "cannot listen on %s:%u (in use, or not allowed)",
+				c->host, c->port);
 		goto fail;
 	}
 	di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);

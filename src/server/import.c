@@ -64,19 +64,24 @@ static void *import_main(void *arg)
 	int rc;
 
 	if (!in) {
-		ij->rc = err_set(CAIRN_EIO, "cannot read the request body");
+		ij->rc = CAIRN_EIO;
+		snprintf(ij->msg, sizeof(ij->msg), "cannot read the request body");
 		close(ij->fd[0]);
 		return NULL;
 	}
 	rc = cairn_import_begin(ij->r->s->st, &ij->o, &im);
 	if (!rc)
 		rc = cairn_import_feed(im, "body", in);
-	if (!rc && ij->abort)
-		rc = err_set(CAIRN_ELIMIT, "the body was cut short: the last batch was not committed");
-	if (!rc)
-		rc = cairn_import_end(im, &ij->stats);
-	else if (im)
+	if (!rc && ij->abort) {
 		cairn_import_abort(im); /* the batches committed so far stay */
+		ij->rc = CAIRN_ELIMIT;
+		snprintf(ij->msg, sizeof(ij->msg),
+			 "the body was cut short: the last batch was not committed");
+	} else if (!rc) {
+		rc = cairn_import_end(im, &ij->stats);
+	} else if (im) {
+		cairn_import_abort(im); /* the batches committed so far stay */
+	}
 	if (rc) {
 		const char *m = cairn_errmsg();
 

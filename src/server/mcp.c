@@ -341,12 +341,7 @@ static int t_get(call *k)
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
-	buf_put(k->out, "{\"kind\":", 8);
-	json_quote(k->out, r.kind, strlen(r.kind));
-	buf_put(k->out, ",\"key\":", 7);
-	json_quote(k->out, r.key, r.key_len);
-	buf_put(k->out, ",\"title\":", 9);
-	json_quote(k->out, r.title, r.title_len);
+	wire_record_open(k->out, &r);
 	buf_put(k->out, ",\"values\":", 10);
 	buf_put(k->out, r.values, r.values_len);
 	buf_put(k->out, ",\"last_change\":", 15);
@@ -912,7 +907,6 @@ static void tools_call(mcp_ctx *c, arena *mem, const jv *params, const jv *id, b
 	k.mem = mem;
 	k.args = args ? args : jv_object(mem, 0);
 	k.out = &res;
-	err_clear();
 	rc = k.args ? t->fn(&k) : (snprintf(k.err, sizeof(k.err), "out of memory"), -1);
 	rpc_id(o, id);
 	PUTS(o, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");

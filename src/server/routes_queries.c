@@ -88,7 +88,7 @@ void h_query(req *r)
 	for (size_t i = 0; i < res.n; i++) {
 		if (i)
 			buf_put_u8(&r->out, ',');
-		api_w_record(&r->out, &out[i]);
+		wire_record(&r->out, &out[i]);
 	}
 	PUTS(&r->out, "],\"next\":");
 	wire_cstr(&r->out, res.next);

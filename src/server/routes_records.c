@@ -11,30 +11,6 @@
 
 /* ------------------------------------------------------------ pieces -- */
 
-static void w_revision(buf *b, const cairn_revision *v)
-{
-	buf_printf(b, "{\"revision\":%llu,\"parent\":%llu", (unsigned long long)v->revision,
-		   (unsigned long long)v->parent);
-	if (v->parent2)
-		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
-	buf_printf(b, ",\"type\":\"%s\",\"branch\":", cairn_revision_type_name(v->type));
-	wire_cstr(b, v->branch);
-	PUTS(b, ",\"time\":");
-	wire_time(b, v->time_ms);
-	PUTS(b, ",\"actor\":");
-	wire_str(b, v->actor, v->actor_len);
-	PUTS(b, ",\"source\":");
-	wire_str(b, v->source, v->source_len);
-	PUTS(b, ",\"confidence\":");
-	json_number(b, v->confidence);
-	PUTS(b, ",\"message\":");
-	wire_str(b, v->message, v->message_len);
-	PUTS(b, ",\"trace_id\":");
-	wire_str(b, v->trace_id, v->trace_id_len);
-	buf_printf(b, ",\"changes\":%llu,\"hash\":", (unsigned long long)v->changes);
-	wire_hash(b, v->hash);
-	buf_put_u8(b, '}');
-}
 
 static void w_link(buf *b, const cairn_link *l)
 {
@@ -110,10 +86,10 @@ void h_record(req *r)
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
 	}
-	api_w_record(&r->out, &rec);
+	wire_record(&r->out, &rec);
 	r->out.len--; /* reopen the object */
 	PUTS(&r->out, ",\"provenance\":");
-	w_revision(&r->out, &rv);
+	wire_revision(&r->out, &rv);
 	buf_put_u8(&r->out, '}');
 	api_reply_read(r, t);
 	cairn_txn_end(t);
@@ -142,7 +118,7 @@ void h_page(req *r)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_put_u8(&r->out, ',');
-		api_w_record(&r->out, &recs[i]);
+		wire_record(&r->out, &recs[i]);
 	}
 	PUTS(&r->out, "],\"next\":");
 	if (n == (size_t)limit)
@@ -259,7 +235,7 @@ void h_revisions(req *r)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_put_u8(&r->out, ',');
-		w_revision(&r->out, &revs[i]);
+		wire_revision(&r->out, &revs[i]);
 	}
 	PUTS(&r->out, "],\"next\":");
 	if (n == (size_t)limit && revs[n - 1].revision > 1)
@@ -289,7 +265,7 @@ void h_revision(req *r)
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
 	}
-	w_revision(&r->out, &rv);
+	wire_revision(&r->out, &rv);
 	api_reply_read(r, t);
 	cairn_txn_end(t);
 }
@@ -334,7 +310,7 @@ static void w_history(req *r, const cairn_history_entry *h, size_t n, const cair
 		PUTS(&r->out, ",\"diff\":");
 		buf_put(&r->out, h[i].diff, h[i].diff_len);
 		PUTS(&r->out, ",\"provenance\":");
-		w_revision(&r->out, &h[i].rev);
+		wire_revision(&r->out, &h[i].rev);
 		buf_put_u8(&r->out, '}');
 	}
 	PUTS(&r->out, "],\"next\":");
@@ -387,7 +363,7 @@ static void w_lineage_entry(buf *b, const char *attr, const cairn_revision *rv)
 	PUTS(b, "{\"attribute\":");
 	wire_cstr(b, attr);
 	PUTS(b, ",\"provenance\":");
-	w_revision(b, rv);
+	wire_revision(b, rv);
 	buf_put_u8(b, '}');
 }
 
@@ -409,7 +385,7 @@ void h_lineage(req *r)
 		return reply_cairn(r, rc);
 	}
 	PUTS(&r->out, "{\"created\":");
-	w_revision(&r->out, &created);
+	wire_revision(&r->out, &created);
 	PUTS(&r->out, ",\"values\":[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -448,7 +424,7 @@ void h_link_history(req *r)
 					&created);
 		if (!rc) {
 			PUTS(&r->out, "{\"created\":");
-			w_revision(&r->out, &created);
+			wire_revision(&r->out, &created);
 			PUTS(&r->out, ",\"values\":[");
 			w_lineage_entry(&r->out, "(values)", &le.rev);
 			PUTS(&r->out, "]}");

@@ -45,5 +45,12 @@ int server_start(const srv_config *c, srv **out);
 void server_stop(srv *s);
 /* Run until SIGTERM or SIGINT (then stop gracefully). Returns an exit code. */
 int server_run(srv_config *c);
+/*
+ * Why the calling thread's last server_start or server_run failed: the
+ * server's own reason (an address it cannot listen on, an access log it
+ * cannot open) or the library's (cairn_errmsg) for a store that does not
+ * open. Never NULL. The server never writes the library's error detail.
+ */
+const char *server_errmsg(void);
 
 #endif

@@ -61,7 +61,7 @@ static void *writer_main(void *arg)
 int writer_start(srv *s)
 {
 	if (pthread_create(&s->writer, NULL, writer_main, s) != 0)
-		return err_set(CAIRN_ENOMEM, "cannot start the writer thread");
+		return CAIRN_ENOMEM;
 	s->writer_running = 1;
 	return 0;
 }

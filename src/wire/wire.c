@@ -6,6 +6,8 @@
 #include "base/text.h"
 #include "wire/wire.h"
 
+#define BPUT(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
+
 int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
 {
 	const char *colon;
@@ -106,15 +108,58 @@ void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len)
 	json_quote_pair(b, kind, strlen(kind), ':', key, key_len);
 }
 
-/* {"kind":..,"key":..,"title":.. (open: the caller adds members and the brace), after a comma unless first. */
-static void w_header(buf *b, const cairn_record *r, int first)
+void wire_record_open(buf *b, const cairn_record *r)
 {
-	buf_put(b, first ? "{\"kind\":" : ",{\"kind\":", first ? 8 : 9);
+	buf_put(b, "{\"kind\":", 8);
 	json_quote(b, r->kind, strlen(r->kind));
 	buf_put(b, ",\"key\":", 7);
 	json_quote(b, r->key, r->key_len);
 	buf_put(b, ",\"title\":", 9);
 	json_quote(b, r->title, r->title_len);
+}
+
+void wire_record(buf *b, const cairn_record *r)
+{
+	wire_record_open(b, r);
+	buf_put(b, ",\"values\":", 10);
+	buf_put(b, r->values, r->values_len);
+	buf_printf(b, ",\"revision\":%llu", (unsigned long long)r->revision);
+	if (r->vector_dim)
+		buf_printf(b, ",\"vector_dim\":%zu", r->vector_dim);
+	buf_put_u8(b, '}');
+}
+
+void wire_revision(buf *b, const cairn_revision *v)
+{
+	buf_printf(b, "{\"revision\":%llu,\"parent\":%llu", (unsigned long long)v->revision,
+		   (unsigned long long)v->parent);
+	if (v->parent2)
+		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
+	buf_printf(b, ",\"type\":\"%s\",\"branch\":", cairn_revision_type_name(v->type));
+	wire_cstr(b, v->branch);
+	BPUT(b, ",\"time\":");
+	wire_time(b, v->time_ms);
+	BPUT(b, ",\"actor\":");
+	wire_str(b, v->actor, v->actor_len);
+	BPUT(b, ",\"source\":");
+	wire_str(b, v->source, v->source_len);
+	BPUT(b, ",\"confidence\":");
+	json_number(b, v->confidence);
+	BPUT(b, ",\"message\":");
+	wire_str(b, v->message, v->message_len);
+	BPUT(b, ",\"trace_id\":");
+	wire_str(b, v->trace_id, v->trace_id_len);
+	buf_printf(b, ",\"changes\":%llu,\"hash\":", (unsigned long long)v->changes);
+	wire_hash(b, v->hash);
+	buf_put_u8(b, '}');
+}
+
+/* The open header of a Record, after a comma unless first. */
+static void w_header(buf *b, const cairn_record *r, int first)
+{
+	if (!first)
+		buf_put_u8(b, ',');
+	wire_record_open(b, r);
 }
 
 void wire_graph(buf *b, const cairn_graph *g, int values)

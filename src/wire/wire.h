@@ -70,6 +70,15 @@ void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *in
 void wire_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
 		 const char *explain);
 
+/*
+ * A Record's header, {"kind":..,"key":..,"title":.., left open for the
+ * caller's members and closing brace.
+ */
+void wire_record_open(buf *b, const cairn_record *r);
+/* A Record: its header, "values", "revision" and "vector_dim" when it has a vector. */
+void wire_record(buf *b, const cairn_record *r);
+/* A revision: number, parents, type, branch, time, provenance, changes, hash. */
+void wire_revision(buf *b, const cairn_revision *v);
 /* A JSON string of s[0..n-1]. */
 void wire_str(buf *b, const char *s, size_t n);
 /* A JSON string of NUL-terminated s, or null when s is NULL. */

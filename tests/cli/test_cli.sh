@@ -1401,4 +1401,19 @@ want_rc 4
 err_has '"code":"ref_missing"'
 end
 
+
+# The server's own reasons for not starting reach the user (they are the
+# server's, not the library's error detail), and so does the library's.
+begin "serve: an address, an access log, a store it cannot use, each said"
+run serve --listen nothere:7411
+want_rc 2
+err_has 'cannot listen on \"nothere\": an IPv4 address is expected'
+run serve --listen 127.0.0.1:0 --access-log "$T/no/such/dir/log"
+want_rc 1
+err_has 'cannot open the access log'
+run serve --store "$T/no-store-here" --listen 127.0.0.1:0
+want_rc 3
+err_has 'no store (create it with cairn init)'
+end
+
 [ "$fails" -eq 0 ]
