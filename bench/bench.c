@@ -606,7 +606,7 @@ static int load_rtexts(bench *b)
 	ro.domain = DOMAIN;
 	if (!(b->rtext = calloc(want, sizeof(*b->rtext))) ||
 	    !(b->rtext_key = calloc(want, sizeof(*b->rtext_key))) ||
-	    (rc = cairn_read_begin(b->st, &ro, &t)))
+	    (rc = cairn_txn_begin(b->st, &ro, &t)))
 		return -1;
 	for (size_t i = 0; i < want; i++) {
 		cairn_record r;
@@ -694,7 +694,7 @@ static int time_read(bench *b, const char *name, read_fn fn, const char *note)
 
 	ro.domain = DOMAIN;
 	ro.branch = b->branch;
-	if (!us || (rc = cairn_read_begin(b->st, &ro, &t)))
+	if (!us || (rc = cairn_txn_begin(b->st, &ro, &t)))
 		return die(name, us ? rc : CAIRN_ENOMEM);
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
@@ -821,7 +821,7 @@ static int time_txn_get(bench *b)
 		cairn_record rec;
 		cairn_txn *t;
 		uint64_t t0 = now_ns();
-		int rc = cairn_read_begin(b->st, &ro, &t);
+		int rc = cairn_txn_begin(b->st, &ro, &t);
 
 		if (!rc)
 			rc = cairn_get(t, b->kinds[i], b->keys[i], strlen(b->keys[i]), &rec);
@@ -873,7 +873,7 @@ static int count_records(bench *b)
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(b->st, &ro, &t)))
+	if ((rc = cairn_txn_begin(b->st, &ro, &t)))
 		return die("count", rc);
 	b->n_records = 0;
 	for (int k = 0; k < 6 && !rc; k++) {
@@ -917,7 +917,7 @@ static int time_commits(bench *b, unsigned per_commit, unsigned calls, const cha
 			int n = snprintf(patch, sizeof(patch), "{\"%s\":%u}",
 					 patch_attr(gen_kind_name(k)), (unsigned)(rnd(b) % 1000) + 1);
 
-			rc = cairn_cs_patch(cs, gen_kind_name(k), key, (size_t)kn, patch, (size_t)n);
+			rc = cairn_changeset_patch(cs, gen_kind_name(k), key, (size_t)kn, patch, (size_t)n);
 			if (rc) {
 				free(us);
 				cairn_changeset_free(cs);
@@ -1017,7 +1017,7 @@ static int load_updates(bench *b)
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(b->st, &ro, &t)))
+	if ((rc = cairn_txn_begin(b->st, &ro, &t)))
 		return die("versioning keys", rc);
 	if ((rc = cairn_count(t, "Supplier", &total)) || total < 2000) {
 		cairn_txn_end(t);
@@ -1063,7 +1063,7 @@ static int commit_updates(bench *b, const char *branch, size_t n)
 		/* A value no update used before, so every change changes something. */
 		int len = snprintf(patch, sizeof(patch), "{\"rating\":%zu}", 100000 + b->next_upd++);
 
-		rc = cairn_cs_patch(cs, "Supplier", key, strlen(key), patch, (size_t)len);
+		rc = cairn_changeset_patch(cs, "Supplier", key, strlen(key), patch, (size_t)len);
 	}
 	co.domain = DOMAIN;
 	co.branch = branch;
@@ -1093,10 +1093,10 @@ static int time_pair(bench *b, const char *name, read_fn fn, const char *branch)
 	ro.domain = DOMAIN;
 	if (!us)
 		return die(name, CAIRN_ENOMEM);
-	if ((rc = cairn_read_begin(b->st, &ro, &t[0])))
+	if ((rc = cairn_txn_begin(b->st, &ro, &t[0])))
 		goto out;
 	ro.branch = branch;
-	if ((rc = cairn_read_begin(b->st, &ro, &t[1])))
+	if ((rc = cairn_txn_begin(b->st, &ro, &t[1])))
 		goto out;
 	for (unsigned c = 0; c < total && !rc; c++) {
 		size_t i = rnd(b) % b->n_keys;
@@ -1218,8 +1218,8 @@ static int time_versioning(bench *b)
 				int n = snprintf(patch, sizeof(patch), "{\"%s\":%d}",
 						 patch_attr(b->kinds[i]), round * 7 + 1);
 
-				rc = cairn_cs_patch(cs, b->kinds[i], b->keys[i], strlen(b->keys[i]),
-						    patch, (size_t)n);
+				rc = cairn_changeset_patch(cs, b->kinds[i], b->keys[i], strlen(b->keys[i]),
+							   patch, (size_t)n);
 			}
 			if (!rc)
 				rc = cairn_commit(b->st, &co, cs, NULL);
@@ -1370,7 +1370,7 @@ static int time_open(bench *b)
 		/* Open, and answer a first read: nothing is rebuilt. */
 		ro.domain = DOMAIN;
 		if (!rc)
-			rc = cairn_read_begin(b->st, &ro, &t);
+			rc = cairn_txn_begin(b->st, &ro, &t);
 		if (!rc) {
 			cairn_get(t, b->kinds[0], b->keys[0], strlen(b->keys[0]), &r);
 			cairn_txn_end(t);
@@ -1400,7 +1400,7 @@ static int ce_get(engine *e, const char *kind, const char *key, uint64_t *bytes)
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	rc = cairn_get(t, kind, key, strlen(key), &r);
 	if (!rc)
@@ -1418,7 +1418,7 @@ static int ce_page(engine *e, const char *kind, const char *after, unsigned limi
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	rc = cairn_page(t, kind, after, strlen(after), r, limit > 100 ? 100 : limit, &n);
 	for (size_t i = 0; !rc && i < n; i++)
@@ -1438,7 +1438,7 @@ static int ce_links(engine *e, const char *kind, const char *key, uint64_t *byte
 
 	ro.domain = DOMAIN;
 	memset(&cur, 0, sizeof(cur));
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	rc = cairn_links(t, kind, key, strlen(key), CAIRN_BOTH, NULL, &cur, l, CAIRN_MAX_PAGE, &n);
 	for (size_t i = 0; !rc && i < n; i++)
@@ -1454,7 +1454,7 @@ static int ce_count(engine *e, const char *kind, uint64_t *n)
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	rc = cairn_count(t, kind, n);
 	cairn_txn_end(t);
@@ -1483,7 +1483,7 @@ static int ce_query(engine *e, const bench_query *bq, uint64_t *bytes)
 					       bq->numeric ? "{\"%s\":%s}" : "{\"%s\":\"%s\"}",
 					       bq->attr, bq->lo);
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	rc = run_query(t, &f, bytes);
 	cairn_txn_end(t);
@@ -1501,7 +1501,7 @@ static int ce_hood(engine *e, const char *kind, const char *key, int values, uin
 	int rc;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	o.start = &r;
 	o.n_start = 1;
@@ -1531,7 +1531,7 @@ static int ce_resolve(engine *e, const char *text, uint64_t *bytes)
 	int rc, truncated;
 
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	o.text = text;
 	o.exact = 1; /* what the peers do: no spellings, no prefixes */
@@ -1554,7 +1554,7 @@ static int ce_update(engine *e, const bench_update *u, size_t n)
 	for (size_t i = 0; i < n && !rc; i++) {
 		int len = snprintf(patch, sizeof(patch), "{\"%s\":%ld}", u[i].attr, u[i].value);
 
-		rc = cairn_cs_patch(cs, u[i].kind, u[i].key, strlen(u[i].key), patch, (size_t)len);
+		rc = cairn_changeset_patch(cs, u[i].kind, u[i].key, strlen(u[i].key), patch, (size_t)len);
 	}
 	co.domain = DOMAIN;
 	co.prov.actor = "bench";
@@ -1575,7 +1575,7 @@ static int ce_search(engine *e, const char *text, int any, char (*hits)[SEARCH_H
 
 	(void)any; /* Cairn's partial matches follow the Records with every word by themselves */
 	ro.domain = DOMAIN;
-	if ((rc = cairn_read_begin(e->h, &ro, &t)))
+	if ((rc = cairn_txn_begin(e->h, &ro, &t)))
 		return rc;
 	o.text = text;
 	o.limit = SEARCH_TOP;

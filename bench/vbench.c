@@ -193,7 +193,7 @@ static int search(vb *b, const char *branch, size_t qi, const char *kind, size_t
 
 	ro.domain = DOMAIN;
 	ro.branch = branch;
-	if ((rc = cairn_read_begin(b->st, &ro, &t)))
+	if ((rc = cairn_txn_begin(b->st, &ro, &t)))
 		return rc;
 	o.vector = b->q[qi];
 	o.dim = VDIM;
@@ -316,7 +316,7 @@ static int timed_hybrid(vb *b, vrow *r, const char *name, const char *rank_json)
 		double t0 = now_us();
 
 		ro.domain = DOMAIN;
-		if ((rc = cairn_read_begin(b->st, &ro, &t)))
+		if ((rc = cairn_txn_begin(b->st, &ro, &t)))
 			break;
 		o.text = words[i % nw];
 		o.vector = b->q[i % VREF];
@@ -414,8 +414,8 @@ static int diverge(vb *b, const char *branch, size_t offset)
 			continue;
 		*tab = '\0';
 		tab[1 + strcspn(tab + 1, "\n")] = '\0';
-		if (!(rc = cairn_cs_patch(cs, line, tab + 1, strlen(tab + 1), "{}", 2)))
-			rc = cairn_cs_vector(cs, b->q[VREF + (i + offset) % (b->nq - VREF)], VDIM);
+		if (!(rc = cairn_changeset_patch(cs, line, tab + 1, strlen(tab + 1), "{}", 2)))
+			rc = cairn_changeset_vector(cs, b->q[VREF + (i + offset) % (b->nq - VREF)], VDIM);
 		i++;
 	}
 	fclose(f);

@@ -1,4 +1,4 @@
-/* libFuzzer target: one import line through cairn_cs_add_json (the JSON Lines reader). */
+/* libFuzzer target: one import line through cairn_changeset_add_json (the JSON Lines reader). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (cairn_changeset_new(&cs))
 		return 0;
-	cairn_cs_add_json(cs, (const char *)data, size);
+	cairn_changeset_add_json(cs, (const char *)data, size);
 	cairn_changeset_free(cs);
 	return 0;
 }

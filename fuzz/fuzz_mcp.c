@@ -41,7 +41,7 @@ static cairn_store *store(void)
 		abort();
 	co.domain = "d";
 	if (cairn_schema_apply(st, &co, schema, strlen(schema), NULL) || cairn_changeset_new(&cs) ||
-	    cairn_cs_add_json(cs, lines, strlen(lines)) || cairn_commit(st, &co, cs, NULL))
+	    cairn_changeset_add_json(cs, lines, strlen(lines)) || cairn_commit(st, &co, cs, NULL))
 		abort();
 	cairn_changeset_free(cs);
 	atexit(cleanup);

@@ -49,7 +49,7 @@ static void setup(void)
 				 k, k % 7, k % 5, k % 2 ? "a" : "b", k - 20, k % 9, 1 + k % 28, k % 60,
 				 k % 3 ? "true" : "false", k % 4);
 
-		if (cairn_cs_add_json(cs, line, (size_t)n))
+		if (cairn_changeset_add_json(cs, line, (size_t)n))
 			abort();
 	}
 	if (cairn_commit(st, &co, cs, NULL))
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!st)
 		setup();
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		abort();
 	memset(&q, 0, sizeof(q));
 	q.kind = "T";

@@ -48,7 +48,7 @@ static void setup(void)
 				 k, words[k % 12], words[(k * 7) % 12], words[(k * 5) % 12],
 				 words[(k * 3) % 12], words[k % 5], words[(k * 11) % 12]);
 
-		if (cairn_cs_add_json(cs, line, (size_t)n))
+		if (cairn_changeset_add_json(cs, line, (size_t)n))
 			abort();
 	}
 	if (cairn_commit(st, &co, cs, NULL))
@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!st)
 		setup();
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		abort();
 	o.text = (const char *)data;
 	o.text_len = size;

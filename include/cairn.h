@@ -337,35 +337,36 @@ CAIRN_API size_t cairn_changeset_count(const cairn_changeset *cs);
  */
 
 /* Put a Record: create it, or replace its title and values. values: a JSON object (NULL = {}). */
-CAIRN_API int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
-			   const char *title, size_t title_len, const char *values, size_t values_len);
+CAIRN_API int cairn_changeset_put(cairn_changeset *cs, const char *kind, const char *key,
+				  size_t key_len, const char *title, size_t title_len,
+				  const char *values, size_t values_len);
 /* Patch a Record's values: a JSON merge patch (RFC 7386): null removes a value. */
-CAIRN_API int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key,
-			     size_t key_len, const char *patch, size_t patch_len);
+CAIRN_API int cairn_changeset_patch(cairn_changeset *cs, const char *kind, const char *key,
+				    size_t key_len, const char *patch, size_t patch_len);
 
 enum cairn_delete_flags {
 	CAIRN_CASCADE = 1 << 0, /* also delete the Links that touch the Record */
 };
 /* Delete a Record; refused (CAIRN_EHASLINKS) while Links touch it, unless CAIRN_CASCADE. */
-CAIRN_API int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key,
-			      size_t key_len, unsigned flags);
+CAIRN_API int cairn_changeset_delete(cairn_changeset *cs, const char *kind, const char *key,
+				     size_t key_len, unsigned flags);
 /* Create or replace the Link (from, rel, to). values: a JSON object or NULL. */
-CAIRN_API int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind,
-			    const char *from_key, size_t from_len, const char *to_kind,
-			    const char *to_key, size_t to_len, const char *values, size_t values_len);
+CAIRN_API int cairn_changeset_link(cairn_changeset *cs, const char *rel, const char *from_kind,
+				   const char *from_key, size_t from_len, const char *to_kind,
+				   const char *to_key, size_t to_len, const char *values, size_t values_len);
 /* Remove the Link (from, rel, to). */
-CAIRN_API int cairn_cs_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
-			      const char *from_key, size_t from_len, const char *to_kind,
-			      const char *to_key, size_t to_len);
+CAIRN_API int cairn_changeset_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
+				     const char *from_key, size_t from_len, const char *to_kind,
+				     const char *to_key, size_t to_len);
 /* Attach a vector to the Record put or patched by the last change (dim <= CAIRN_MAX_VECTOR_DIM). */
-CAIRN_API int cairn_cs_vector(cairn_changeset *cs, const float *v, size_t dim);
+CAIRN_API int cairn_changeset_vector(cairn_changeset *cs, const float *v, size_t dim);
 /*
  * Add one import line (JSON Lines format, see docs/import.md):
  *   {"kind":K,"key":k,"title":t,"values":{...},"vector":[...]}   a Record
  *   {"rel":R,"from":"Kind:key","to":"Kind:key","values":{...}}   a Link
  * with an optional "op": "put" (default), "patch", "delete" or "unlink".
  */
-CAIRN_API int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len);
+CAIRN_API int cairn_changeset_add_json(cairn_changeset *cs, const char *line, size_t len);
 
 /*
  * Validate the change set against the branch head, then write it in one
@@ -430,7 +431,7 @@ typedef struct cairn_read_options {
  * does not exist), CAIRN_ENOMEM, CAIRN_EIO. End it with cairn_txn_end.
  * Keep read transactions short: a long one holds old pages from reuse.
  */
-CAIRN_API int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out);
+CAIRN_API int cairn_txn_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out);
 CAIRN_API void cairn_txn_end(cairn_txn *txn);
 /* The revision the transaction reads (the branch head, or the one asked for). */
 CAIRN_API uint64_t cairn_txn_revision(const cairn_txn *txn);
@@ -1049,7 +1050,7 @@ typedef struct cairn_compact_result {
  * merge between two branches. Versions, revisions, history, lineage and the
  * hash chain stay whole.
  *
- * Afterwards a read as of a revision before the horizon (cairn_read_begin
+ * Afterwards a read as of a revision before the horizon (cairn_txn_begin
  * with at_revision or at_time_ms, cairn_diff_revisions, cairn_revision_changes)
  * is refused with CAIRN_ECOMPACTED, unless the branch has not changed since
  * (it reads its head). The horizon never moves back: a smaller one keeps the
@@ -1262,9 +1263,9 @@ typedef struct cairn_proposal {
  * Offer branch source for merge into target (NULL: main). *id is the new
  * proposal's number in the Domain. Strings may be NULL except source.
  */
-CAIRN_API int cairn_propose(cairn_store *st, const char *domain, const char *source,
-			    const char *target, const char *title, const char *description,
-			    const char *author, uint64_t *id);
+CAIRN_API int cairn_proposal_create(cairn_store *st, const char *domain, const char *source,
+				    const char *target, const char *title, const char *description,
+				    const char *author, uint64_t *id);
 /* A proposal, zero-copy (valid until txn ends). CAIRN_ENOTFOUND if there is none. */
 CAIRN_API int cairn_proposal_get(cairn_txn *txn, uint64_t id, cairn_proposal *out);
 /* Every proposal of the Domain, newest first (status 0: all, else only that status). */
@@ -1455,6 +1456,45 @@ typedef struct cairn_db_stats {
 
 /* Size of each sub-database; fills out[0..*n-1] (cap >= 16 gets them all). */
 CAIRN_API int cairn_store_stats(cairn_store *st, cairn_db_stats *out, size_t cap, size_t *n);
+
+/* ---------------------------------------------------------- deprecated -- */
+
+/*
+ * The names of 0.1.0 before one prefix per object: kept for this minor
+ * version as functions that call the new ones (so programs linked against
+ * them keep running), to be removed in the next (docs/api.md, "Versions").
+ */
+#if defined(__GNUC__)
+#define CAIRN_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#else
+#define CAIRN_DEPRECATED(use)
+#endif
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_put") int cairn_cs_put(
+	cairn_changeset *cs, const char *kind, const char *key, size_t key_len, const char *title,
+	size_t title_len, const char *values, size_t values_len);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_patch") int cairn_cs_patch(
+	cairn_changeset *cs, const char *kind, const char *key, size_t key_len, const char *patch,
+	size_t patch_len);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_delete") int cairn_cs_delete(
+	cairn_changeset *cs, const char *kind, const char *key, size_t key_len, unsigned flags);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_link") int cairn_cs_link(
+	cairn_changeset *cs, const char *rel, const char *from_kind, const char *from_key,
+	size_t from_len, const char *to_kind, const char *to_key, size_t to_len, const char *values,
+	size_t values_len);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_unlink") int cairn_cs_unlink(
+	cairn_changeset *cs, const char *rel, const char *from_kind, const char *from_key,
+	size_t from_len, const char *to_kind, const char *to_key, size_t to_len);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_vector") int cairn_cs_vector(cairn_changeset *cs,
+									const float *v,
+									size_t dim);
+CAIRN_API CAIRN_DEPRECATED("cairn_changeset_add_json") int cairn_cs_add_json(cairn_changeset *cs,
+									    const char *line,
+									    size_t len);
+CAIRN_API CAIRN_DEPRECATED("cairn_txn_begin") int cairn_read_begin(
+	cairn_store *st, const cairn_read_options *opts, cairn_txn **out);
+CAIRN_API CAIRN_DEPRECATED("cairn_proposal_create") int cairn_propose(
+	cairn_store *st, const char *domain, const char *source, const char *target,
+	const char *title, const char *description, const char *author, uint64_t *id);
 
 #ifdef __cplusplus
 }

@@ -67,7 +67,7 @@ int test_commit_on(cairn_store *st, const char *domain, const char *branch, cons
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
+		if (n && (rc = cairn_changeset_add_json(cs, p, n))) {
 			cairn_changeset_free(cs);
 			return rc;
 		}
@@ -95,7 +95,7 @@ char *test_export(cairn_store *st, const char *domain)
 	FILE *f;
 
 	ro.domain = domain;
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f || cairn_export(t, f)) {
@@ -117,7 +117,7 @@ uint64_t test_head(cairn_store *st, const char *domain)
 	uint64_t rev;
 
 	ro.domain = domain;
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return UINT64_MAX;
 	rev = cairn_txn_revision(t);
 	cairn_txn_end(t);

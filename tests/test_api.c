@@ -46,7 +46,7 @@ static void writes_refused(cairn_store *st)
 	uint64_t head = test_head(st, "d");
 
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_add_json(cs, line, strlen(line)));
+	OK(cairn_changeset_add_json(cs, line, strlen(line)));
 	for (int i = 0; i < CAIRN_RESERVED; i++) {
 		memset(co.reserved, 0, sizeof(co.reserved));
 		co.reserved[i] = 1;
@@ -108,9 +108,9 @@ static void reads_refused(cairn_store *st)
 	cairn_txn *t;
 
 	ro.reserved[2] = 1;
-	CHECK(refused_as_newer(cairn_read_begin(st, &ro, &t)) && t == NULL);
+	CHECK(refused_as_newer(cairn_txn_begin(st, &ro, &t)) && t == NULL);
 	ro.reserved[2] = 0;
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	qo.reserved[0] = 1;
 	CHECK(refused_as_newer(cairn_query(t, &qo, recs, 4, &qr)));
 	no.reserved[1] = 1;
@@ -207,7 +207,7 @@ void test_api_reserved_results(void)
 	memset(&vi, 0xa5, sizeof(vi));
 	OK(cairn_vindex_stat(st, "d", &vi));
 	CHECK(all_zero(vi.reserved));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	memset(&si, 0xa5, sizeof(si));
 	OK(cairn_search(t, &so, h, 4, &n, &si));
 	CHECK(n == 2 && all_zero(si.reserved));
@@ -228,3 +228,44 @@ void test_api_reserved_results(void)
 	CHECK(all_zero(is.reserved));
 	cairn_close(st);
 }
+
+/* The names of 0.1.0 still work, as the new ones do (cairn.h, "deprecated"). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+void test_api_old_names(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {.domain = "d"};
+	cairn_read_options ro = {.domain = "d"};
+	cairn_changeset *cs;
+	cairn_record r;
+	cairn_txn *t;
+	uint64_t id = 0;
+	float v[3] = {1, 0, 0};
+
+	CHECK(st);
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_cs_put(cs, "Supplier", "S-1", 3, "Acme", 4, NULL, 0));
+	OK(cairn_cs_vector(cs, v, 3));
+	OK(cairn_cs_add_json(cs, line, strlen(line)));
+	OK(cairn_cs_put(cs, "Part", "P-1", 3, "Bolt", 4, "{\"sku\":\"B\"}", 11));
+	OK(cairn_cs_link(cs, "supplied_by", "Part", "P-1", 3, "Supplier", "S-1", 3, NULL, 0));
+	CHECK(cairn_changeset_count(cs) == 4);
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_clear(cs);
+	OK(cairn_cs_patch(cs, "Part", "P-1", 3, "{\"sku\":\"C\"}", 11));
+	OK(cairn_cs_unlink(cs, "supplied_by", "Part", "P-1", 3, "Supplier", "S-1", 3));
+	OK(cairn_cs_delete(cs, "Supplier", "S-9", 3, 0));
+	OK(cairn_commit(st, &co, cs, NULL));
+	cairn_changeset_free(cs);
+	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_get(t, "Part", "P-1", 3, &r));
+	CHECK(test_streq(r.values, r.values_len, "{\"sku\":\"C\"}"));
+	CHECK_RC(cairn_get(t, "Supplier", "S-9", 3, &r), CAIRN_ENOTFOUND);
+	cairn_txn_end(t);
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	OK(cairn_propose(st, "d", "b", NULL, "t", NULL, NULL, &id));
+	CHECK(id == 1);
+	cairn_close(st);
+}
+#pragma GCC diagnostic pop

@@ -16,7 +16,7 @@ static int get_in(cairn_store *st, const char *branch, uint64_t at, const char *
 	ro.branch = branch;
 	ro.at_revision = at;
 	*t = NULL;
-	rc = cairn_read_begin(st, &ro, t);
+	rc = cairn_txn_begin(st, &ro, t);
 	if (rc)
 		return rc;
 	return cairn_get(*t, kind, key, strlen(key), r);
@@ -36,7 +36,7 @@ static int commit_on(cairn_store *st, const char *branch, const char *lines,
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
+		if (n && (rc = cairn_changeset_add_json(cs, p, n))) {
 			cairn_changeset_free(cs);
 			return rc;
 		}
@@ -57,7 +57,7 @@ static uint64_t count_in(cairn_store *st, const char *branch, const char *kind)
 
 	ro.domain = "d";
 	ro.branch = branch;
-	if (cairn_read_begin(st, &ro, &t) == 0) {
+	if (cairn_txn_begin(st, &ro, &t) == 0) {
 		if (cairn_count(t, kind, &n))
 			n = 999999;
 		cairn_txn_end(t);
@@ -142,7 +142,7 @@ void test_branch_basic(void)
 
 		ro.domain = "d";
 		ro.branch = "b";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_log(t, 0, revs, 8, &nr));
 		CHECK(nr == 3 && revs[0].revision == r2.revision && revs[1].revision == r1.revision);
 		CHECK(strcmp(revs[0].branch, "b") == 0 && strcmp(revs[1].branch, "main") == 0);
@@ -156,7 +156,7 @@ void test_branch_basic(void)
 
 		OK(cairn_branch_create(st, "d", "e", NULL));
 		OK(cairn_changeset_new(&cs));
-		OK(cairn_cs_put(cs, "Plant", "E", 1, NULL, 0, NULL, 0));
+		OK(cairn_changeset_put(cs, "Plant", "E", 1, NULL, 0, NULL, 0));
 		co.domain = "d";
 		co.branch = "e";
 		co.has_expect = 1;
@@ -321,7 +321,7 @@ void test_branch_delete(void)
 		cairn_revision rv;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_revision_get(t, 3, &rv));
 		CHECK(strcmp(rv.branch, "(deleted)") == 0);
 		CHECK_RC(cairn_revision_changes(t, 3, count_items, NULL), CAIRN_ENOTFOUND);
@@ -357,7 +357,7 @@ void test_branch_delete(void)
 		cairn_revision rv;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_revision_get(t, 3, &rv));
 		CHECK(strcmp(rv.branch, "(deleted)") == 0 && rv.changes == 2);
 		cairn_txn_end(t);
@@ -465,19 +465,19 @@ void test_branch_delete_schema(void)
 
 		ro.domain = "d";
 		ro.branch = "s";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &js, &jn));
 		CHECK(memmem(js, jn, "\"city\",\"type\":\"string\",\"required\":true", 38) != NULL);
 		cairn_txn_end(t);
 		ro.branch = NULL;
 		ro.at_revision = 1; /* back in time: the schema then */
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &js, &jn));
 		CHECK(memmem(js, jn, "\"city\",\"type\":\"string\",\"required\":true", 38) == NULL);
 		cairn_txn_end(t);
 		ro.at_revision = 0;
 		ro.at_time_ms = 1000; /* before the Domain's first revision: no schema yet */
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &js, &jn));
 		CHECK(test_streq(js, jn, "{\"kinds\":[],\"relations\":[]}"));
 		cairn_txn_end(t);

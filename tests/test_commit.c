@@ -10,7 +10,7 @@ static int get(cairn_store *st, const char *kind, const char *key, cairn_record 
 	int rc;
 
 	ro.domain = "d";
-	rc = cairn_read_begin(st, &ro, t);
+	rc = cairn_txn_begin(st, &ro, t);
 	if (rc)
 		return rc;
 	return cairn_get(*t, kind, key, strlen(key), r);
@@ -56,7 +56,7 @@ void test_commit_basic(void)
 		co.domain = "d";
 		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EINVAL);
 		co.domain = "nope";
-		OK(cairn_cs_put(cs, "Plant", "x", 1, NULL, 0, NULL, 0));
+		OK(cairn_changeset_put(cs, "Plant", "x", 1, NULL, 0, NULL, 0));
 		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_ENODOMAIN);
 		co.domain = "d";
 		co.branch = "no-such-branch";
@@ -79,7 +79,7 @@ void test_commit_provenance(void)
 
 	CHECK(st);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "L1", 2, "Lyon works", 10, "{\"city\":\"Lyon\"}", 15));
+	OK(cairn_changeset_put(cs, "Plant", "L1", 2, "Lyon works", 10, "{\"city\":\"Lyon\"}", 15));
 	co.domain = "d";
 	co.prov.actor = "agent/planner-7";
 	co.prov.source = "https://example.com/doc";
@@ -127,7 +127,7 @@ void test_commit_hash_chain(void)
 	CHECK(b.revision == a.revision + 1);
 	CHECK(memcmp(a.hash, b.hash, 32) != 0);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_revision_get(t, b.revision, &rv));
 	CHECK(rv.parent == a.revision);
 	CHECK(memcmp(rv.parent_hash, a.hash, 32) == 0);
@@ -147,7 +147,7 @@ void test_commit_expect(void)
 	CHECK(st);
 	head = test_head(st, "d");
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "L1", 2, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "Plant", "L1", 2, NULL, 0, NULL, 0));
 	co.domain = "d";
 	co.has_expect = 1;
 	co.expect_revision = head + 5;
@@ -201,7 +201,7 @@ static size_t links(cairn_store *st, const char *kind, const char *key, int dir,
 	size_t n = 0;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return 999;
 	if (cairn_links(t, kind, key, strlen(key), dir, NULL, &cur, out, cap, &n))
 		n = 999;
@@ -265,7 +265,7 @@ void test_commit_cascade(void)
 	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"op\":\"delete\",\"cascade\":true}", NULL));
 	CHECK(links(st, "Part", "P2", CAIRN_BOTH, l, 8) == 0);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_count(t, "Supplier", &n));
 	CHECK(n == 0);
 	OK(cairn_count(t, "Part", &n));
@@ -307,7 +307,7 @@ static cairn_changeset *cs_of(const char *line)
 
 	if (cairn_changeset_new(&cs))
 		return NULL;
-	if (cairn_cs_add_json(cs, line, strlen(line))) {
+	if (cairn_changeset_add_json(cs, line, strlen(line))) {
 		cairn_changeset_free(cs);
 		return NULL;
 	}
@@ -355,7 +355,7 @@ void test_commit_group(void)
 		cairn_txn *t;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_get(t, "Plant", "A", 1, &rec));
 		CHECK(test_streq(rec.values, rec.values_len, "{\"city\":\"Bergen\"}"));
 		CHECK_RC(cairn_get(t, "Plant", "C", 1, &rec), CAIRN_ENOTFOUND);

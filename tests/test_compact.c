@@ -104,7 +104,7 @@ static int answers(cairn_store *st, const char *branch, uint64_t rev, char *out,
 	ro.domain = "c";
 	ro.branch = branch;
 	ro.at_revision = rev;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	q.kind = "Doc";
 	q.where = "{\"tag\":\"t1\"}";
@@ -302,7 +302,7 @@ void test_compact_errors(void)
 
 		rd.domain = "d";
 		rd.at_revision = 1;
-		OK(cairn_read_begin(st, &rd, &t));
+		OK(cairn_txn_begin(st, &rd, &t));
 		cairn_txn_end(t);
 	}
 	after = test_export(st, "d");
@@ -349,7 +349,7 @@ void test_compact_background(void)
 
 		ro.domain = "d";
 		ro.at_revision = head - 1;
-		CHECK_RC(cairn_read_begin(st, &ro, &t), CAIRN_ECOMPACTED);
+		CHECK_RC(cairn_txn_begin(st, &ro, &t), CAIRN_ECOMPACTED);
 	}
 	/* And again an interval later, for a new commit. */
 	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"values\":{\"country\":\"DE\"}}", NULL));

@@ -420,7 +420,7 @@ static int begin(cairn_store *st, const view *v, cairn_txn **t)
 	ro.domain = "d";
 	ro.branch = v->branch;
 	ro.at_revision = v->at;
-	if (cairn_read_begin(st, &ro, t)) {
+	if (cairn_txn_begin(st, &ro, t)) {
 		fprintf(stderr, "    read %s: %s\n", v->name, cairn_errmsg());
 		return 1;
 	}
@@ -783,7 +783,7 @@ static int commit_text(cairn_store *st, const char *branch, sbuf *b, uint64_t *r
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
+		if (n && (rc = cairn_changeset_add_json(cs, p, n))) {
 			fprintf(stderr, "    line %.*s: %s\n", (int)n, p, cairn_errmsg());
 			cairn_changeset_free(cs);
 			return rc;
@@ -1724,7 +1724,7 @@ void test_graph_small_neighborhood(void)
 
 	CHECK(st);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	memset(&o, 0, sizeof(o));
 	o.start = &a0;
 	o.n_start = 1;
@@ -1760,7 +1760,7 @@ void test_graph_small_neighborhood(void)
 		cairn_read_options rp = ro;
 
 		rp.at_revision = rev_gone;
-		OK(cairn_read_begin(st, &rp, &past));
+		OK(cairn_txn_begin(st, &rp, &past));
 		OK(cairn_neighborhood(past, &o, &g));
 		CHECK(nodes_are(&g, "A:a0@0 A:gone@1"));
 		CHECK(links_are(&g, "aa gone>a0"));
@@ -1843,7 +1843,7 @@ void test_graph_small_follow(void)
 
 	CHECK(st);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	s[0] = (cairn_hop){CAIRN_OUT, only_ab, 1, NULL, 0};
 	s[1] = (cairn_hop){CAIRN_OUT, only_bc, 1, NULL, 0};
 	OK(cairn_follow(t, &a0, s, 2, 0, 1, &g));
@@ -1900,7 +1900,7 @@ void test_graph_follow_cap(void)
 
 	CHECK(st);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	s[0] = (cairn_hop){CAIRN_OUT, only_ab, 1, NULL, 0};
 	s[1] = (cairn_hop){CAIRN_OUT, only_bc, 1, NULL, 0};
 	OK(cairn_follow(t, &a0, s, 2, 4, 0, &g));
@@ -1942,7 +1942,7 @@ void test_graph_small_path(void)
 
 	CHECK(st);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	/* max_depth 0 is 4. */
 	OK(cairn_shortest_path(t, &a0, &a4, 0, &out, 0, &g));
 	CHECK(g.found && path_is(&g, "A:a0@0 A:a1@1 A:a2@2 A:a3@3 A:a4@4") && g.n_links == 4);
@@ -1996,7 +1996,7 @@ void test_graph_small_path(void)
 	CHECK_RC(cairn_shortest_path(t, &gone, &a1, 0, NULL, 0, &g), CAIRN_ENOTFOUND);
 	cairn_txn_end(t);
 	ro.at_revision = rev_gone;
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_shortest_path(t, &gone, &a1, 0, &out, 0, &g));
 	CHECK(g.found && path_is(&g, "A:gone@0 A:a0@1 A:a1@2"));
 	cairn_txn_end(t);
@@ -2036,7 +2036,7 @@ void test_graph_errors(void)
 	head = test_head(st, "d");
 	CHECK(before);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	memset(&o, 0, sizeof(o));
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i <= CAIRN_MAX_PATH; i++)
@@ -2224,7 +2224,7 @@ void test_graph_headers(void)
 
 		ro.domain = "d";
 		ro.at_revision = at[i];
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		o.start = &p1;
 		o.n_start = 1;
 		for (int v = 0; v < 2; v++) {

@@ -11,7 +11,7 @@ static cairn_txn *begin(cairn_store *st, const char *branch, uint64_t at)
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		fprintf(stderr, "    begin: %s\n", cairn_errmsg());
 	return t;
 }
@@ -25,7 +25,7 @@ static int commit_as(cairn_store *st, const char *branch, const char *actor, dou
 
 	if ((rc = cairn_changeset_new(&cs)))
 		return rc;
-	if (!(rc = cairn_cs_add_json(cs, line, strlen(line)))) {
+	if (!(rc = cairn_changeset_add_json(cs, line, strlen(line)))) {
 		co.domain = "d";
 		co.branch = branch;
 		co.prov.actor = actor;

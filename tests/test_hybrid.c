@@ -35,7 +35,7 @@ static int commit_as(cairn_store *st, const char *source, double confidence, con
 	while (!rc && *p) {
 		size_t n = strcspn(p, "\n");
 
-		rc = cairn_cs_add_json(cs, p, n);
+		rc = cairn_changeset_add_json(cs, p, n);
 		p += n + (p[n] == '\n');
 	}
 	if (!rc)
@@ -114,7 +114,7 @@ void test_hybrid_fusion(void)
 	if (!st)
 		return;
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	so.text = "steel";
 	OK(cairn_search(t, &so, th, 20, &tn, NULL));
 	vo.vector = q;
@@ -206,7 +206,7 @@ void test_hybrid_ranking(void)
 	if (!st)
 		return;
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "steel";
 	o.vector = q;
 	o.dim = 3;
@@ -247,7 +247,7 @@ void test_hybrid_ranking(void)
 		     "{\"kind\":\"Note\",\"key\":\"A\",\"op\":\"patch\",\"values\":{\"status\":\"retracted\"}}\n"
 		     "{\"kind\":\"Note\",\"key\":\"C\",\"op\":\"patch\",\"values\":{\"status\":\"superseded\"}}"));
 	cairn_txn_end(t);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	r.status_attribute = "status";
 	r.exclude = ex;
 	r.n_exclude = 1;
@@ -317,13 +317,13 @@ void test_hybrid_embedder(void)
 
 		snprintf(key, sizeof(key), "t%d", i);
 		OK(cairn_embed(e, titles[i], strlen(titles[i]), v, 128, &words));
-		OK(cairn_cs_put(cs, "Note", key, strlen(key), titles[i], strlen(titles[i]), NULL, 0));
-		OK(cairn_cs_vector(cs, v, cairn_embedder_dim(e)));
+		OK(cairn_changeset_put(cs, "Note", key, strlen(key), titles[i], strlen(titles[i]), NULL, 0));
+		OK(cairn_changeset_vector(cs, v, cairn_embedder_dim(e)));
 	}
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
 	ro.domain = "e";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	/* The first title has the word and the nearest meaning. */
 	o.text = "government";
 	o.embedder = e;
@@ -341,7 +341,7 @@ void test_hybrid_embedder(void)
 	cairn_txn_end(t);
 	/* The model's dimension (the mini table's) is not Domain d's (3). */
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "government";
 	CHECK_RC(cairn_hybrid(t, &o, h, 3, &n), CAIRN_EDIM);
 	cairn_txn_end(t);
@@ -355,9 +355,9 @@ static int put_vec(cairn_changeset **cs, const char *title, const float *vec)
 	int rc = cairn_changeset_new(cs);
 
 	if (!rc)
-		rc = cairn_cs_put(*cs, "Note", title, strlen(title), title, strlen(title), NULL, 0);
+		rc = cairn_changeset_put(*cs, "Note", title, strlen(title), title, strlen(title), NULL, 0);
 	if (!rc && vec)
-		rc = cairn_cs_vector(*cs, vec, 3);
+		rc = cairn_changeset_vector(*cs, vec, 3);
 	return rc;
 }
 
@@ -394,7 +394,7 @@ void test_hybrid_vector_model(void)
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
 	ro.domain = "m";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_vector_model(t, model, sizeof(model), &dim));
 	CHECK(strcmp(model, "m1/1") == 0 && dim == 3);
 	CHECK_RC(cairn_vector_model(t, model, 4, &dim), CAIRN_ELIMIT);
@@ -430,12 +430,12 @@ void test_hybrid_vector_model(void)
 	co.embedder = e;
 	OK(cairn_schema_apply(st, &co, hschema, strlen(hschema), NULL));
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Note", "g", 1, "the government said", 19, NULL, 0));
-	OK(cairn_cs_put(cs, "Note", "z", 1, "zzqq xxvv", 9, NULL, 0));
+	OK(cairn_changeset_put(cs, "Note", "g", 1, "the government said", 19, NULL, 0));
+	OK(cairn_changeset_put(cs, "Note", "z", 1, "zzqq xxvv", 9, NULL, 0));
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
 	ro.domain = "w";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_vector_model(t, model, sizeof(model), &dim));
 	CHECK(strcmp(model, "glove-mini/1") == 0 && dim == cairn_embedder_dim(e));
 	OK(cairn_get(t, "Note", "g", 1, &rec));
@@ -458,19 +458,19 @@ void test_hybrid_vector_model(void)
 	cairn_txn_end(t);
 	/* A put that keeps its title keeps its vector; a new title is embedded anew. */
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Note", "g", 1, "the government said", 19, "{\"status\":\"x\"}", 14));
+	OK(cairn_changeset_put(cs, "Note", "g", 1, "the government said", 19, "{\"status\":\"x\"}", 14));
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "g", 1, &rec));
 	OK(cairn_vector_get(t, rec.vid, back, 128, &n));
 	CHECK(rec.vid != vid && n == dim);
 	cairn_txn_end(t);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Note", "g", 1, "people of the world", 19, NULL, 0));
+	OK(cairn_changeset_put(cs, "Note", "g", 1, "people of the world", 19, NULL, 0));
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "g", 1, &rec));
 	{
 		float now[128];
@@ -482,8 +482,8 @@ void test_hybrid_vector_model(void)
 	/* Client vectors into an embedded Domain say they are of its model, or are refused. */
 	co.embedder = NULL;
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Note", "k", 1, "k", 1, NULL, 0));
-	OK(cairn_cs_vector(cs, back, dim));
+	OK(cairn_changeset_put(cs, "Note", "k", 1, "k", 1, NULL, 0));
+	OK(cairn_changeset_vector(cs, back, dim));
 	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
 	co.vector_model = "glove-mini/1";
 	OK(cairn_commit(st, &co, cs, NULL));
@@ -588,7 +588,7 @@ void test_hybrid_reembed(void)
 	cairn_changeset_free(cs);
 	co.branch = NULL;
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "A", 1, &rec));
 	old_vid = rec.vid;
 	head = cairn_txn_revision(t);
@@ -619,7 +619,7 @@ void test_hybrid_reembed(void)
 	CHECK(generation(st, "d") == r.commit.revision && generation(st, "empty") == 0);
 	OK(cairn_vindex_stat(st, "d", &vi));
 	CHECK(vi.vectors == 0 && vi.tail == 7);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_vector_model(t, model, sizeof(model), &dim));
 	CHECK(strcmp(model, "glove-mini/1") == 0 && dim == cairn_embedder_dim(e));
 	OK(cairn_get(t, "Note", "the government said", 19, &rec));
@@ -648,14 +648,14 @@ void test_hybrid_reembed(void)
 	cairn_txn_end(t);
 	/* The branch's vectors too. */
 	ro.branch = "b";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "people of the world", 19, &rec));
 	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "people of the world"));
 	cairn_txn_end(t);
 	ro.branch = NULL;
 	/* Back in time, the vectors are the new model's as well. */
 	ro.at_revision = head - 2;
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "C", 1, &rec));
 	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "gamma"));
 	cairn_txn_end(t);
@@ -666,10 +666,10 @@ void test_hybrid_reembed(void)
 	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EDIM);
 	cairn_changeset_free(cs);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Note", "A", 1, "alpha steel", 11, "{\"status\":\"kept\"}", 17));
+	OK(cairn_changeset_put(cs, "Note", "A", 1, "alpha steel", 11, "{\"status\":\"kept\"}", 17));
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "A", 1, &rec));
 	CHECK(rec.vid != old_vid && rec.vector_dim == dim && vec_is(t, rec.vid, e, "alpha steel"));
 	cairn_txn_end(t);
@@ -682,7 +682,7 @@ void test_hybrid_reembed(void)
 		mo.source = "b";
 		OK(cairn_merge(st, &mo, NULL, NULL, NULL));
 	}
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Note", "people of the world", 19, &rec));
 	CHECK(rec.vector_dim == dim && vec_is(t, rec.vid, e, "people of the world"));
 	cairn_txn_end(t);

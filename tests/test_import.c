@@ -84,7 +84,7 @@ void test_import_forward(void)
 	CHECK(stats.records == 7 && stats.links == 2 && stats.skipped == 0 && stats.deferred == 0);
 	CHECK(stats.lines == 10);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Part", "P1", 2, &r));
 	OK(cairn_count(t, "Supplier", &n));
 	CHECK(n == 2);
@@ -129,7 +129,7 @@ void test_import_errors(void)
 	CHECK(strstr(cairn_errmsg(), "in.jsonl:3") != NULL);
 	CHECK(bad.n == 1 && bad.lines[0] == 3);
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Plant", "B", 1, &r));
 	CHECK_RC(cairn_get(t, "Plant", "D", 1, &r), CAIRN_ENOTFOUND);
 	cairn_txn_end(t);
@@ -144,7 +144,7 @@ void test_import_errors(void)
 	CHECK(bad.lines[0] == 2 && bad.codes[0] == CAIRN_EJSON);
 	CHECK(bad.lines[1] == 3 && bad.codes[1] == CAIRN_EUNKNOWNKIND);
 	CHECK(bad.lines[2] == 5 && bad.codes[2] == CAIRN_ELINKEND);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Plant", "M2", 2, &r));
 	cairn_txn_end(t);
 	OK(cairn_check(st, "d", NULL, NULL, NULL));
@@ -233,7 +233,7 @@ void test_import_order(void)
 		CHECK(st);
 		OK(import(st, batch, CAIRN_ON_ERROR_STOP, &bad, &stats, 1, names, texts));
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_get(t, "Part", "P", 1, &r));
 		CHECK(test_streq(r.title, r.title_len, "first"));
 		CHECK(test_streq(r.values, r.values_len, "{\"price\":2.5,\"sku\":\"a\",\"supplier\":\"S9\"}"));

@@ -33,7 +33,7 @@ static int put_range(cairn_store *st, const char *branch, int lo, int hi, int g,
 					 "\"values\":{\"x\":%d}}",
 					 i, i, g, g);
 
-		rc = cairn_cs_add_json(cs, line, (size_t)n);
+		rc = cairn_changeset_add_json(cs, line, (size_t)n);
 	}
 	co.domain = "d";
 	co.branch = branch;
@@ -56,7 +56,7 @@ static int x_of(cairn_store *st, const char *branch, uint64_t rev, int i)
 	int x = -2, rc;
 
 	snprintf(key, sizeof(key), "n%03d", i);
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return -2;
 	rc = cairn_get(t, "N", key, strlen(key), &r);
 	if (rc == CAIRN_ENOTFOUND)
@@ -79,7 +79,7 @@ static int page_walk(cairn_store *st, const char *branch, uint64_t rev, int *cou
 
 	*count = 0;
 	*sum = 0;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	do {
 		if ((rc = cairn_page(t, "N", after_len ? after : NULL, after_len, recs, 7, &n)))
@@ -204,7 +204,7 @@ static long x_count(cairn_store *st, int v)
 	int rc;
 
 	snprintf(where, sizeof(where), "{\"x\":%d}", v);
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return -1;
 	rc = cairn_query_count(t, "N", where, strlen(where), NULL, NULL, NULL, &total);
 	cairn_txn_end(t);
@@ -261,7 +261,7 @@ void test_live_chunk_cache(void)
 	OK(cairn_schema_apply(st, &co, kschema, strlen(kschema), NULL));
 	OK(put_range(st, NULL, 0, 40, 1, &r1));
 	OK(put_range(st, NULL, 0, 10, 2, NULL));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	cairn_txn_stats(t, &s0);
 	OK(cairn_query_count(t, "N", "{\"x\":1}", 7, NULL, NULL, NULL, &n1));
 	cairn_txn_stats(t, &s1);
@@ -272,7 +272,7 @@ void test_live_chunk_cache(void)
 	CHECK(s2.seeks - s1.seeks < s1.seeks - s0.seeks);
 	CHECK(x_count(st, 1) == 30);
 	ro.at_revision = r1;
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_query_count(t, "N", "{\"x\":1}", 7, NULL, NULL, NULL, &n1));
 	cairn_txn_end(t);
 	CHECK(n1 == 40);

@@ -16,7 +16,7 @@ static int on(cairn_store *st, const char *branch, const char *lines, cairn_comm
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (n && (rc = cairn_cs_add_json(cs, p, n))) {
+		if (n && (rc = cairn_changeset_add_json(cs, p, n))) {
 			cairn_changeset_free(cs);
 			return rc;
 		}
@@ -81,7 +81,7 @@ static int values_of(cairn_store *st, const char *branch, const char *kind, cons
 
 	ro.domain = "d";
 	ro.branch = branch;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	rc = cairn_get(t, kind, key, strlen(key), &r);
 	if (!rc)
@@ -152,7 +152,7 @@ void test_merge_clean(void)
 		size_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_revision_get(t, res.revision, &rv));
 		CHECK(rv.parent2 == rb.revision && strcmp(rv.branch, "main") == 0);
 		OK(cairn_lineage(t, "Supplier", "S", 1, le, 8, &n, &created));
@@ -290,7 +290,7 @@ void test_merge_links(void)
 		size_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_links(t, "Part", "P", 1, CAIRN_OUT, NULL, &cur, l, 4, &n));
 		CHECK(n == 2);
 		CHECK(test_streq(l[0].values, l[0].values_len, "{\"share\":0.5}"));
@@ -370,7 +370,7 @@ void test_diff_revisions(void)
 			"{\"rel\":\"supplied_by\",\"from\":\"Part:P\",\"to\":\"Supplier:S\",\"op\":\"unlink\"}",
 	      &r2));
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	memset(&s, 0, sizeof(s));
 	OK(cairn_revision_changes(t, r1.revision, collect, &s));
 	CHECK(s.n == 2);
@@ -409,12 +409,12 @@ void test_proposals(void)
 	CHECK(st);
 	ro.domain = "d";
 	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":5}}", NULL));
-	OK(cairn_propose(st, "d", "b", NULL, "Raise S's rating", "Seen in the audit", "agent/x", &id));
+	OK(cairn_proposal_create(st, "d", "b", NULL, "Raise S's rating", "Seen in the audit", "agent/x", &id));
 	CHECK(id == 1);
-	CHECK_RC(cairn_propose(st, "d", "main", "main", NULL, NULL, NULL, &id2), CAIRN_EINVAL);
-	CHECK_RC(cairn_propose(st, "d", "nope", NULL, NULL, NULL, NULL, &id2), CAIRN_ENOBRANCH);
+	CHECK_RC(cairn_proposal_create(st, "d", "main", "main", NULL, NULL, NULL, &id2), CAIRN_EINVAL);
+	CHECK_RC(cairn_proposal_create(st, "d", "nope", NULL, NULL, NULL, NULL, &id2), CAIRN_ENOBRANCH);
 	OK(cairn_proposal_note(st, "d", id, "reviewer", "looks right", "approve"));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_proposal_get(t, id, &p));
 	CHECK(p.status == CAIRN_PROPOSAL_OPEN && strcmp(p.source, "b") == 0 && strcmp(p.target, "main") == 0);
 	CHECK(test_streq(p.title, p.title_len, "Raise S's rating"));
@@ -430,7 +430,7 @@ void test_proposals(void)
 	CHECK(res.revision != 0);
 	OK(values_of(st, NULL, "Supplier", "S", v, sizeof(v)));
 	CHECK(strstr(v, "\"rating\":5"));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_proposal_get(t, id, &p));
 	CHECK(p.status == CAIRN_PROPOSAL_MERGED && p.merged_revision == res.revision);
 	cairn_txn_end(t);
@@ -438,12 +438,12 @@ void test_proposals(void)
 	/* A conflicting proposal stays open when accepting fails; rejecting keeps the branch. */
 	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":8}}", NULL));
 	OK(on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":9}}", NULL));
-	OK(cairn_propose(st, "d", "b", "main", "again", NULL, "agent/x", &id2));
+	OK(cairn_proposal_create(st, "d", "b", "main", "again", NULL, "agent/x", &id2));
 	CHECK_RC(cairn_proposal_accept(st, "d", id2, NULL, NULL, NULL, &res), CAIRN_EMERGE);
 	OK(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_REJECTED, "reviewer", "keep main's"));
 	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_WITHDRAWN, NULL, NULL), CAIRN_ECLOSED);
 	CHECK_RC(cairn_proposal_close(st, "d", id2, CAIRN_PROPOSAL_OPEN, NULL, NULL), CAIRN_EINVAL);
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_proposal_list(t, 0, count_props, list));
 	CHECK(strcmp(list, "2:3,1:2,") == 0);
 	list[0] = '\0';
@@ -466,7 +466,7 @@ static int vector_of(cairn_store *st, const char *branch, const char *key, float
 
 	ro.domain = "d";
 	ro.branch = branch;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	rc = cairn_get(t, "Supplier", key, strlen(key), &r);
 	if (!rc)
@@ -501,7 +501,7 @@ void test_merge_vectors(void)
 
 		memset(&s, 0, sizeof(s));
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_revision_changes(t, res.revision, collect, &s));
 		cairn_txn_end(t);
 		CHECK(s.n == 1 && strstr(s.text, "\"(vector)\":{\"before\":\"3 dimensions"));

@@ -416,7 +416,7 @@ static int check_query(cairn_store *st, const char *branch, uint64_t at, const i
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if (cairn_read_begin(st, &ro, &t)) {
+	if (cairn_txn_begin(st, &ro, &t)) {
 		free_filter(f);
 		return 1;
 	}
@@ -483,11 +483,11 @@ static int commit_items(cairn_store *st, const char *branch, const item *items, 
 		return rc;
 	for (int i = 0; i < n && !rc; i++) {
 		item_json(line, sizeof(line), which[i], &items[which[i]]);
-		rc = cairn_cs_add_json(cs, line, strlen(line));
+		rc = cairn_changeset_add_json(cs, line, strlen(line));
 	}
 	for (int i = 0; i < nd && !rc; i++) {
 		snprintf(line, sizeof(line), "{\"kind\":\"Item\",\"key\":\"k%03d\",\"op\":\"delete\"}", deleted[i]);
-		rc = cairn_cs_add_json(cs, line, strlen(line));
+		rc = cairn_changeset_add_json(cs, line, strlen(line));
 	}
 	co.domain = "d";
 	co.branch = branch;
@@ -610,7 +610,7 @@ static size_t count_where(cairn_store *st, const char *where)
 	cairn_txn *t;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return 99;
 	q.kind = "Supplier";
 	q.where = where;

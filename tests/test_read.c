@@ -10,7 +10,7 @@ static cairn_txn *begin(cairn_store *st, uint64_t at)
 
 	ro.domain = "d";
 	ro.at_revision = at;
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		fprintf(stderr, "    begin: %s\n", cairn_errmsg());
 	return t;
 }
@@ -189,15 +189,15 @@ void test_read_at_revision(void)
 
 		ro.domain = "d";
 		ro.at_revision = r3.revision + 1;
-		CHECK_RC(cairn_read_begin(st, &ro, &t), CAIRN_ENOTFOUND);
+		CHECK_RC(cairn_txn_begin(st, &ro, &t), CAIRN_ENOTFOUND);
 		/* By time: now is after everything; the epoch is before everything. */
 		ro.at_revision = 0;
 		ro.at_time_ms = 1;
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		CHECK(cairn_txn_revision(t) == 0);
 		cairn_txn_end(t);
 		ro.at_time_ms = (int64_t)4102444800000; /* 2100 */
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		CHECK(cairn_txn_revision(t) == r3.revision);
 		cairn_txn_end(t);
 	}

@@ -467,7 +467,7 @@ static int resolve_at(cairn_store *st, const char *branch, uint64_t at,
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	rc = cairn_resolve(t, o, m, 100, &n, &tr);
 	if (!rc) {
@@ -1391,7 +1391,7 @@ void test_resolve_schema(void)
 		size_t len;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &json, &len));
 		CHECK(memmem(json, len, "\"alias\":true", 12) != NULL);
 		{
@@ -1612,7 +1612,7 @@ void test_resolve_domains(void)
 	CHECK(count_is(&R, 0));
 	/* And the other way round. */
 	ro.domain = "d2";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "Zeta Marx";
 	OK(cairn_resolve(t, &o, m, 20, &n, NULL));
 	CHECK(n == 2 && test_streq(m[0].rec.key, m[0].rec.key_len, "zz1") &&
@@ -1632,7 +1632,7 @@ void test_resolve_domains(void)
 	OK(cairn_domain_create(st, "d3"));
 	OK(cairn_schema_apply(st, &co, rschema, strlen(rschema), NULL));
 	ro.domain = "d3";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "Ghost Name";
 	OK(cairn_resolve(t, &o, m, 20, &n, NULL));
 	cairn_txn_end(t);
@@ -1896,11 +1896,11 @@ static int change_slot(cairn_changeset *cs, tmodel *m, int s, int del)
 	slot_key(s, key);
 	if (del) {
 		m->title[s][0] = '\0';
-		return cairn_cs_delete(cs, "Plant", key, strlen(key), 0);
+		return cairn_changeset_delete(cs, "Plant", key, strlen(key), 0);
 	}
 	random_title(m->title[s], sizeof(m->title[s]));
-	return cairn_cs_put(cs, "Plant", key, strlen(key), m->title[s], strlen(m->title[s]), NULL,
-			    0);
+	return cairn_changeset_put(cs, "Plant", key, strlen(key), m->title[s], strlen(m->title[s]), NULL,
+				   0);
 }
 
 void test_resolve_reference(void)
@@ -1970,7 +1970,7 @@ void test_resolve_errors(void)
 	CHECK(st);
 	OK(put_on(st, NULL, "{\"kind\":\"Supplier\",\"key\":\"s1\",\"title\":\"Acme\"}", NULL));
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "Acme";
 
 	/* NULL arguments. */
@@ -2114,14 +2114,14 @@ void test_resolve_truncated(void)
 				int len = snprintf(key, sizeof(key), "%s%c%cq", lead[l], alpha[x],
 						   alpha[y]);
 
-				if (cairn_cs_put(cs, "Plant", key, (size_t)len, NULL, 0, NULL, 0)) {
+				if (cairn_changeset_put(cs, "Plant", key, (size_t)len, NULL, 0, NULL, 0)) {
 					cairn_changeset_free(cs);
-					CHECK(!"cairn_cs_put");
+					CHECK(!"cairn_changeset_put");
 				}
 			}
-	if (cairn_cs_put(cs, "Plant", "target", 6, "abcdefgh", 8, NULL, 0)) {
+	if (cairn_changeset_put(cs, "Plant", "target", 6, "abcdefgh", 8, NULL, 0)) {
 		cairn_changeset_free(cs);
-		CHECK(!"cairn_cs_put");
+		CHECK(!"cairn_changeset_put");
 	}
 	co.domain = "d";
 	{
@@ -2419,7 +2419,7 @@ void test_resolve_upgrade(void)
 		size_t n;
 
 		ro.domain = "d2";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		o.text = "Other Domain";
 		OK(cairn_resolve(t, &o, m, 10, &n, NULL));
 		cairn_txn_end(t);
@@ -2473,7 +2473,7 @@ void test_resolve_upgrade(void)
 		size_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		so.text = "upgraded";
 		so.limit = 5;
 		OK(cairn_search(t, &so, h, 5, &n, NULL));
@@ -2503,7 +2503,7 @@ void test_resolve_upgrade(void)
 		size_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		so.text = "\"after upgrade\"";
 		so.limit = 5;
 		OK(cairn_search(t, &so, h, 5, &n, NULL));

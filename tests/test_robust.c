@@ -27,7 +27,7 @@
 
 static int add(cairn_changeset *cs, const char *line)
 {
-	return cairn_cs_add_json(cs, line, strlen(line));
+	return cairn_changeset_add_json(cs, line, strlen(line));
 }
 
 void test_oom_commit(void)
@@ -80,7 +80,7 @@ void test_oom_commit(void)
 		ro.domain = "d";
 		cache_invalidate(st); /* so the schema is loaded again */
 		alloc_fail_after(n, 1);
-		rc = cairn_read_begin(st, &ro, &t);
+		rc = cairn_txn_begin(st, &ro, &t);
 		if (!rc)
 			rc = cairn_get(t, "Part", "P1", 2, &r);
 		alloc_fail_after(0, 0);
@@ -192,7 +192,7 @@ static void writer(const char *path, int arg, int fd)
 					     "{\"kind\":\"Plant\",\"key\":\"c%u-0\",\"values\":{\"city\":\"x%u\"}}",
 					     i, i);
 
-			if (cairn_cs_add_json(cs, line, (size_t)n))
+			if (cairn_changeset_add_json(cs, line, (size_t)n))
 				_exit(5);
 		}
 		if (cairn_commit(st, &co, cs, NULL))
@@ -228,7 +228,7 @@ void test_crash_sigkill(void)
 			OK(cairn_open(path, NULL, &st));
 			OK(cairn_check(st, "d", NULL, NULL, NULL));
 			ro.domain = "d";
-			OK(cairn_read_begin(st, &ro, &t));
+			OK(cairn_txn_begin(st, &ro, &t));
 			for (uint32_t i = 0; i <= last; i++) {
 				snprintf(key, sizeof(key), "c%u-0", i);
 				OK(cairn_get(t, "Plant", key, strlen(key), &r));
@@ -296,7 +296,7 @@ static void merge_writer(const char *path, int round, int fd)
 						   "{\"kind\":\"Plant\",\"key\":\"base-%d\",\"values\":{\"city\":\"%s\"}}",
 						   j - 150, name);
 
-			if (cairn_cs_add_json(cs, line, (size_t)n))
+			if (cairn_changeset_add_json(cs, line, (size_t)n))
 				_exit(5);
 		}
 		if (cairn_commit(st, &co, cs, NULL))
@@ -363,7 +363,7 @@ void test_crash_merge_delete(void)
 			char key[64], name[32];
 
 			ro.domain = "d";
-			OK(cairn_read_begin(st, &ro, &t));
+			OK(cairn_txn_begin(st, &ro, &t));
 			for (uint32_t i = 0; i < merged; i++) {
 				snprintf(name, sizeof(name), "r%d-%u", rounds, i);
 				snprintf(key, sizeof(key), "%s-149", name);
@@ -387,7 +387,7 @@ void test_crash_merge_delete(void)
 				snprintf(name, sizeof(name), "r%d-%u", rounds, i);
 				bo.domain = "d";
 				bo.branch = name;
-				CHECK_RC(cairn_read_begin(st, &bo, &t), CAIRN_ENOBRANCH);
+				CHECK_RC(cairn_txn_begin(st, &bo, &t), CAIRN_ENOBRANCH);
 			}
 		}
 		cairn_close(st);
@@ -426,7 +426,7 @@ static int snapshot_ok(cairn_store *st)
 	int ok = 1;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return 0;
 	if (cairn_count(t, "Plant", &count) || count % 2)
 		ok = 0;
@@ -685,8 +685,8 @@ static void vector_writer(const char *path, int arg, int fd)
 
 			for (int d = 0; d < 16; d++)
 				v[d] = (float)((i * 7 + (unsigned)j * 13 + (unsigned)d * 3) % 17) - 8;
-			if (cairn_cs_put(cs, "Plant", key, (size_t)n, key, (size_t)n, "{\"city\":\"x\"}", 12) ||
-			    cairn_cs_vector(cs, v, 16))
+			if (cairn_changeset_put(cs, "Plant", key, (size_t)n, key, (size_t)n, "{\"city\":\"x\"}", 12) ||
+			    cairn_changeset_vector(cs, v, 16))
 				_exit(4);
 		}
 		if (cairn_commit(st, &co, cs, NULL))
@@ -737,7 +737,7 @@ void test_crash_vindex(void)
 			CHECK(in.vectors > 0);
 		built += in.vectors > 0;
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		vo.vector = q;
 		vo.dim = 16;
 		vo.limit = 5;
@@ -818,7 +818,7 @@ static void reembed_writer(const char *path, int arg, int fd)
 			_exit(4);
 		report(fd, &step);
 		cairn_changeset_clear(cs);
-		if (cairn_cs_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0) ||
+		if (cairn_changeset_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0) ||
 		    cairn_commit(st, &co, cs, NULL))
 			_exit(5);
 		report(fd, &step);
@@ -855,8 +855,8 @@ void test_crash_reembed(void)
 
 		for (int d = 0; d < 16; d++)
 			v[d] = (float)((i * 7 + (unsigned)d * 3) % 17) - 8;
-		OK(cairn_cs_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0));
-		OK(cairn_cs_vector(cs, v, 16));
+		OK(cairn_changeset_put(cs, "Plant", key, (size_t)n, title, (size_t)tn, NULL, 0));
+		OK(cairn_changeset_vector(cs, v, 16));
 	}
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
@@ -882,7 +882,7 @@ void test_crash_reembed(void)
 				    1u << 24, &last, &st) == 0);
 		acked |= last >= 1;
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_vector_model(t, model, sizeof(model), &dim));
 		CHECK((dim == 16 && !model[0]) ||
 		      (dim == 100 && (!strcmp(model, "mini/1") || !strcmp(model, "mini/2"))));
@@ -953,9 +953,9 @@ static void compact_writer(const char *path, int arg, int fd)
 
 			for (int d = 0; d < 8; d++)
 				v[d] = (float)((i + g * (unsigned)d) % 13) - 6;
-			if (cairn_cs_put(cs, "Supplier", key, (size_t)kn, title, (size_t)tn, vals,
-					 (size_t)vn) ||
-			    cairn_cs_vector(cs, v, 8))
+			if (cairn_changeset_put(cs, "Supplier", key, (size_t)kn, title, (size_t)tn, vals,
+						(size_t)vn) ||
+			    cairn_changeset_vector(cs, v, 8))
 				_exit(4);
 		}
 		if (cairn_commit(st, &co, cs, &res))
@@ -996,8 +996,8 @@ void test_crash_compact(void)
 
 		for (int d = 0; d < 8; d++)
 			v[d] = (float)((i * 7 + (unsigned)d * 3) % 17) - 8;
-		OK(cairn_cs_put(cs, "Supplier", key, (size_t)n, "supplier", 8, vals, (size_t)vn));
-		OK(cairn_cs_vector(cs, v, 8));
+		OK(cairn_changeset_put(cs, "Supplier", key, (size_t)n, "supplier", 8, vals, (size_t)vn));
+		OK(cairn_changeset_vector(cs, v, 8));
 	}
 	OK(cairn_commit(st, &co, cs, NULL));
 	cairn_changeset_free(cs);
@@ -1030,7 +1030,7 @@ void test_crash_compact(void)
 
 			ro.domain = "d";
 			ro.at_revision = at;
-			OK(cairn_read_begin(st, &ro, &t));
+			OK(cairn_txn_begin(st, &ro, &t));
 			OK(cairn_query_count(t, "Supplier", "{\"country\":\"FR\"}", 16, NULL, NULL,
 					     NULL, &by_index));
 			q.kind = "Supplier";

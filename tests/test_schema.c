@@ -211,12 +211,12 @@ void test_schema_populated(void)
 
 		ro.domain = "d";
 		ro.at_revision = head;
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &json, &len));
 		CHECK(memmem(json, len, "Contract", 8) == NULL);
 		cairn_txn_end(t);
 		ro.at_revision = 0;
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_schema_get(t, &json, &len));
 		CHECK(memmem(json, len, "Contract", 8) != NULL);
 		cairn_txn_end(t);

@@ -104,8 +104,8 @@ static int put_random(cairn_changeset *cs, int kind, const char *key)
 		M = realloc(M, CAPM * sizeof(*M));
 	}
 	M[NM++] = v;
-	return cairn_cs_put(cs, kind ? "Note" : "Doc", key, strlen(key), v.title, strlen(v.title),
-			    vals, strlen(vals));
+	return cairn_changeset_put(cs, kind ? "Note" : "Doc", key, strlen(key), v.title, strlen(v.title),
+				   vals, strlen(vals));
 }
 
 /* ----------------------------------------------------------- reference -- */
@@ -602,7 +602,7 @@ static int compare_view(cairn_store *st, const char *branch, uint64_t at, stemme
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if (!L || cairn_read_begin(st, &ro, &t)) {
+	if (!L || cairn_txn_begin(st, &ro, &t)) {
 		free(L);
 		return 0;
 	}
@@ -793,11 +793,11 @@ void test_search_reference(void)
 
 				ro.domain = "d";
 				ro.branch = branch;
-				OK(cairn_read_begin(st, &ro, &t));
+				OK(cairn_txn_begin(st, &ro, &t));
 				there = cairn_get(t, kind ? "Note" : "Doc", key, strlen(key), &r) == 0;
 				cairn_txn_end(t);
 				if (there) {
-					OK(cairn_cs_delete(cs, kind ? "Note" : "Doc", key, strlen(key), 0));
+					OK(cairn_changeset_delete(cs, kind ? "Note" : "Doc", key, strlen(key), 0));
 					continue;
 				}
 			}
@@ -890,7 +890,7 @@ static int found(cairn_store *st, const char *branch, const char *text, char *ou
 	ro.domain = "d";
 	ro.branch = branch;
 	out[0] = '\0';
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	o.text = text;
 	rc = cairn_search(t, &o, h, 20, &n, NULL);
@@ -931,7 +931,7 @@ void test_search_errors(void)
 		return;
 	OK(put_lines(st, NULL, "{\"kind\":\"Doc\",\"key\":\"a\",\"title\":\"steel bolts\"}"));
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	CHECK_RC(cairn_search(t, NULL, h, 10, &n, NULL), CAIRN_EINVAL);
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL); /* no text */
 	o.text = "";
@@ -1162,7 +1162,7 @@ void test_search_phrases(void)
 		size_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		o.text = "\"steel bolts\" delayed";
 		o.limit = 5;
 		OK(cairn_search(t, &o, h, 5, &n, NULL));
@@ -1205,7 +1205,7 @@ void test_search_filters(void)
 	o.kinds = both;
 	o.n_kinds = 2;
 	o.where = "{\"code\":\"A\"}";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	/* Note has no code: the filter is refused, naming it. */
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY);
 	cairn_txn_end(t);
@@ -1213,7 +1213,7 @@ void test_search_filters(void)
 	OK(cairn_schema_apply(st, &co, more, strlen(more), NULL));
 	OK(put_lines(st, NULL,
 		     "{\"kind\":\"Note\",\"key\":\"n2\",\"title\":\"steel\",\"values\":{\"code\":7}}"));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EQUERY); /* "A" is no int */
 	o.where = "{\"code\":{\"exists\":true}}";
 	OK(cairn_search(t, &o, h, 10, &n, NULL));
@@ -1268,7 +1268,7 @@ void test_search_dense(void)
 		co.domain = "d";
 		co.prov.actor = "test";
 		OK(cairn_changeset_new(&cs));
-		OK(cairn_cs_delete(cs, "Doc", "k15", 3, 0));
+		OK(cairn_changeset_delete(cs, "Doc", "k15", 3, 0));
 		OK(cairn_commit(st, &co, cs, NULL));
 		cairn_changeset_free(cs);
 	}
@@ -1304,7 +1304,7 @@ static size_t segment_sizes(cairn_store *st, uint64_t *out, size_t cap)
 	size_t n = 0;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return 0;
 	if (text_segments(t->txn, st, t->d.dom, &segs, &n) == 0) {
 		for (size_t i = 0; i < n && i < cap; i++)
@@ -1426,7 +1426,7 @@ void test_search_check_detects(void)
 	CHECK(problems >= 1);
 	/* A search that reads it says so, and nothing else breaks. */
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.text = "copper wire";
 	o.limit = 20;
 	CHECK_RC(cairn_search(t, &o, h, 20, &n, NULL), CAIRN_ECORRUPT);

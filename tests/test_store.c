@@ -30,7 +30,7 @@ void test_store_open(void)
 	/* Read-only: reads work, writes are refused. */
 	OK(cairn_open(test_path("s"), &ro, &st));
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "X", "k", 1, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "X", "k", 1, NULL, 0, NULL, 0));
 	co.domain = "d";
 	CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EREADONLY);
 	CHECK_RC(cairn_domain_create(st, "e"), CAIRN_EREADONLY);
@@ -88,7 +88,7 @@ void test_store_grow(void)
 		cairn_changeset_clear(cs);
 		for (int i = 0; i < 500; i++) {
 			snprintf(key, sizeof(key), "n-%d-%d", batch, i);
-			OK(cairn_cs_put(cs, "Note", key, strlen(key), title, sizeof(title), NULL, 0));
+			OK(cairn_changeset_put(cs, "Note", key, strlen(key), title, sizeof(title), NULL, 0));
 		}
 		OK(cairn_commit(st, &co, cs, NULL));
 	}
@@ -99,7 +99,7 @@ void test_store_grow(void)
 		uint64_t n;
 
 		ro.domain = "d";
-		OK(cairn_read_begin(st, &ro, &t));
+		OK(cairn_txn_begin(st, &ro, &t));
 		OK(cairn_count(t, "Note", &n));
 		CHECK(n == 10000);
 		cairn_txn_end(t);
@@ -140,13 +140,13 @@ void test_domain_lifecycle(void)
 		co.create_domain = 1;
 		CHECK_RC(cairn_schema_apply(st, &co, "{\"kinds\":7}", 11, NULL), CAIRN_ESCHEMA);
 		OK(cairn_changeset_new(&cs));
-		OK(cairn_cs_put(cs, "Nope", "k", 1, NULL, 0, NULL, 0));
+		OK(cairn_changeset_put(cs, "Nope", "k", 1, NULL, 0, NULL, 0));
 		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EUNKNOWNKIND);
 		OK(cairn_domain_list(st, collect, names));
 		CHECK(strcmp(names, "") == 0);
 		OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
 		cairn_changeset_clear(cs);
-		OK(cairn_cs_put(cs, "K", "k", 1, NULL, 0, NULL, 0));
+		OK(cairn_changeset_put(cs, "K", "k", 1, NULL, 0, NULL, 0));
 		co.domain = "made2";
 		CHECK_RC(cairn_commit(st, &co, cs, NULL), CAIRN_EUNKNOWNKIND); /* new, so no schema */
 		co.create_domain = 0;
@@ -174,11 +174,11 @@ void test_domain_lifecycle(void)
 	OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L1\"}", NULL));
 	OK(cairn_domain_drop(st, "d"));
 	ro.domain = "d";
-	CHECK_RC(cairn_read_begin(st, &ro, &t), CAIRN_ENODOMAIN);
+	CHECK_RC(cairn_txn_begin(st, &ro, &t), CAIRN_ENODOMAIN);
 	CHECK(t == NULL);
 	CHECK_RC(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"L2\"}", NULL), CAIRN_ENODOMAIN);
 	OK(cairn_domain_create(st, "d"));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	CHECK(cairn_txn_revision(t) == 0);
 	{
 		cairn_record r;
@@ -189,7 +189,7 @@ void test_domain_lifecycle(void)
 	cairn_close(st);
 	/* The drop is durable. */
 	OK(cairn_open(test_path("store"), NULL, &st));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	CHECK(cairn_txn_revision(t) == 0);
 	cairn_txn_end(t);
 	cairn_close(st);
@@ -212,7 +212,7 @@ void test_domain_isolation(void)
 	/* The same key and the same unique value in another Domain are independent. */
 	OK(test_commit_in(st, "e", "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"in e\",\"values\":{\"vat\":\"V\"}}", NULL));
 	ro.domain = "e";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Supplier", "S1", 2, &r));
 	CHECK(test_streq(r.title, r.title_len, "in e"));
 	CHECK_RC(cairn_get(t, "Part", "P1", 2, &r), CAIRN_ENOTFOUND);
@@ -229,7 +229,7 @@ void test_domain_isolation(void)
 	/* Dropping one Domain leaves the other whole. */
 	OK(cairn_domain_drop(st, "d"));
 	OK(cairn_check(st, "e", NULL, NULL, NULL));
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	OK(cairn_get(t, "Supplier", "S1", 2, &r));
 	cairn_txn_end(t);
 	cairn_close(st);

@@ -93,7 +93,7 @@ static int commit_lines(cairn_store *st, int b, const char *lines, uint64_t *rev
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		rc = cairn_cs_add_json(cs, p, n);
+		rc = cairn_changeset_add_json(cs, p, n);
 		p += n + (nl ? 1 : 0);
 	}
 	co.domain = "t";
@@ -136,11 +136,11 @@ static int compare(cairn_store *st, int b, uint64_t rev)
 	ro.branch = B[b].name;
 	ro.at_revision = rev;
 	if (rev < horizon && rev < head(b)) { /* compacted away, unless the branch's head */
-		if (cairn_read_begin(st, &ro, &t) != CAIRN_ECOMPACTED)
+		if (cairn_txn_begin(st, &ro, &t) != CAIRN_ECOMPACTED)
 			return __LINE__;
 		return 0;
 	}
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return __LINE__;
 	for (int k = 0; k < NK && !bad; k++) {
 		cairn_record r;
@@ -232,7 +232,7 @@ static int compare_all(cairn_store *st)
 
 			ro.domain = "t";
 			ro.branch = B[b].name;
-			rc = cairn_read_begin(st, &ro, &t);
+			rc = cairn_txn_begin(st, &ro, &t);
 			if (rc == 0)
 				cairn_txn_end(t);
 			/* The name may have been taken again by a later branch. */
@@ -433,7 +433,7 @@ static void compact_some(cairn_store *st)
 	CHECK(r.horizon == (o.horizon > horizon ? o.horizon : horizon));
 	horizon = r.horizon;
 	ro.domain = "t";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	if (horizon > 1) {
 		CHECK_RC(cairn_revision_changes(t, horizon - 1, item_count, &n), CAIRN_ECOMPACTED);
 		if (head(0) > horizon)

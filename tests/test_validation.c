@@ -170,7 +170,7 @@ static int exists(cairn_store *st, const char *kind, const char *key, size_t key
 	int rc;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return -1;
 	rc = cairn_get(t, kind, key, key_len, &r);
 	cairn_txn_end(t);
@@ -189,7 +189,7 @@ static long nlinks(cairn_store *st, const char *kind, const char *key, int dir, 
 
 	memset(&cur, 0, sizeof(cur));
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return -1;
 	rc = cairn_links(t, kind, key, strlen(key), dir, rel, &cur, out, 16, &n);
 	cairn_txn_end(t);
@@ -204,7 +204,7 @@ static long count_of(cairn_store *st, const char *kind)
 	int rc;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return -1;
 	rc = cairn_count(t, kind, &n);
 	cairn_txn_end(t);
@@ -696,25 +696,25 @@ void test_neg_key_empty(void)
 
 	CHECK((st = setup(&snap)) != NULL);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, "Oslo", 4, NULL, 0));
-	rc = cairn_cs_put(cs, "Plant", "", 0, "x", 1, NULL, 0);
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, "Oslo", 4, NULL, 0));
+	rc = cairn_changeset_put(cs, "Plant", "", 0, "x", 1, NULL, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
 	/* A pointer with length 0 is empty too. */
-	rc = cairn_cs_put(cs, "Plant", "p8", 0, NULL, 0, NULL, 0);
+	rc = cairn_changeset_put(cs, "Plant", "p8", 0, NULL, 0, NULL, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
-	rc = cairn_cs_patch(cs, "Plant", "", 0, LIT("{}"));
+	rc = cairn_changeset_patch(cs, "Plant", "", 0, LIT("{}"));
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
-	rc = cairn_cs_delete(cs, "Plant", "", 0, 0);
+	rc = cairn_changeset_delete(cs, "Plant", "", 0, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
-	rc = cairn_cs_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "", 0, NULL, 0);
+	rc = cairn_changeset_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "", 0, NULL, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
-	rc = cairn_cs_unlink(cs, "stocked_at", "Part", "", 0, "Plant", "p1", 2);
+	rc = cairn_changeset_unlink(cs, "stocked_at", "Part", "", 0, "Plant", "p1", 2);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
 	/* Import lines. */
-	rc = cairn_cs_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"\"}"));
+	rc = cairn_changeset_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"\"}"));
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
-	rc = cairn_cs_add_json(
-		cs, LIT("{\"rel\":\"stocked_at\",\"from\":\"Part:\",\"to\":\"Plant:p1\"}"));
+	rc = cairn_changeset_add_json(
+				      cs, LIT("{\"rel\":\"stocked_at\",\"from\":\"Part:\",\"to\":\"Plant:p1\"}"));
 	CHECK(key_refused(cs, rc, CAIRN_EKEYEMPTY, 1, 1, "empty"));
 	CHECK(valid_rest_commits(st, cs, &snap));
 	CHECK(exists(st, "Plant", "p9", 2) == 1);
@@ -735,20 +735,20 @@ void test_neg_key_too_long(void)
 	key[sizeof(key) - 1] = '\0';
 	CHECK((st = setup(&snap)) != NULL);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
-	rc = cairn_cs_put(cs, "Plant", key, CAIRN_MAX_KEY + 1, NULL, 0, NULL, 0);
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
+	rc = cairn_changeset_put(cs, "Plant", key, CAIRN_MAX_KEY + 1, NULL, 0, NULL, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYLONG, 1, 1, "257"));
-	rc = cairn_cs_delete(cs, "Plant", key, CAIRN_MAX_KEY + 1, 0);
+	rc = cairn_changeset_delete(cs, "Plant", key, CAIRN_MAX_KEY + 1, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYLONG, 1, 1, "257"));
-	rc = cairn_cs_link(cs, "stocked_at", "Part", key, CAIRN_MAX_KEY + 1, "Plant", "p1", 2, NULL,
-			   0);
+	rc = cairn_changeset_link(cs, "stocked_at", "Part", key, CAIRN_MAX_KEY + 1, "Plant", "p1", 2, NULL,
+				  0);
 	CHECK(key_refused(cs, rc, CAIRN_EKEYLONG, 1, 1, "257"));
 	snprintf(line, sizeof(line), "{\"kind\":\"Plant\",\"key\":\"%.*s\"}", CAIRN_MAX_KEY + 1,
 		 key);
-	rc = cairn_cs_add_json(cs, line, strlen(line));
+	rc = cairn_changeset_add_json(cs, line, strlen(line));
 	CHECK(key_refused(cs, rc, CAIRN_EKEYLONG, 1, 1, "257"));
 	/* Exactly the limit is a valid key. */
-	OK(cairn_cs_put(cs, "Plant", key, CAIRN_MAX_KEY, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "Plant", key, CAIRN_MAX_KEY, NULL, 0, NULL, 0));
 	CHECK(valid_rest_commits(st, cs, &snap));
 	CHECK(exists(st, "Plant", key, CAIRN_MAX_KEY) == 1);
 	CHECK(exists(st, "Plant", "p9", 2) == 1);
@@ -779,17 +779,17 @@ void test_neg_key_not_utf8(void)
 
 	CHECK((st = setup(&snap)) != NULL);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
-	OK(cairn_cs_put(cs, "Plant", "\xc3\xa9t\xc3\xa9", 5, NULL, 0, NULL, 0)); /* "été" */
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "Plant", "\xc3\xa9t\xc3\xa9", 5, NULL, 0, NULL, 0)); /* "été" */
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		rc = cairn_cs_put(cs, "Plant", bad[i].key, bad[i].len, NULL, 0, NULL, 0);
+		rc = cairn_changeset_put(cs, "Plant", bad[i].key, bad[i].len, NULL, 0, NULL, 0);
 		CHECK(key_refused(cs, rc, CAIRN_EUTF8, 2, 2, bad[i].needle));
-		rc = cairn_cs_unlink(cs, "stocked_at", "Part", "a1", 2, "Plant", bad[i].key,
-				     bad[i].len);
+		rc = cairn_changeset_unlink(cs, "stocked_at", "Part", "a1", 2, "Plant", bad[i].key,
+					    bad[i].len);
 		CHECK(key_refused(cs, rc, CAIRN_EUTF8, 2, 2, bad[i].needle));
 	}
 	/* An import line that is not UTF-8 is refused as a whole. */
-	rc = cairn_cs_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"\xff\"}"));
+	rc = cairn_changeset_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"\xff\"}"));
 	CHECK(key_refused(cs, rc, CAIRN_EUTF8, 2, 2, "UTF-8"));
 	CHECK(valid_rest_commits(st, cs, &snap));
 	CHECK(exists(st, "Plant", "\xc3\xa9t\xc3\xa9", 5) == 1);
@@ -1018,31 +1018,31 @@ void test_neg_bad_json(void)
 	/* Exactly 64 levels is not a JSON error (a Link's values may hold any object). */
 	OK(cairn_changeset_new(&cs));
 	CHECK((n = deep_link(deep, sizeof(deep), 64)) > 0);
-	OK(cairn_cs_add_json(cs, deep, n));
+	OK(cairn_changeset_add_json(cs, deep, n));
 	cairn_changeset_free(cs);
 
 	/* The same through the changeset API, where the error comes when a change is added. */
 	OK(cairn_changeset_new(&cs));
-	rc = cairn_cs_add_json(cs, LIT(""));
+	rc = cairn_changeset_add_json(cs, LIT(""));
 	CHECK(key_refused(cs, rc, CAIRN_EJSON, 0, 0, "line"));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
 	/* The values object of a 66-level line nests 65 levels. */
 	CHECK((n = deep_link(deep, sizeof(deep), 66)) > 0);
 	{
 		const char *vals = strstr(deep, "\"values\":") + 9;
 
-		rc = cairn_cs_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "p2", 2, vals,
-				   strlen(vals) - 1);
+		rc = cairn_changeset_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "p2", 2, vals,
+					  strlen(vals) - 1);
 	}
 	CHECK(key_refused(cs, rc, CAIRN_EJSON, 1, 1, "deeper"));
-	rc = cairn_cs_put(cs, "Plant", "p8", 2, NULL, 0, LIT("[1]"));
+	rc = cairn_changeset_put(cs, "Plant", "p8", 2, NULL, 0, LIT("[1]"));
 	CHECK(key_refused(cs, rc, CAIRN_ETYPE, 1, 1, "object"));
-	rc = cairn_cs_put(cs, "Plant", "p8", 2, NULL, 0, LIT("{\"city\":"));
+	rc = cairn_changeset_put(cs, "Plant", "p8", 2, NULL, 0, LIT("{\"city\":"));
 	CHECK(key_refused(cs, rc, CAIRN_EJSON, 1, 1, "values"));
-	rc = cairn_cs_patch(cs, "Plant", "p1", 2, LIT("{\"city\":1,\"city\":2}"));
+	rc = cairn_changeset_patch(cs, "Plant", "p1", 2, LIT("{\"city\":1,\"city\":2}"));
 	CHECK(key_refused(cs, rc, CAIRN_EJSON, 1, 1, "duplicate"));
 	/* A scalar is valid JSON but not an object: ETYPE, like an array, or "values":7 in a line. */
-	rc = cairn_cs_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "p2", 2, LIT("7"));
+	rc = cairn_changeset_link(cs, "stocked_at", "Part", "a1", 2, "Plant", "p2", 2, LIT("7"));
 	CHECK(key_refused(cs, rc, CAIRN_ETYPE, 1, 1, "object"));
 	CHECK(valid_rest_commits(st, cs, &snap));
 	cairn_changeset_free(cs);
@@ -1100,7 +1100,7 @@ void test_neg_confidence_range(void)
 
 	CHECK((st = setup(&snap)) != NULL);
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
 	co.domain = "d";
 	co.prov.actor = "test";
 	co.prov.has_confidence = 1;
@@ -1228,17 +1228,17 @@ void test_neg_vector_dimension(void)
 		CAIRN_EDIM, 0, "1 dimensions");
 	/* Through the changeset API. */
 	OK(cairn_changeset_new(&cs));
-	OK(cairn_cs_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
-	OK(cairn_cs_vector(cs, v4, 4));
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, NULL, 0, NULL, 0));
+	OK(cairn_changeset_vector(cs, v4, 4));
 	CHECK_RC(commit_cs(st, cs, NULL), CAIRN_EDIM);
 	CHECK(errchange_is(0));
 	CHECK(unchanged(st, &snap));
 	/* No dimensions, and more than the limit, are refused when added. */
-	rc = cairn_cs_vector(cs, v4, 0);
+	rc = cairn_changeset_vector(cs, v4, 0);
 	CHECK(key_refused(cs, rc, CAIRN_EDIM, 0, 1, "dimensions"));
 	cairn_changeset_free(cs);
 	OK(cairn_changeset_new(&cs));
-	rc = cairn_cs_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"p9\",\"vector\":[]}"));
+	rc = cairn_changeset_add_json(cs, LIT("{\"kind\":\"Plant\",\"key\":\"p9\",\"vector\":[]}"));
 	CHECK(key_refused(cs, rc, CAIRN_EDIM, 0, 0, "dimensions"));
 	cairn_changeset_free(cs);
 	ACCEPTED(st, "{\"kind\":\"Plant\",\"key\":\"p9\",\"vector\":[1,2]}");
@@ -1262,13 +1262,13 @@ void test_neg_one_bad_change_of_many(void)
 	OK(cairn_changeset_new(&cs));
 	for (int i = 0, k = 0; i < 101; i++) {
 		if (i == 57) {
-			OK(cairn_cs_put(cs, "Supplier", "bad57", 5, NULL, 0,
-					LIT("{\"colour\":\"red\"}")));
+			OK(cairn_changeset_put(cs, "Supplier", "bad57", 5, NULL, 0,
+					       LIT("{\"colour\":\"red\"}")));
 			continue;
 		}
 		snprintf(key, sizeof(key), "m%03d", k);
 		snprintf(vals, sizeof(vals), "{\"vat\":\"M%03d\",\"rating\":%d}", k, k);
-		OK(cairn_cs_put(cs, "Supplier", key, strlen(key), "many", 4, vals, strlen(vals)));
+		OK(cairn_changeset_put(cs, "Supplier", key, strlen(key), "many", 4, vals, strlen(vals)));
 		k++;
 	}
 	CHECK(cairn_changeset_count(cs) == 101);
@@ -1287,10 +1287,10 @@ void test_neg_one_bad_change_of_many(void)
 	for (int i = 0; i < 101; i++) {
 		snprintf(key, sizeof(key), "m%03d", i);
 		if (i == 57)
-			OK(cairn_cs_put(cs, "Part", "bad57", 5, NULL, 0,
-					LIT("{\"sku\":\"B\",\"supplier\":\"nobody\"}")));
+			OK(cairn_changeset_put(cs, "Part", "bad57", 5, NULL, 0,
+					       LIT("{\"sku\":\"B\",\"supplier\":\"nobody\"}")));
 		else
-			OK(cairn_cs_put(cs, "Plant", key, strlen(key), NULL, 0, NULL, 0));
+			OK(cairn_changeset_put(cs, "Plant", key, strlen(key), NULL, 0, NULL, 0));
 	}
 	CHECK_RC(commit_cs(st, cs, NULL), CAIRN_EREF);
 	CHECK(errchange_is(57));

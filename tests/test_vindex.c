@@ -131,7 +131,7 @@ static void recall_where(cairn_store *st, const char *branch, const char *kind, 
 	*r10 = *r20 = 0;
 	ro.domain = "d";
 	ro.branch = branch;
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return;
 	for (int i = 0; i < q; i++) {
 		cairn_vsearch_options o = {0};
@@ -186,7 +186,7 @@ static int top(cairn_store *st, const char *branch, uint64_t at, const float *x,
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	o.vector = x;
 	o.dim = XDIM;
@@ -312,7 +312,7 @@ void test_vindex_changes(void)
 			char k[16];
 
 			snprintf(k, sizeof(k), "k%d", 90010 + i);
-			OK(cairn_cs_delete(cs, "B", k, strlen(k), 0));
+			OK(cairn_changeset_delete(cs, "B", k, strlen(k), 0));
 		}
 		OK(cairn_commit(st, &co, cs, NULL));
 		cairn_changeset_free(cs);
@@ -432,7 +432,7 @@ void test_vindex_errors(void)
 	vo.lists = 10;
 	OK(cairn_vindex_update(st, "d", &vo, &in));
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.vector = q;
 	o.dim = XDIM + 1;
 	o.limit = 5;
@@ -465,7 +465,7 @@ static uint64_t extra_versions(cairn_store *st, const char *where)
 	size_t n = 0;
 
 	ro.domain = "d";
-	if (cairn_read_begin(st, &ro, &t))
+	if (cairn_txn_begin(st, &ro, &t))
 		return UINT64_MAX;
 	draw(x, 0);
 	o.vector = x;

@@ -108,7 +108,7 @@ static int compare(cairn_store *st, const char *branch, uint64_t at, int queries
 	ro.domain = "d";
 	ro.branch = branch;
 	ro.at_revision = at;
-	if (!all || !want || cairn_read_begin(st, &ro, &t)) {
+	if (!all || !want || cairn_txn_begin(st, &ro, &t)) {
 		free(all);
 		free(want);
 		return 0;
@@ -251,7 +251,7 @@ void test_vsearch_reference(void)
 
 		snprintf(key, sizeof(key), "k%d", i);
 		OK(cairn_changeset_new(&cs));
-		OK(cairn_cs_delete(cs, "A", key, strlen(key), 0));
+		OK(cairn_changeset_delete(cs, "A", key, strlen(key), 0));
 		co.branch = NULL;
 		(void)cairn_commit(st, &co, cs, NULL); /* refused when k<i> is no A */
 		cairn_changeset_free(cs);
@@ -283,7 +283,7 @@ void test_vsearch_errors(void)
 			   "{\"kind\":\"Supplier\",\"key\":\"S3\",\"vector\":[0.9,0.1,0]}",
 		       NULL));
 	ro.domain = "d";
-	OK(cairn_read_begin(st, &ro, &t));
+	OK(cairn_txn_begin(st, &ro, &t));
 	o.limit = 5;
 	CHECK_RC(cairn_vsearch(t, &o, h, 5, &n), CAIRN_EINVAL); /* neither */
 	o.vector = q;

@@ -18,6 +18,7 @@
 	X(api_version)                                                                             \
 	X(api_reserved_options)                                                                    \
 	X(api_reserved_results)                                                                    \
+	X(api_old_names)                                                                           \
 	X(util_buf)                                                                                \
 	X(util_utf8)                                                                               \
 	X(util_time)                                                                               \

@@ -6,7 +6,7 @@
  * live-set chunk a commit rewrites keeps its old cells: time travel reads
  * them. Compaction bounds time travel at a horizon revision H of the
  * Domain: afterwards a read sees any branch at any revision from H on, and
- * at its head whenever that is (catalog dom 'K' holds H; cairn_read_begin
+ * at its head whenever that is (catalog dom 'K' holds H; cairn_txn_begin
  * refuses older revisions with CAIRN_ECOMPACTED).
  *
  * A Version (or a cell) serves the reads of its branch from the revision

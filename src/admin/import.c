@@ -513,7 +513,7 @@ static int take_vector(cairn_import *im, cairn_changeset *cs)
 			     "the vectors file has no row %llu for this Record line (%zu float32s "
 			     "a row)",
 			     (unsigned long long)im->vec_rows + 1, im->o.vector_dim);
-	else if ((rc = cairn_cs_vector(cs, im->vec, im->o.vector_dim)) == 0)
+	else if ((rc = cairn_changeset_vector(cs, im->vec, im->o.vector_dim)) == 0)
 		im->vec_rows++;
 	if (rc)
 		changeset_remove(cs, cs->n - 1);
@@ -552,7 +552,7 @@ static void *reader_main(void *arg)
 				s++;
 			if (s == len)
 				continue; /* blank lines are allowed */
-			if ((rc = cairn_cs_add_json(r->cs, r->line + s, len - s)) ||
+			if ((rc = cairn_changeset_add_json(r->cs, r->line + s, len - s)) ||
 			    (im->o.vectors && (rc = take_vector(im, r->cs)))) {
 				r->bad_rc = rc;
 				r->bad_tag = (uint64_t)r->fidx << TAG_LINE_BITS | r->line_no;

@@ -166,7 +166,7 @@ int cmd_vindex(cli *c)
 		size_t dim;
 
 		ro.domain = c->domain;
-		if (!(rc = cairn_read_begin(st, &ro, &t))) {
+		if (!(rc = cairn_txn_begin(st, &ro, &t))) {
 			rc = cairn_vector_model(t, model, sizeof(model), &dim);
 			cairn_txn_end(t);
 		}

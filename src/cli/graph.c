@@ -202,7 +202,7 @@ static int graph_begin(cli *c, graph_cmd *g, size_t max_hops)
 		free_hops(g->hops, g->n_hops);
 		return ex;
 	}
-	if ((rc = cairn_read_begin(g->st, &ro, &g->t))) {
+	if ((rc = cairn_txn_begin(g->st, &ro, &g->t))) {
 		ex = cli_fail(c, rc, "read");
 		cairn_close(g->st);
 		free_hops(g->hops, g->n_hops);

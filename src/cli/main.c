@@ -376,7 +376,7 @@ int cmd_schema(cli *c)
 		size_t len;
 
 		if ((ex = cli_read_options(c, &ro)) == 0) {
-			rc = cairn_read_begin(st, &ro, &t);
+			rc = cairn_txn_begin(st, &ro, &t);
 			if (!rc)
 				rc = cairn_schema_get(t, &json, &len);
 			if (rc)
@@ -579,16 +579,16 @@ int cmd_write(cli *c)
 			return cli_usage("%s KIND KEY", cmd);
 		}
 		if (strcmp(cmd, "put") == 0)
-			rc = cairn_cs_put(cs, c->args[0], c->args[1], strlen(c->args[1]),
-					  c->title ? c->title : "", c->title ? strlen(c->title) : 0,
-					  c->values, c->values ? strlen(c->values) : 0);
+			rc = cairn_changeset_put(cs, c->args[0], c->args[1], strlen(c->args[1]),
+						 c->title ? c->title : "", c->title ? strlen(c->title) : 0,
+						 c->values, c->values ? strlen(c->values) : 0);
 		else if (strcmp(cmd, "patch") == 0)
-			rc = c->values ? cairn_cs_patch(cs, c->args[0], c->args[1], strlen(c->args[1]),
-							c->values, strlen(c->values))
+			rc = c->values ? cairn_changeset_patch(cs, c->args[0], c->args[1], strlen(c->args[1]),
+							       c->values, strlen(c->values))
 				       : CAIRN_EINVAL;
 		else
-			rc = cairn_cs_delete(cs, c->args[0], c->args[1], strlen(c->args[1]),
-					     c->cascade ? CAIRN_CASCADE : 0);
+			rc = cairn_changeset_delete(cs, c->args[0], c->args[1], strlen(c->args[1]),
+						    c->cascade ? CAIRN_CASCADE : 0);
 	} else {
 		char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
 		const char *fkey, *tkey;
@@ -599,11 +599,11 @@ int cmd_write(cli *c)
 			return cli_usage("%s REL FROM_KIND:KEY TO_KIND:KEY", cmd);
 		}
 		if (strcmp(cmd, "link") == 0)
-			rc = cairn_cs_link(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
-					   strlen(tkey), c->values, c->values ? strlen(c->values) : 0);
+			rc = cairn_changeset_link(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
+						  strlen(tkey), c->values, c->values ? strlen(c->values) : 0);
 		else
-			rc = cairn_cs_unlink(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
-					     strlen(tkey));
+			rc = cairn_changeset_unlink(cs, c->args[0], fk, fkey, strlen(fkey), tk, tkey,
+						    strlen(tkey));
 	}
 	if (rc) {
 		cairn_changeset_free(cs);
@@ -638,7 +638,7 @@ static int begin_read(cli *c, cairn_store **st, cairn_txn **t)
 		return ex;
 	if ((ex = cli_open(c, 0, st)))
 		return ex;
-	rc = cairn_read_begin(*st, &ro, t);
+	rc = cairn_txn_begin(*st, &ro, t);
 	if (rc) {
 		ex = cli_fail(c, rc, "read");
 		cairn_close(*st);

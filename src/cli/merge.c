@@ -92,7 +92,7 @@ static int begin_txn(cli *c, cairn_store **st, cairn_txn **t)
 		return ex;
 	if ((ex = cli_open(c, 0, st)))
 		return ex;
-	if ((rc = cairn_read_begin(*st, &ro, t))) {
+	if ((rc = cairn_txn_begin(*st, &ro, t))) {
 		ex = cli_fail(c, rc, "read");
 		cairn_close(*st);
 	}
@@ -307,8 +307,8 @@ int cmd_propose(cli *c)
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
 	author = c->prov.actor ? c->prov.actor : getenv("USER") ? getenv("USER") : "cli";
-	rc = cairn_propose(st, c->domain, c->args[0], c->into ? c->into : c->branch, c->title,
-			   c->prov.message, author, &id);
+	rc = cairn_proposal_create(st, c->domain, c->args[0], c->into ? c->into : c->branch, c->title,
+				   c->prov.message, author, &id);
 	if (rc)
 		ex = cli_fail(c, rc, "propose");
 	else if (c->json)

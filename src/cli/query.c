@@ -53,7 +53,7 @@ int cmd_query(cli *c)
 		return ex;
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
-	if ((rc = cairn_read_begin(st, &ro, &t))) {
+	if ((rc = cairn_txn_begin(st, &ro, &t))) {
 		ex = cli_fail(c, rc, "query");
 		cairn_close(st);
 		return ex;

@@ -230,15 +230,15 @@ static size_t opt_len(const char *s)
 	return s ? strlen(s) : 0;
 }
 
-int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
-		 const char *title, size_t title_len, const char *values, size_t values_len)
+int cairn_changeset_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+			const char *title, size_t title_len, const char *values, size_t values_len)
 {
 	long idx;
 	cs_change *c;
 	int rc;
 
 	if (!cs || !key)
-		return err_set(CAIRN_EINVAL, "cairn_cs_put: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_put: NULL argument");
 	idx = (long)cs->n;
 	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -249,15 +249,15 @@ int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t 
 	return commit_slot(cs, c, rc);
 }
 
-int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
-		   const char *patch, size_t patch_len)
+int cairn_changeset_patch(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+			  const char *patch, size_t patch_len)
 {
 	long idx;
 	cs_change *c;
 	int rc;
 
 	if (!cs || !key || !patch)
-		return err_set(CAIRN_EINVAL, "cairn_cs_patch: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_patch: NULL argument");
 	idx = (long)cs->n;
 	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -267,14 +267,14 @@ int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key, size_
 	return commit_slot(cs, c, rc);
 }
 
-int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
-		    unsigned flags)
+int cairn_changeset_delete(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+			   unsigned flags)
 {
 	long idx;
 	cs_change *c;
 
 	if (!cs || !key)
-		return err_set(CAIRN_EINVAL, "cairn_cs_delete: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_delete: NULL argument");
 	idx = (long)cs->n;
 	if (flags & ~(unsigned)CAIRN_CASCADE)
 		return err_change(CAIRN_EINVAL, idx, "change %ld: unknown delete flags", idx);
@@ -285,16 +285,16 @@ int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key, size
 				       flags, idx));
 }
 
-int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind,
-		  const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
-		  size_t to_len, const char *values, size_t values_len)
+int cairn_changeset_link(cairn_changeset *cs, const char *rel, const char *from_kind,
+			 const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
+			 size_t to_len, const char *values, size_t values_len)
 {
 	long idx;
 	cs_change *c;
 	int rc;
 
 	if (!cs || !from_key || !to_key)
-		return err_set(CAIRN_EINVAL, "cairn_cs_link: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_link: NULL argument");
 	idx = (long)cs->n;
 	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -305,15 +305,15 @@ int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind,
 	return commit_slot(cs, c, rc);
 }
 
-int cairn_cs_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
-		    const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
-		    size_t to_len)
+int cairn_changeset_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
+			   const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
+			   size_t to_len)
 {
 	long idx;
 	cs_change *c;
 
 	if (!cs || !from_key || !to_key)
-		return err_set(CAIRN_EINVAL, "cairn_cs_unlink: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_unlink: NULL argument");
 	idx = (long)cs->n;
 	if (!(c = slot(cs)))
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -344,10 +344,10 @@ static int set_vector(cs_change *c, const float *v, size_t dim, long idx)
 	return 0;
 }
 
-int cairn_cs_vector(cairn_changeset *cs, const float *v, size_t dim)
+int cairn_changeset_vector(cairn_changeset *cs, const float *v, size_t dim)
 {
 	if (!cs || !v)
-		return err_set(CAIRN_EINVAL, "cairn_cs_vector: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_vector: NULL argument");
 	if (cs->n == 0 || (cs->v[cs->n - 1].op != OP_PUT && cs->v[cs->n - 1].op != OP_PATCH))
 		return err_change(CAIRN_EINVAL, (long)cs->n - 1,
 				  "a vector must follow a put or patch of a Record");
@@ -514,7 +514,7 @@ static int line_link(cs_change *c, const jv *o, long idx)
 	return err_change(CAIRN_EINVAL, idx, "unknown op \"%s\" for a Link (link, unlink)", op);
 }
 
-int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
+int cairn_changeset_add_json(cairn_changeset *cs, const char *line, size_t len)
 {
 	const jv *o;
 	cs_change *c;
@@ -522,7 +522,7 @@ int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
 	int rc;
 
 	if (!cs || !line)
-		return err_set(CAIRN_EINVAL, "cairn_cs_add_json: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_changeset_add_json: NULL argument");
 	idx = (long)cs->n;
 	if (len > CAIRN_MAX_VALUES + 65536)
 		return err_change(CAIRN_ELIMIT, idx, "the line is longer than %u bytes",
@@ -547,4 +547,50 @@ int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
 			      "and \"to\" (a Link)");
 	}
 	return commit_slot(cs, c, rc);
+}
+
+/* ------------------------------------------------- the names of 0.1.0 -- */
+
+int cairn_cs_put(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+		 const char *title, size_t title_len, const char *values, size_t values_len)
+{
+	return cairn_changeset_put(cs, kind, key, key_len, title, title_len, values, values_len);
+}
+
+int cairn_cs_patch(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+		   const char *patch, size_t patch_len)
+{
+	return cairn_changeset_patch(cs, kind, key, key_len, patch, patch_len);
+}
+
+int cairn_cs_delete(cairn_changeset *cs, const char *kind, const char *key, size_t key_len,
+		    unsigned flags)
+{
+	return cairn_changeset_delete(cs, kind, key, key_len, flags);
+}
+
+int cairn_cs_link(cairn_changeset *cs, const char *rel, const char *from_kind, const char *from_key,
+		  size_t from_len, const char *to_kind, const char *to_key, size_t to_len,
+		  const char *values, size_t values_len)
+{
+	return cairn_changeset_link(cs, rel, from_kind, from_key, from_len, to_kind, to_key, to_len,
+				    values, values_len);
+}
+
+int cairn_cs_unlink(cairn_changeset *cs, const char *rel, const char *from_kind,
+		    const char *from_key, size_t from_len, const char *to_kind, const char *to_key,
+		    size_t to_len)
+{
+	return cairn_changeset_unlink(cs, rel, from_kind, from_key, from_len, to_kind, to_key,
+				      to_len);
+}
+
+int cairn_cs_vector(cairn_changeset *cs, const float *v, size_t dim)
+{
+	return cairn_changeset_vector(cs, v, dim);
+}
+
+int cairn_cs_add_json(cairn_changeset *cs, const char *line, size_t len)
+{
+	return cairn_changeset_add_json(cs, line, len);
 }

@@ -203,7 +203,7 @@ int api_begin(req *r, const char *domain, cairn_txn **t)
 
 	if (read_opts(r, domain, &ro))
 		return -1;
-	if ((rc = cairn_read_begin(r->s->st, &ro, t))) {
+	if ((rc = cairn_txn_begin(r->s->st, &ro, t))) {
 		reply_cairn(r, rc);
 		return -1;
 	}

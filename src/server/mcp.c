@@ -217,7 +217,7 @@ static int begin(call *k, cairn_txn **t)
 			return -1;
 		}
 	}
-	if ((rc = cairn_read_begin(k->c->st, &ro, t)))
+	if ((rc = cairn_txn_begin(k->c->st, &ro, t)))
 		return lib_fail(k, rc);
 	return 0;
 }
@@ -716,7 +716,7 @@ static int t_remember(call *k)
 
 		if ((rc = cairn_changeset_new(&cs)))
 			break;
-		if ((rc = cairn_read_begin(k->c->st, &ro, &t))) {
+		if ((rc = cairn_txn_begin(k->c->st, &ro, &t))) {
 			cairn_changeset_free(cs);
 			break;
 		}
@@ -739,15 +739,15 @@ static int t_remember(call *k)
 			if (merged)
 				jv_canon(merged, &v);
 			rc = !merged || v.oom ? CAIRN_ENOMEM
-					      : cairn_cs_put(cs, kind, key, strlen(key),
-							     title ? title : cur.title,
-							     title ? strlen(title) : cur.title_len,
-							     (const char *)v.p, v.len);
+					      : cairn_changeset_put(cs, kind, key, strlen(key),
+								    title ? title : cur.title,
+								    title ? strlen(title) : cur.title_len,
+								    (const char *)v.p, v.len);
 		} else {
 			jv_canon(vals, &v);
 			rc = v.oom ? CAIRN_ENOMEM
-				   : cairn_cs_put(cs, kind, key, strlen(key), title ? title : "",
-						  title ? strlen(title) : 0, (const char *)v.p, v.len);
+				   : cairn_changeset_put(cs, kind, key, strlen(key), title ? title : "",
+							 title ? strlen(title) : 0, (const char *)v.p, v.len);
 		}
 		cairn_txn_end(t);
 		buf_release(&v);
@@ -794,8 +794,8 @@ static int t_link(call *k)
 		buf_release(&v);
 		return lib_fail(k, rc);
 	}
-	rc = cairn_cs_link(cs, rel, fk, fc + 1, strlen(fc + 1), tk, tc + 1, strlen(tc + 1),
-			   v.len ? (const char *)v.p : NULL, v.len);
+	rc = cairn_changeset_link(cs, rel, fk, fc + 1, strlen(fc + 1), tk, tc + 1, strlen(tc + 1),
+				  v.len ? (const char *)v.p : NULL, v.len);
 	buf_release(&v);
 	if (rc) {
 		cairn_changeset_free(cs);
@@ -827,8 +827,8 @@ static int t_propose(call *k)
 
 	if (need(k, "source", &source) || need(k, "title", &title) || branch_ok(k, source))
 		return -1;
-	rc = cairn_propose(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
-			   s_arg(k, "description"), k->c->actor, &id);
+	rc = cairn_proposal_create(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
+				   s_arg(k, "description"), k->c->actor, &id);
 	if (rc)
 		return lib_fail(k, rc);
 	buf_printf(k->out, "{\"proposal\":%llu,\"status\":\"open\"}", (unsigned long long)id);

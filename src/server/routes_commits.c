@@ -106,7 +106,7 @@ void h_commit(req *r)
 		}
 		jv_canon(&ch->u.items[i], &line);
 		rc = line.oom ? CAIRN_ENOMEM
-			      : cairn_cs_add_json(j->cs, (const char *)line.p, line.len);
+			      : cairn_changeset_add_json(j->cs, (const char *)line.p, line.len);
 		if (rc) {
 			reply_change_error(r, rc, i);
 			goto fail;
@@ -468,7 +468,7 @@ static const char *proposal_target(req *r, uint64_t id)
 	int rc;
 
 	ro.domain = r->seg[2];
-	if ((rc = cairn_read_begin(r->s->st, &ro, &t))) {
+	if ((rc = cairn_txn_begin(r->s->st, &ro, &t))) {
 		reply_cairn(r, rc);
 		return NULL;
 	}
@@ -501,7 +501,7 @@ void h_propose(req *r)
 		return;
 	if (!author)
 		author = r->tok.label[0] ? r->tok.label : "token";
-	if ((rc = cairn_propose(r->s->st, d, source, target, title, desc, author, &id)))
+	if ((rc = cairn_proposal_create(r->s->st, d, source, target, title, desc, author, &id)))
 		return reply_cairn(r, rc);
 	buf_printf(&r->out, "{\"id\":%llu}", (unsigned long long)id);
 	reply_json(r, 201);

@@ -827,7 +827,7 @@ static int put_record(merger *g, const mitem *it, const mstate *ours, const msta
 	int rc;
 
 	if (!exists) {
-		return ours->exists ? cairn_cs_delete(g->cs, kind, it->key, it->key_len, 0) : 0;
+		return ours->exists ? cairn_changeset_delete(g->cs, kind, it->key, it->key_len, 0) : 0;
 	}
 	buf_reset(&g->m.tmp);
 	jv_canon(values, &g->m.tmp);
@@ -836,8 +836,8 @@ static int put_record(merger *g, const mitem *it, const mstate *ours, const msta
 	if (ours->exists && jv_equal(values, ours->values) && title && !new_vec &&
 	    title->len == ours->title_len && memcmp(title->u.s, ours->title, title->len) == 0)
 		return 0; /* nothing to change on ours */
-	rc = cairn_cs_put(g->cs, kind, it->key, it->key_len, title ? title->u.s : "",
-			  title ? title->len : 0, (const char *)g->m.tmp.p, g->m.tmp.len);
+	rc = cairn_changeset_put(g->cs, kind, it->key, it->key_len, title ? title->u.s : "",
+				 title ? title->len : 0, (const char *)g->m.tmp.p, g->m.tmp.len);
 	if (!rc && theirs->exists)
 		g->cs->v[g->cs->n - 1].src_vid = theirs->vid;
 	if (!rc && new_vec) {
@@ -846,7 +846,7 @@ static int put_record(merger *g, const mitem *it, const mstate *ours, const msta
 		if (!f)
 			return err_set(CAIRN_ENOMEM, "out of memory");
 		memcpy(f, vs->vec, vs->vec_len); /* stored bytes need not be aligned */
-		rc = cairn_cs_vector(g->cs, f, vs->dim);
+		rc = cairn_changeset_vector(g->cs, f, vs->dim);
 	}
 	return rc;
 }
@@ -982,18 +982,18 @@ static int merge_link(merger *g, const mitem *it, const mstate *b, const mstate 
 	if (unresolved || jv_equal(res, ov))
 		return 0;
 	if (!res)
-		return cairn_cs_unlink(g->cs, schema_rel_id(s, it->kr)->name,
-				       schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
-				       schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len);
+		return cairn_changeset_unlink(g->cs, schema_rel_id(s, it->kr)->name,
+					      schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
+					      schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len);
 	buf_reset(&g->m.tmp);
 	jv_canon(res, &g->m.tmp);
 	if (g->m.tmp.oom || res->type != JV_OBJECT)
 		return err_set(g->m.tmp.oom ? CAIRN_ENOMEM : CAIRN_ETYPE,
 			       "a Link's values resolve to an object");
-	rc = cairn_cs_link(g->cs, schema_rel_id(s, it->kr)->name,
-			   schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
-			   schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len,
-			   (const char *)g->m.tmp.p, g->m.tmp.len);
+	rc = cairn_changeset_link(g->cs, schema_rel_id(s, it->kr)->name,
+				  schema_kind_id(s, it->from_kind)->name, it->from_key, it->from_len,
+				  schema_kind_id(s, it->to_kind)->name, it->to_key, it->to_len,
+				  (const char *)g->m.tmp.p, g->m.tmp.len);
 	if (!rc && t->exists) /* values taken from the source keep their lineage */
 		g->cs->v[g->cs->n - 1].src_vid = t->vid;
 	return rc;

@@ -175,14 +175,15 @@ static int propose_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 	return prop_put(txn, st, d->dom, id, &p);
 }
 
-int cairn_propose(cairn_store *st, const char *domain, const char *source, const char *target,
-		  const char *title, const char *description, const char *author, uint64_t *id)
+int cairn_proposal_create(cairn_store *st, const char *domain, const char *source,
+			  const char *target, const char *title, const char *description,
+			  const char *author, uint64_t *id)
 {
 	struct propose_arg a = {source, target, title, description, author, 0};
 	int rc;
 
 	if (!st || !domain || !source || !id)
-		return err_set(CAIRN_EINVAL, "cairn_propose: NULL argument");
+		return err_set(CAIRN_EINVAL, "cairn_proposal_create: NULL argument");
 	if ((rc = text_ok(title, "title")) || (rc = text_ok(description, "description")) ||
 	    (rc = text_ok(author, "author")))
 		return rc;
@@ -362,7 +363,7 @@ static int prop_branches(cairn_store *st, const char *domain, uint64_t id, char 
 	int rc;
 
 	ro.domain = domain;
-	if ((rc = cairn_read_begin(st, &ro, &t)))
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
 		return rc;
 	rc = cairn_proposal_get(t, id, &p);
 	if (!rc) {
@@ -432,4 +433,11 @@ int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 	o.source = source;
 	o.dry_run = 0;
 	return merge_run(st, &o, cb, ctx, out, mark_merged, &a);
+}
+
+/* The name of 0.1.0 (cairn.h, "deprecated"). */
+int cairn_propose(cairn_store *st, const char *domain, const char *source, const char *target,
+		  const char *title, const char *description, const char *author, uint64_t *id)
+{
+	return cairn_proposal_create(st, domain, source, target, title, description, author, id);
 }

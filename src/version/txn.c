@@ -10,18 +10,18 @@
 #include "base/text.h"
 #include "version/txn.h"
 
-int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out)
+int cairn_txn_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out)
 {
 	cairn_txn *t;
 	counters ctr;
 	int rc;
 
 	if (!out)
-		return err_set(CAIRN_EINVAL, "cairn_read_begin: out is NULL");
+		return err_set(CAIRN_EINVAL, "cairn_txn_begin: out is NULL");
 	*out = NULL;
 	if (!st || !opts || !opts->domain)
-		return err_set(CAIRN_EINVAL, "cairn_read_begin: a store and a Domain are required");
-	if ((rc = err_reserved(opts->reserved, "cairn_read_begin", "cairn_read_options")))
+		return err_set(CAIRN_EINVAL, "cairn_txn_begin: a store and a Domain are required");
+	if ((rc = err_reserved(opts->reserved, "cairn_txn_begin", "cairn_read_options")))
 		return rc;
 	t = cr_calloc(1, sizeof(*t));
 	if (!t)
@@ -188,4 +188,10 @@ int cairn_log(cairn_txn *t, uint64_t before, cairn_revision *out, size_t cap, si
 		rev = r.parent;
 	}
 	return 0;
+}
+
+/* The name of 0.1.0 (cairn.h, "deprecated"). */
+int cairn_read_begin(cairn_store *st, const cairn_read_options *opts, cairn_txn **out)
+{
+	return cairn_txn_begin(st, opts, out);
 }
