@@ -21,77 +21,24 @@
 
 #include "base/json.h"
 #include "base/err.h"
-#include "index/text/text.h"
 #include "admin/admin.h"
-#include "index/names/names.h"
+#include "version/index.h"
 #include "version/version.h"
 
-/* The names entries of every Record Version of one Domain. */
-static int names_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
-{
-	MDB_cursor *cur;
-	MDB_val k, v;
-	dctx d;
-	uint8_t p[4];
-	int mrc, rc;
-
-	if ((rc = dctx_open(&d, st, txn, domain, NULL)))
-		return rc;
-	be32_put(p, d.dom);
-	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_VERSIONS], &cur))) {
-		dctx_close(&d);
-		return store_err(mrc, "versions");
-	}
-	k.mv_data = p;
-	k.mv_size = 4;
-	rc = 0;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const kind_def *kd;
-		arena tmp = ARENA_INIT;
-		const jv *vals, *pvals = NULL;
-		vrec ver, pv;
-		int has_prev = 0;
-
-		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
-			break;
-		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
-			rc = err_set(CAIRN_ECORRUPT, "a Version does not decode");
-			break;
-		}
-		if (ver.type != V_REC || !(kd = schema_kind_id(d.s, ver.kr)))
-			continue;
-		/* As a commit writes them: the names its predecessor lacked. */
-		if (ver.prev && (rc = version_get(&d, ver.prev, &pv)) == 0 && pv.type == V_REC) {
-			has_prev = 1;
-			pvals = jv_parse(&tmp, pv.values, pv.values_len, "stored values");
-		} else if (rc && rc != CAIRN_ENOTFOUND) {
-			break;
-		}
-		rc = 0;
-		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
-		rc = vals && (!has_prev || pvals)
-			     ? names_entries_put(&d, kd, &ver, vals, be64_get((uint8_t *)k.mv_data + 4),
-						 has_prev ? &pv : NULL, pvals, 0)
-			     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
-		arena_release(&tmp);
-	}
-	mdb_cursor_close(cur);
-	dctx_close(&d);
-	if (!rc && mrc && mrc != MDB_NOTFOUND)
-		rc = store_err(mrc, "versions");
-	return rc;
-}
-
-/* The full-text index of one Domain. */
-static int text_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
+/*
+ * The secondary indexes an older store lacks or holds in an older form,
+ * rebuilt for Domain `domain`: each index as of the format it gives.
+ */
+static int indexes_of_domain(cairn_store *st, MDB_txn *txn, const char *domain)
 {
 	dctx d;
 	int rc;
 
 	if ((rc = dctx_open(&d, st, txn, domain, NULL)))
 		return rc;
-	rc = text_rebuild(&d, d.s);
+	for (const index_ops *const *ix = index_registry; *ix && !rc; ix++)
+		if ((*ix)->format > st->format && (*ix)->rebuild)
+			rc = (*ix)->rebuild(&d, d.s);
 	dctx_close(&d);
 	return rc;
 }
@@ -114,10 +61,7 @@ static int upgrade_txn(cairn_store *st, MDB_txn *txn)
 			break;
 		memcpy(name, (uint8_t *)k.mv_data + 5, k.mv_size - 5);
 		name[k.mv_size - 5] = '\0';
-		if (st->format < 5)
-			rc = names_of_domain(st, txn, name);
-		if (!rc && st->format < 7)
-			rc = text_of_domain(st, txn, name);
+		rc = indexes_of_domain(st, txn, name);
 	}
 	mdb_cursor_close(cur);
 	if (!rc && mrc && mrc != MDB_NOTFOUND)

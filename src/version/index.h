@@ -64,6 +64,12 @@ typedef struct index_ops {
 			  uint64_t vid);
 	int delta_all;
 	int (*rebuild)(dctx *d, const schema *s);
+	/*
+	 * The store format from which the index is as this code writes it: the
+	 * upgrade of an older store (admin/upgrade.c) rebuilds it in every
+	 * Domain (0, or no rebuild: nothing to build; the background builds it).
+	 */
+	unsigned format;
 	/* The admin layer's upkeep, each optional. A deleted branch's entries, once it is cleared. */
 	int (*drop_branch)(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 	/* One bounded step of background work in Domain dom (dry: only look); *found if any. */

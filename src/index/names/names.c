@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "index/names/names.h"
 #include "model/norm.h"
@@ -193,9 +194,67 @@ static int names_add_record(dctx *d, const kind_def *k, const vrec *v, const jv 
 	return names_entries_put(d, k, v, values, vid, NULL, NULL, 0);
 }
 
+/*
+ * The names entries of every Record Version of the Domain, as its commits
+ * would have written them (an upgrade from a store without the index).
+ */
+static int names_rebuild(dctx *d, const schema *s)
+{
+	cairn_store *st = d->st;
+	MDB_txn *txn = d->txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t p[4];
+	int mrc, rc;
+
+	be32_put(p, d->dom);
+	if ((mrc = mdb_cursor_open(txn, st->dbi[DB_VERSIONS], &cur)))
+		return store_err(mrc, "versions");
+	k.mv_data = p;
+	k.mv_size = 4;
+	rc = 0;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const kind_def *kd;
+		arena tmp = ARENA_INIT;
+		const jv *vals, *pvals = NULL;
+		vrec ver, pv;
+		int has_prev = 0;
+
+		if (k.mv_size != 12 || memcmp(k.mv_data, p, 4) != 0)
+			break;
+		if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
+			rc = err_set(CAIRN_ECORRUPT, "a Version does not decode");
+			break;
+		}
+		if (ver.type != V_REC || !(kd = schema_kind_id(s, ver.kr)))
+			continue;
+		/* As a commit writes them: the names its predecessor lacked. */
+		if (ver.prev && (rc = version_get(d, ver.prev, &pv)) == 0 && pv.type == V_REC) {
+			has_prev = 1;
+			pvals = jv_parse(&tmp, pv.values, pv.values_len, "stored values");
+		} else if (rc && rc != CAIRN_ENOTFOUND) {
+			break;
+		}
+		rc = 0;
+		vals = jv_parse(&tmp, ver.values, ver.values_len, "stored values");
+		rc = vals && (!has_prev || pvals)
+			     ? names_entries_put(d, kd, &ver, vals, be64_get((uint8_t *)k.mv_data + 4),
+						 has_prev ? &pv : NULL, pvals, 0)
+			     : err_set(CAIRN_ECORRUPT, "stored values do not parse");
+		arena_release(&tmp);
+	}
+	mdb_cursor_close(cur);
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "versions");
+	return rc;
+}
+
 const index_ops names_index = {
 	.name = "names",
 	.put = names_put,
 	.delta_record = DELTA_NAMES,
 	.add_record = names_add_record,
+	.format = 5,
+	.rebuild = names_rebuild,
 };

@@ -93,6 +93,7 @@ const index_ops text_index = {
 	.finish = text_finish,
 	.release = text_release,
 	.delta_all = DELTA_SEARCH,
+	.format = 7,
 	.rebuild = text_rebuild,
 	.drop_branch = text_drop_branch,
 	.maintain = text_merge_step,
