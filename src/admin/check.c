@@ -15,11 +15,9 @@
 #include "base/err.h"
 #include "base/hmap.h"
 #include "base/text.h"
-#include "index/text/text.h"
 #include "admin/admin.h"
-#include "index/names/names.h"
+#include "version/index.h"
 #include "version/version.h"
-#include "index/vector/vindex.h"
 
 typedef struct chk {
 	dctx d;
@@ -439,134 +437,7 @@ static int check_attr_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *
 	return 0;
 }
 
-static int check_name_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
-{
-	name_entry ne;
-	vrec ver;
-	int rc, found = 0;
 
-	(void)v;
-	(void)vn;
-	c->rep.index_entries++;
-	if (name_entry_parse(k, kn, &ne)) {
-		problem(c, "names: malformed entry");
-		return 0;
-	}
-	if ((rc = get_version(c, ne.vid, &ver, "a names entry")))
-		return rc > 0 ? 0 : rc;
-	if (ver.type != V_REC) {
-		problem(c, "names entry for Version %llu, which is not a Record",
-			(unsigned long long)ne.vid);
-		return 0;
-	}
-	found = version_has_name(schema_kind_id(c->d.s, ver.kr), &ver, NULL, &ne);
-	if (!found)
-		problem(c, "names entry for Version %llu names what it does not have",
-			(unsigned long long)ne.vid);
-	return 0;
-}
-
-/* Every segment: its containers decode, each posting names a Record Version of its Kind. */
-static int check_postings(chk *c)
-{
-	tseg *segs;
-	size_t n_segs;
-	MDB_cursor *cur;
-	arena a = ARENA_INIT;
-	int rc = text_segments(c->d.txn, c->d.st, c->d.dom, &segs, &n_segs), mrc;
-
-	if (rc)
-		return rc;
-	if ((mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_POSTINGS], &cur))) {
-		cr_free(segs);
-		return store_err(mrc, "postings");
-	}
-	for (size_t i = 0; i < n_segs && !rc; i++) {
-		uint64_t containers = 0, postings = 0, lo_vid = UINT64_MAX, hi_vid = 0;
-		/* A deleted branch's Versions go before its segments: they are not looked for. */
-		int gone = branch_gone(c, segs[i].branch);
-		uint8_t p[8];
-		MDB_val k, v;
-
-		be32_put(p, c->d.dom);
-		be32_put(p + 4, segs[i].id);
-		k.mv_data = p;
-		k.mv_size = 8;
-		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
-		     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			const uint8_t *kk = k.mv_data, *z;
-			tcont tc;
-			tpay pay;
-			uint16_t lo[TEXT_BLOCK];
-
-			if (k.mv_size < 8 || memcmp(kk, p, 8) != 0)
-				break;
-			c->rep.index_entries++;
-			containers++;
-			arena_reset(&a);
-			z = k.mv_size > 8 ? memchr(kk + 8, 0, k.mv_size - 8) : NULL;
-			if (!z || (size_t)(kk + k.mv_size - z) != 5 || z == kk + 8 ||
-			    (kk[8] != TERM_WORD && kk[8] != TERM_STEM)) {
-				problem(c, "postings: malformed key in segment %u", segs[i].id);
-				continue;
-			}
-			if (tcont_decode(v.mv_data, v.mv_size, be32_get(z + 1), &a, &tc)) {
-				problem(c, "postings: segment %u has a container that does not decode",
-					segs[i].id);
-				continue;
-			}
-			if (tc.positions != (kk[8] == TERM_WORD)) {
-				problem(c, "postings: segment %u has a %s with%s positions", segs[i].id,
-					kk[8] == TERM_WORD ? "word" : "stem", tc.positions ? "" : "out");
-				continue;
-			}
-			for (uint32_t b = 0; b < tc.nb && !rc; b++) {
-				if (tblock_read(&tc, b, lo, &pay)) {
-					problem(c, "postings: segment %u has a block that does not decode",
-						segs[i].id);
-					break;
-				}
-				for (uint32_t j = 0; j < tc.b[b].n && !rc; j++) {
-					uint64_t vid = tc.base + lo[j];
-					vrec ver;
-					size_t np;
-
-					postings++;
-					if (tc.positions &&
-					    tpos_decode(pay.pos[j], pay.pos_len[j], NULL, 0, &np)) {
-						err_clear();
-						problem(c, "postings: segment %u has bad positions for "
-							   "Version %llu",
-							segs[i].id, (unsigned long long)vid);
-					}
-					lo_vid = vid < lo_vid ? vid : lo_vid;
-					hi_vid = vid > hi_vid ? vid : hi_vid;
-					if (gone)
-						continue;
-					if ((rc = get_version(c, vid, &ver, "a posting"))) {
-						rc = rc > 0 ? 0 : rc;
-						continue;
-					}
-					if (ver.type != V_REC || ver.kr != pay.kind[j] ||
-					    ver.branch != segs[i].branch)
-						problem(c, "postings: segment %u names Version %llu, not a "
-							   "Record of its Kind and branch",
-							segs[i].id, (unsigned long long)vid);
-				}
-			}
-		}
-		if (!rc && mrc && mrc != MDB_NOTFOUND)
-			rc = store_err(mrc, "postings");
-		if (!rc && (containers != segs[i].containers || postings != segs[i].postings ||
-			    (postings && (lo_vid != segs[i].min_vid || hi_vid != segs[i].max_vid))))
-			problem(c, "postings: segment %u does not hold what its descriptor says",
-				segs[i].id);
-	}
-	mdb_cursor_close(cur);
-	arena_release(&a);
-	cr_free(segs);
-	return rc;
-}
 
 static int check_vector_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)
 {
@@ -588,98 +459,41 @@ static int check_vector_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t
 	return 0;
 }
 
-/*
- * The vector index: its meta and centroids whole, every block decodable and
- * of a list the meta has, every entry at or below the watermark and, unless
- * its Version was cleared with a deleted branch, naming a Record Version of
- * the Kind it says with a vector; the entries counted as the meta says.
- */
-static int check_vindex(chk *c)
+
+/* The secondary indexes, each through its own check (version/index.h). */
+static void ix_problem(index_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ix_problem(index_check *k, const char *fmt, ...)
 {
-	vindex_meta m;
-	MDB_cursor *cur;
-	MDB_val k, v;
-	uint8_t p[4];
-	uint64_t seen = 0;
-	int mrc, rc = vindex_meta_get(c->d.txn, c->d.st, c->d.dom, &m), have = rc == 0;
+	chk *c = k->ctx;
+	char msg[512];
+	va_list ap;
 
-	if (rc == CAIRN_ECORRUPT) {
-		problem(c, "vector index: %s", cairn_errmsg());
-		return 0;
-	}
-	if (rc && rc != CAIRN_ENOTFOUND)
-		return rc;
-	be32_put(p, c->d.dom);
-	if ((mrc = mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_VINDEX], &cur)))
-		return store_err(mrc, "vindex");
-	k.mv_data = p;
-	k.mv_size = 4;
-	rc = 0;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		const uint8_t *kp = k.mv_data;
-		vblock b;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	problem(c, "%s", msg);
+}
 
-		if (k.mv_size < 5 || memcmp(kp, p, 4) != 0)
-			break;
-		if (!have) {
-			problem(c, "vector index: entries without its meta");
-			break;
-		}
-		if (kp[4] == 'M')
-			continue;
-		if (kp[4] == 'C') {
-			if (k.mv_size != 5 || v.mv_size != (size_t)m.lists * m.dim * sizeof(float))
-				problem(c, "vector index: centroids of %zu bytes", v.mv_size);
-			continue;
-		}
-		if (kp[4] != 'L' || k.mv_size != 13 || be32_get(kp + 5) >= m.lists) {
-			problem(c, "vector index: a malformed key");
-			continue;
-		}
-		if (vblock_decode(v.mv_data, v.mv_size, m.dim, &b)) {
-			problem(c, "vector index: %s", cairn_errmsg());
-			continue;
-		}
-		for (uint32_t i = 0; i < b.n && !rc; i++) {
-			uint64_t vid;
-			uint32_t kind;
-			kbuf vk;
-			MDB_val x;
-			vrec ver;
+static int ix_version(index_check *k, uint64_t vid, vrec *v, const char *what)
+{
+	return get_version(k->ctx, vid, v, what);
+}
 
-			memcpy(&vid, b.vids + 8 * (size_t)i, 8);
-			memcpy(&kind, b.kinds + 4 * (size_t)i, 4);
-			seen++;
-			c->rep.index_entries++;
-			if (vid > m.watermark) {
-				problem(c, "vector index: Version %llu is above its watermark",
-					(unsigned long long)vid);
-				continue;
-			}
-			key_u64(&vk, c->d.dom, vid);
-			rc = db_get(c->d.txn, c->d.st, DB_VERSIONS, vk.b, vk.n, &x);
-			if (rc == CAIRN_ENOTFOUND) { /* cleared with a deleted branch */
-				rc = 0;
-				continue;
-			}
-			if (rc)
-				break;
-			if (vrec_decode(x.mv_data, x.mv_size, &ver) || ver.type != V_REC ||
-			    ver.kr != kind || !ver.dim || c->vdim != m.dim)
-				problem(c, "vector index: the entry of Version %llu does not match it",
-					(unsigned long long)vid);
-		}
-	}
-	mdb_cursor_close(cur);
-	if (rc)
-		return rc;
-	if (mrc && mrc != MDB_NOTFOUND)
-		return store_err(mrc, "vindex");
-	if (have && seen != m.entries)
-		problem(c, "vector index: %llu entries, its meta says %llu", (unsigned long long)seen,
-			(unsigned long long)m.entries);
-	return 0;
+static int ix_branch_gone(index_check *k, uint32_t branch)
+{
+	return branch_gone(k->ctx, branch);
+}
+
+static int check_indexes(chk *c)
+{
+	index_check k = {&c->d, c->vdim, &c->rep.index_entries, ix_problem, ix_version,
+			 ix_branch_gone, c};
+	int rc = 0;
+
+	for (const index_ops *const *ix = index_registry; *ix && !rc; ix++)
+		if ((*ix)->check)
+			rc = (*ix)->check(&k);
+	return rc;
 }
 
 /* ---------------------------------------------------- live sets, counts -- */
@@ -1213,11 +1027,7 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 	if (!rc)
 		rc = each_entry(&c, DB_VECTORS, check_vector_entry);
 	if (!rc)
-		rc = check_vindex(&c);
-	if (!rc)
-		rc = each_entry(&c, DB_NAMES, check_name_entry);
-	if (!rc)
-		rc = check_postings(&c);
+		rc = check_indexes(&c);
 	if (!rc)
 		rc = check_replay(&c);
 	if (!rc)

@@ -34,6 +34,20 @@ typedef struct index_commit {
 	void *state;		 /* the index's own, from begin to release */
 } index_commit;
 
+/* What cairn check (admin/check.c) gives an index to verify its entries with. */
+typedef struct index_check {
+	dctx *d;		 /* main's view of the Domain, in a read transaction */
+	uint32_t vdim;		 /* the Domain's vector dimension */
+	uint64_t *entries;	 /* entries looked at: one more for each */
+	/* Report one problem (a sentence naming the entry). */
+	void (*problem)(struct index_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	/* Version vid decoded: 0; 1 after reporting it missing or undecodable (what: the entry); an error. */
+	int (*version)(struct index_check *k, uint64_t vid, vrec *v, const char *what);
+	/* 1 if the branch is deleted: its Versions may be gone before its entries. */
+	int (*branch_gone)(struct index_check *k, uint32_t branch);
+	void *ctx;		 /* the checker's own */
+} index_check;
+
 typedef struct index_ops {
 	const char *name;
 	/*
@@ -70,6 +84,8 @@ typedef struct index_ops {
 	 * Domain (0, or no rebuild: nothing to build; the background builds it).
 	 */
 	unsigned format;
+	/* cairn check: every entry of the Domain against the Version it names; problems reported. */
+	int (*check)(index_check *k);
 	/* The admin layer's upkeep, each optional. A deleted branch's entries, once it is cleared. */
 	int (*drop_branch)(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 	/* One bounded step of background work in Domain dom (dry: only look); *found if any. */

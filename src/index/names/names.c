@@ -250,6 +250,56 @@ static int names_rebuild(dctx *d, const schema *s)
 	return rc;
 }
 
+static int names_check_entry(index_check *c, const uint8_t *k, size_t kn)
+{
+	name_entry ne;
+	vrec ver;
+	int rc, found = 0;
+
+	(*c->entries)++;
+	if (name_entry_parse(k, kn, &ne)) {
+		c->problem(c, "names: malformed entry");
+		return 0;
+	}
+	if ((rc = c->version(c, ne.vid, &ver, "a names entry")))
+		return rc > 0 ? 0 : rc;
+	if (ver.type != V_REC) {
+		c->problem(c, "names entry for Version %llu, which is not a Record",
+			(unsigned long long)ne.vid);
+		return 0;
+	}
+	found = version_has_name(schema_kind_id(c->d->s, ver.kr), &ver, NULL, &ne);
+	if (!found)
+		c->problem(c, "names entry for Version %llu names what it does not have",
+			(unsigned long long)ne.vid);
+	return 0;
+}
+
+/* cairn check: every names entry of the Domain names a Record Version that has that name. */
+static int names_check(index_check *c)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t p[4];
+	int mrc, rc = 0;
+
+	be32_put(p, c->d->dom);
+	if ((mrc = mdb_cursor_open(c->d->txn, c->d->st->dbi[DB_NAMES], &cur)))
+		return store_err(mrc, "names");
+	k.mv_data = p;
+	k.mv_size = 4;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < 4 || memcmp(k.mv_data, p, 4) != 0)
+			break;
+		rc = names_check_entry(c, k.mv_data, k.mv_size);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "names") : 0;
+}
+
 const index_ops names_index = {
 	.name = "names",
 	.put = names_put,
@@ -257,4 +307,5 @@ const index_ops names_index = {
 	.add_record = names_add_record,
 	.format = 5,
 	.rebuild = names_rebuild,
+	.check = names_check,
 };

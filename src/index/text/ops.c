@@ -95,6 +95,7 @@ const index_ops text_index = {
 	.delta_all = DELTA_SEARCH,
 	.format = 7,
 	.rebuild = text_rebuild,
+	.check = text_check,
 	.drop_branch = text_drop_branch,
 	.maintain = text_merge_step,
 };

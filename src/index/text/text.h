@@ -26,6 +26,8 @@
 
 /* The full-text index's operations (ops.c; index/registry.c). */
 extern const index_ops text_index;
+/* cairn check: every segment's containers decode, and name Record Versions of their Kind (check.c). */
+int text_check(index_check *c);
 
 #define TEXT_BLOCK 128		 /* postings per block of bounds */
 #define TEXT_SKIP 16		 /* a block's payload can be entered every this many postings */

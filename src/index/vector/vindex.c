@@ -772,8 +772,103 @@ int cairn_vindex_stat(cairn_store *st, const char *domain, cairn_vindex_info *in
 	return 0;
 }
 
+/*
+ * The vector index: its meta and centroids whole, every block decodable and
+ * of a list the meta has, every entry at or below the watermark and, unless
+ * its Version was cleared with a deleted branch, naming a Record Version of
+ * the Kind it says with a vector; the entries counted as the meta says.
+ */
+static int vindex_check(index_check *c)
+{
+	vindex_meta m;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t p[4];
+	uint64_t seen = 0;
+	int mrc, rc = vindex_meta_get(c->d->txn, c->d->st, c->d->dom, &m), have = rc == 0;
+
+	if (rc == CAIRN_ECORRUPT) {
+		c->problem(c, "vector index: %s", cairn_errmsg());
+		return 0;
+	}
+	if (rc && rc != CAIRN_ENOTFOUND)
+		return rc;
+	be32_put(p, c->d->dom);
+	if ((mrc = mdb_cursor_open(c->d->txn, c->d->st->dbi[DB_VINDEX], &cur)))
+		return store_err(mrc, "vindex");
+	k.mv_data = p;
+	k.mv_size = 4;
+	rc = 0;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		const uint8_t *kp = k.mv_data;
+		vblock b;
+
+		if (k.mv_size < 5 || memcmp(kp, p, 4) != 0)
+			break;
+		if (!have) {
+			c->problem(c, "vector index: entries without its meta");
+			break;
+		}
+		if (kp[4] == 'M')
+			continue;
+		if (kp[4] == 'C') {
+			if (k.mv_size != 5 || v.mv_size != (size_t)m.lists * m.dim * sizeof(float))
+				c->problem(c, "vector index: centroids of %zu bytes", v.mv_size);
+			continue;
+		}
+		if (kp[4] != 'L' || k.mv_size != 13 || be32_get(kp + 5) >= m.lists) {
+			c->problem(c, "vector index: a malformed key");
+			continue;
+		}
+		if (vblock_decode(v.mv_data, v.mv_size, m.dim, &b)) {
+			c->problem(c, "vector index: %s", cairn_errmsg());
+			continue;
+		}
+		for (uint32_t i = 0; i < b.n && !rc; i++) {
+			uint64_t vid;
+			uint32_t kind;
+			kbuf vk;
+			MDB_val x;
+			vrec ver;
+
+			memcpy(&vid, b.vids + 8 * (size_t)i, 8);
+			memcpy(&kind, b.kinds + 4 * (size_t)i, 4);
+			seen++;
+			(*c->entries)++;
+			if (vid > m.watermark) {
+				c->problem(c, "vector index: Version %llu is above its watermark",
+					(unsigned long long)vid);
+				continue;
+			}
+			key_u64(&vk, c->d->dom, vid);
+			rc = db_get(c->d->txn, c->d->st, DB_VERSIONS, vk.b, vk.n, &x);
+			if (rc == CAIRN_ENOTFOUND) { /* cleared with a deleted branch */
+				rc = 0;
+				continue;
+			}
+			if (rc)
+				break;
+			if (vrec_decode(x.mv_data, x.mv_size, &ver) || ver.type != V_REC ||
+			    ver.kr != kind || !ver.dim || c->vdim != m.dim)
+				c->problem(c, "vector index: the entry of Version %llu does not match it",
+					(unsigned long long)vid);
+		}
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	if (mrc && mrc != MDB_NOTFOUND)
+		return store_err(mrc, "vindex");
+	if (have && seen != m.entries)
+		c->problem(c, "vector index: %llu entries, its meta says %llu", (unsigned long long)seen,
+			(unsigned long long)m.entries);
+	return 0;
+}
+
 /* The Versions' vectors are written by the commit; the index catches up in the background. */
 const index_ops vector_index = {
 	.name = "vector",
+	.check = vindex_check,
 	.catch_up = vindex_maintain,
 };
