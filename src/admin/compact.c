@@ -30,18 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "admin/admin.h"
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/err.h"
+#include "base/json.h"
 #include "base/text.h"
-#include "index/text/text.h"
-#include "admin/admin.h"
-#include "index/names/names.h"
+#include "version/index.h"
 #include "version/version.h"
-#include "index/vector/vindex.h"
 
 #define COMPACT_BUDGET 20000 /* entries looked at per write transaction */
+#define INDEX_PASSES 4	     /* secondary indexes with a compaction pass of their own, at most */
 
 /* A revision of a branch some view reads below the horizon. */
 typedef struct plimit {
@@ -69,6 +68,7 @@ typedef struct cpt {
 	size_t resume_n;
 	int done;
 	int discard;		/* the step's writes are to be thrown away (nothing was dropped) */
+	void *ix_state[INDEX_PASSES]; /* each index's own across its pass (compact_release) */
 	int dry;		/* count only: every transaction is thrown away */
 } cpt;
 
@@ -221,9 +221,10 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 			nd.st = st;
 			nd.txn = txn;
 			nd.dom = dom;
-			/* The names its successor has stay: the successor has no entries of its own for them. */
-			if (!rc)
-				rc = names_entries_put(&nd, kd, ver, vals, vid, succ, svals, 1);
+			/* What its successor has stays: the successor has no entries of its own for it. */
+			for (const index_ops *const *ix = index_registry; *ix && !rc; ix++)
+				if ((*ix)->drop)
+					rc = (*ix)->drop(&nd, kd, ver, vals, vid, succ, svals);
 		}
 		arena_release(&a);
 		key_u64(&k, dom, vid);
@@ -479,94 +480,21 @@ static int walk_step(cpt *c, MDB_txn *txn, int db, group_fn fn)
 
 /* ---------------------------------------------------------------- steps -- */
 
-enum { PASS_KEYS, PASS_ADJ, PASS_CELLS, PASS_POSTINGS, PASS_VINDEX, PASS_END };
+/* The version layer's passes, then one for each index with a compaction of its own. */
+enum { PASS_KEYS, PASS_ADJ, PASS_CELLS, PASS_INDEX };
 
-/* The segments rewritten, so that a walk does each once. */
-typedef struct segdone {
-	uint32_t *ids;
-	size_t n, cap;
-} segdone;
-
-static int seg_is_done(const segdone *d, uint32_t id)
+/* The index whose compaction pass is pass (after PASS_INDEX), or NULL past the last. */
+static const index_ops *pass_index(int pass)
 {
-	for (size_t i = 0; i < d->n; i++)
-		if (d->ids[i] == id)
-			return 1;
-	return 0;
+	int n = pass - PASS_INDEX;
+
+	for (const index_ops *const *ix = index_registry; *ix; ix++)
+		if ((*ix)->compact && n-- == 0)
+			return *ix;
+	return NULL;
 }
 
-static int any_dead(const cpt *c, uint64_t lo, uint64_t hi)
-{
-	if (hi >= c->nbits)
-		hi = c->nbits ? c->nbits - 1 : 0;
-	for (uint64_t v = lo; v <= hi && v < c->nbits; v++) {
-		if (!(v & 7) && v + 8 <= hi + 1 && !c->dead[v >> 3]) {
-			v += 7;
-			continue;
-		}
-		if ((c->dead[v >> 3] >> (v & 7)) & 1)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * Rewrite segments that hold postings of unreachable Versions, up to
- * COMPACT_BUDGET postings (at least one segment), if any is left.
- */
-static int postings_step(cpt *c, MDB_txn *txn, segdone *sd)
-{
-	tseg *segs;
-	size_t n;
-	uint64_t looked = 0;
-	int rc = text_segments(txn, c->st, c->dom, &segs, &n);
-
-	c->done = 1;
-	for (size_t i = 0; i < n && !rc; i++) {
-		tdrop drop;
-		if (seg_is_done(sd, segs[i].id) || !any_dead(c, segs[i].min_vid, segs[i].max_vid))
-			continue;
-		memset(&drop, 0, sizeof(drop));
-		drop.bits = c->dead;
-		drop.nbits = c->nbits;
-		if ((rc = text_compact_segment(txn, c->st, c->dom, &segs[i], &drop)))
-			break;
-		if (sd->n == sd->cap) {
-			size_t cap = sd->cap ? sd->cap * 2 : 16;
-			uint32_t *ids = cr_reallocarray(sd->ids, cap, sizeof(*ids));
-
-			if (!ids) {
-				rc = err_set(CAIRN_ENOMEM, "out of memory");
-				break;
-			}
-			sd->ids = ids;
-			sd->cap = cap;
-		}
-		if (!drop.postings) {
-			/*
-			 * Nothing of it was unreachable (a segment another compaction
-			 * wrote): the step is thrown away, so that two compactions never
-			 * rewrite each other's segments in turn, and it stays as it is.
-			 */
-			sd->ids[sd->n++] = segs[i].id;
-			c->discard = 1;
-			c->done = 0;
-			break;
-		}
-		/* The rewrite's id is done; a dry run writes nothing: the segment is. */
-		sd->ids[sd->n++] = c->dry ? segs[i].id : drop.seg;
-		c->res->postings += drop.postings;
-		c->res->segments++;
-		if ((looked += segs[i].postings) >= COMPACT_BUDGET) {
-			c->done = 0; /* more in the next transaction */
-			break;
-		}
-	}
-	cr_free(segs);
-	return rc;
-}
-
-static int step(cpt *c, MDB_txn *txn, int pass, segdone *sd)
+static int step(cpt *c, MDB_txn *txn, int pass)
 {
 	switch (pass) {
 	case PASS_KEYS: {
@@ -579,20 +507,15 @@ static int step(cpt *c, MDB_txn *txn, int pass, segdone *sd)
 		return walk_step(c, txn, DB_ADJ, link_group);
 	case PASS_CELLS:
 		return walk_step(c, txn, DB_CELLS, cell_group);
-	case PASS_POSTINGS:
-		return postings_step(c, txn, sd);
 	default: {
-		int more = 0, rc;
+		const index_ops *ops = pass_index(pass);
+		index_compact k = {txn,		c->st,	       c->dom,	     c->dead,
+				   c->nbits,	c->dry,	       COMPACT_BUDGET, c->resume,
+				   &c->resume_n, &c->ix_state[pass - PASS_INDEX], c->res,
+				   &c->done,	&c->discard};
 
-		if (c->resume_n != 8) {
-			memset(c->resume, 0, 8);
-			c->resume_n = 8;
-		}
-		rc = vindex_compact_step(txn, c->st, c->dom, c->dead, c->nbits, c->resume,
-					 COMPACT_BUDGET / VINDEX_BLOCK_MAX + 1,
-					 &c->res->vindex_entries, &more);
-		c->done = !more;
-		return rc;
+		CR_ASSERT(ops && pass - PASS_INDEX < INDEX_PASSES);
+		return ops->compact(&k);
 	}
 	}
 }
@@ -657,7 +580,6 @@ struct compact_txn {
 	const char *domain;
 	const cairn_compact_options *o;
 	int first, pass;
-	segdone *sd;
 	int runs;	/* of fn in this transaction: more than one when the map filled */
 	int wrote;	/* the transaction is to be committed */
 	uint8_t resume[sizeof(((cpt *)0)->resume)]; /* where the step began */
@@ -689,7 +611,7 @@ static int compact_txn(MDB_txn *txn, cairn_store *st, void *arg)
 	a->wrote = 0;
 	c->discard = 0;
 	c->dry = a->o->dry_run;
-	rc = a->first ? begin(c, txn, a->domain, a->o) : step(c, txn, a->pass, a->sd);
+	rc = a->first ? begin(c, txn, a->domain, a->o) : step(c, txn, a->pass);
 	if (rc || c->discard || c->dry) {
 		if (c->discard) /* (what it counted goes with it) */
 			*a->res = a->saved;
@@ -705,7 +627,6 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 {
 	uint64_t t0 = time_mono_ns();
 	cairn_compact_result res;
-	segdone sd = {NULL, 0, 0};
 	cpt c;
 	int rc, pass = PASS_KEYS;
 
@@ -723,7 +644,7 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 	c.st = st;
 	c.res = &res;
 	for (;;) {
-		struct compact_txn a = {&c, &res, domain, o, !c.dead, pass, &sd, 0, 0, {0}, 0, {0}};
+		struct compact_txn a = {&c, &res, domain, o, !c.dead, pass, 0, 0, {0}, 0, {0}};
 
 		rc = store_write(st, compact_txn, &a);
 		res.transactions += !rc && a.wrote;
@@ -732,14 +653,16 @@ int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_optio
 		if (c.done) {
 			c.done = 0;
 			c.resume_n = 0;
-			if (++pass == PASS_END)
+			if (!pass_index(++pass) && pass > PASS_CELLS)
 				break;
 		}
 	}
 	for (uint64_t i = 0; c.dead && i < c.nbits / 8 + 1; i++)
 		res.versions += (uint64_t)__builtin_popcount(c.dead[i]);
+	for (int i = 0; i < INDEX_PASSES; i++)
+		if (c.ix_state[i] && pass_index(PASS_INDEX + i)->compact_release)
+			pass_index(PASS_INDEX + i)->compact_release(c.ix_state[i]);
 	cpt_release(&c);
-	cr_free(sd.ids);
 	res.seconds = (double)(time_mono_ns() - t0) / 1e9;
 	if (out)
 		*out = res;

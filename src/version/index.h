@@ -48,6 +48,26 @@ typedef struct index_check {
 	void *ctx;		 /* the checker's own */
 } index_check;
 
+/*
+ * One bounded step of an index's own pass of a compaction
+ * (admin/compact.c), in the step's write transaction.
+ */
+typedef struct index_compact {
+	MDB_txn *txn;
+	cairn_store *st;
+	uint32_t dom;
+	const uint8_t *dead;	 /* a bit per vid: the Versions no read can see any more */
+	uint64_t nbits;
+	int dry;		 /* count only: the transaction is thrown away */
+	uint64_t budget;	 /* entries a step may look at */
+	uint8_t *resume;	 /* where the next step starts: 64 bytes, kept between steps */
+	size_t *resume_n;	 /* 0 when the pass begins */
+	void **state;		 /* the index's own across the pass's steps (freed by compact_release) */
+	cairn_compact_result *res; /* what is removed is counted here */
+	int *done;		 /* set when nothing is left */
+	int *discard;		 /* set to throw the step's writes away (its counts go with them) */
+} index_compact;
+
 typedef struct index_ops {
 	const char *name;
 	/*
@@ -86,6 +106,16 @@ typedef struct index_ops {
 	unsigned format;
 	/* cairn check: every entry of the Domain against the Version it names; problems reported. */
 	int (*check)(index_check *k);
+	/*
+	 * Compaction: drop, the entries of Record Version v (values, vid) no
+	 * read can see, but those its successor succ (values succ_values; may
+	 * be NULL) relies on; compact, one step of the index's own pass, and
+	 * compact_release when the compaction ends.
+	 */
+	int (*drop)(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
+		    const vrec *succ, const jv *succ_values);
+	int (*compact)(index_compact *k);
+	void (*compact_release)(void *state);
 	/* The admin layer's upkeep, each optional. A deleted branch's entries, once it is cleared. */
 	int (*drop_branch)(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 	/* One bounded step of background work in Domain dom (dry: only look); *found if any. */

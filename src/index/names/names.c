@@ -300,6 +300,13 @@ static int names_check(index_check *c)
 	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "names") : 0;
 }
 
+/* Compaction: the names of a Version no read sees, but those its successor still has. */
+static int names_drop(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
+		      const vrec *succ, const jv *succ_values)
+{
+	return names_entries_put(d, k, v, values, vid, succ, succ_values, 1);
+}
+
 const index_ops names_index = {
 	.name = "names",
 	.put = names_put,
@@ -308,4 +315,5 @@ const index_ops names_index = {
 	.format = 5,
 	.rebuild = names_rebuild,
 	.check = names_check,
+	.drop = names_drop,
 };

@@ -4,6 +4,8 @@
  * own (on a thread of its own for a large commit); schema changes rebuild
  * it; the maintenance thread merges segments and drops a deleted branch's.
  */
+#include <string.h>
+
 #include "base/alloc.h"
 #include "base/err.h"
 #include "index/text/text.h"
@@ -84,6 +86,107 @@ static void text_release(index_commit *ic)
 	ic->state = NULL;
 }
 
+/* ------------------------------------------------------------ compaction -- */
+
+/* The segments rewritten, so that a walk does each once. */
+typedef struct segdone {
+	uint32_t *ids;
+	size_t n, cap;
+} segdone;
+
+static int seg_is_done(const segdone *d, uint32_t id)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static int any_dead(const index_compact *c, uint64_t lo, uint64_t hi)
+{
+	if (hi >= c->nbits)
+		hi = c->nbits ? c->nbits - 1 : 0;
+	for (uint64_t v = lo; v <= hi && v < c->nbits; v++) {
+		if (!(v & 7) && v + 8 <= hi + 1 && !c->dead[v >> 3]) {
+			v += 7;
+			continue;
+		}
+		if ((c->dead[v >> 3] >> (v & 7)) & 1)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Compaction: rewrite segments that hold postings of unreachable Versions,
+ * up to the step's budget of postings (at least one segment), if any is left.
+ */
+static int text_compact(index_compact *c)
+{
+	segdone *sd = *c->state;
+	tseg *segs;
+	size_t n;
+	uint64_t looked = 0;
+	int rc;
+
+	if (!sd && !(sd = *c->state = cr_calloc(1, sizeof(*sd))))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	if ((rc = text_segments(c->txn, c->st, c->dom, &segs, &n)))
+		return rc;
+	*c->done = 1;
+	for (size_t i = 0; i < n && !rc; i++) {
+		tdrop drop;
+		if (seg_is_done(sd, segs[i].id) || !any_dead(c, segs[i].min_vid, segs[i].max_vid))
+			continue;
+		memset(&drop, 0, sizeof(drop));
+		drop.bits = c->dead;
+		drop.nbits = c->nbits;
+		if ((rc = text_compact_segment(c->txn, c->st, c->dom, &segs[i], &drop)))
+			break;
+		if (sd->n == sd->cap) {
+			size_t cap = sd->cap ? sd->cap * 2 : 16;
+			uint32_t *ids = cr_reallocarray(sd->ids, cap, sizeof(*ids));
+
+			if (!ids) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
+			}
+			sd->ids = ids;
+			sd->cap = cap;
+		}
+		if (!drop.postings) {
+			/*
+			 * Nothing of it was unreachable (a segment another compaction
+			 * wrote): the step is thrown away, so that two compactions never
+			 * rewrite each other's segments in turn, and it stays as it is.
+			 */
+			sd->ids[sd->n++] = segs[i].id;
+			*c->discard = 1;
+			*c->done = 0;
+			break;
+		}
+		/* The rewrite's id is done; a dry run writes nothing: the segment is. */
+		sd->ids[sd->n++] = c->dry ? segs[i].id : drop.seg;
+		c->res->postings += drop.postings;
+		c->res->segments++;
+		if ((looked += segs[i].postings) >= c->budget) {
+			*c->done = 0; /* more in the next transaction */
+			break;
+		}
+	}
+	cr_free(segs);
+	return rc;
+}
+
+
+static void text_compact_release(void *state)
+{
+	segdone *sd = state;
+
+	cr_free(sd->ids);
+	cr_free(sd);
+}
+
 const index_ops text_index = {
 	.name = "text",
 	.async_min = TEXT_THREAD_MIN,
@@ -96,6 +199,8 @@ const index_ops text_index = {
 	.format = 7,
 	.rebuild = text_rebuild,
 	.check = text_check,
+	.compact = text_compact,
+	.compact_release = text_compact_release,
 	.drop_branch = text_drop_branch,
 	.maintain = text_merge_step,
 };

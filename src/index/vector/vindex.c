@@ -866,9 +866,26 @@ static int vindex_check(index_check *c)
 	return 0;
 }
 
+/* Compaction: a step of the blocks that hold entries of unreachable Versions. */
+static int vindex_compact(index_compact *k)
+{
+	int more = 0, rc;
+
+	if (*k->resume_n != 8) {
+		memset(k->resume, 0, 8);
+		*k->resume_n = 8;
+	}
+	rc = vindex_compact_step(k->txn, k->st, k->dom, k->dead, k->nbits, k->resume,
+				 (unsigned)(k->budget / VINDEX_BLOCK_MAX + 1), &k->res->vindex_entries,
+				 &more);
+	*k->done = !more;
+	return rc;
+}
+
 /* The Versions' vectors are written by the commit; the index catches up in the background. */
 const index_ops vector_index = {
 	.name = "vector",
 	.check = vindex_check,
+	.compact = vindex_compact,
 	.catch_up = vindex_maintain,
 };
