@@ -5,7 +5,9 @@
  * CPUs; 1 runs them one after the other). What a test writes goes to a file
  * of its own, printed to stderr, whole, when the test ends, followed by its
  * line "ok   NAME" or "FAIL NAME" on stdout; tests end in any order. The
- * last line is "C tests: N passed, N failed".
+ * last line is "C tests: N passed, N failed". The tests that take longest
+ * (slow[] below) start first, so that none of them is left running alone at
+ * the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +59,11 @@ static const struct entry all[] = {
 	TESTS(X)
 #undef X
 };
+
+/* The tests that take longest (a third of the time is the first), in the order they start. */
+static const char *const slow[] = {"search_reference", "timetravel_reference", "timetravel_kseg",
+				   "timetravel_compact", "query_reference", "crash_vindex",
+				   "vindex_recall"};
 
 /* A test that runs: its process, and the file its output goes to. */
 struct job {
@@ -166,6 +173,28 @@ static int finish(struct job *j, int status)
 	return WIFSIGNALED(status) || WEXITSTATUS(status) != 0;
 }
 
+/*
+ * Fill order[] with the indexes of all[]: the tests of slow[] first, then the
+ * others in the order of the list.
+ */
+static void start_order(size_t *order, size_t n)
+{
+	size_t k = 0, ns = sizeof(slow) / sizeof(slow[0]);
+
+	for (size_t s = 0; s < ns; s++)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(all[i].name, slow[s]) == 0)
+				order[k++] = i;
+	for (size_t i = 0; i < n; i++) {
+		size_t s = 0;
+
+		while (s < ns && strcmp(all[i].name, slow[s]) != 0)
+			s++;
+		if (s == ns)
+			order[k++] = i;
+	}
+}
+
 /* 1 if test e is to run: no arguments, or its name contains one of them. */
 static int selected(const struct entry *e, int argc, char **argv)
 {
@@ -180,6 +209,7 @@ int main(int argc, char **argv)
 	char base[] = "/tmp/cairn-test-XXXXXX";
 	size_t n = sizeof(all) / sizeof(all[0]), next = 0;
 	int passed = 0, failed = 0, running = 0, jobs = jobs_wanted();
+	size_t order[sizeof(all) / sizeof(all[0])];
 	struct job *slot;
 
 	if (jobs == 0) {
@@ -193,6 +223,7 @@ int main(int argc, char **argv)
 		free(slot);
 		return 2;
 	}
+	start_order(order, n);
 	while (next < n || running) {
 		int status, k;
 		pid_t pid;
@@ -201,14 +232,14 @@ int main(int argc, char **argv)
 		for (k = 0; k < jobs && next < n; k++) {
 			if (slot[k].pid)
 				continue;
-			while (next < n && !selected(&all[next], argc, argv))
+			while (next < n && !selected(&all[order[next]], argc, argv))
 				next++;
 			if (next == n)
 				break;
-			if (start(&slot[k], &all[next], base) == 0) {
+			if (start(&slot[k], &all[order[next]], base) == 0) {
 				running++;
 			} else {
-				printf("FAIL %s\n", all[next].name);
+				printf("FAIL %s\n", all[order[next]].name);
 				failed++;
 			}
 			next++;

@@ -2,7 +2,9 @@
  * The test harness: every test is a function registered in TESTS below, run
  * in a child process of its own (so a crash fails one test) with a fresh
  * scratch directory. A failed check prints file:line, the expression and,
- * for error codes, the error's name and message.
+ * for error codes, the error's name and message. Several tests run at once
+ * (tests/main.c), so a test writes only in its scratch directory, never to
+ * a fixed path or port, and waits for conditions, never for time to pass.
  */
 #ifndef CAIRN_TESTS_H
 #define CAIRN_TESTS_H
