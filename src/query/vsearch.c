@@ -2,7 +2,7 @@
  * Vector search (cairn_vsearch, docs/vectors.md). With no index, or when
  * asked, exact: every vector of the Domain scanned in vid order, those the
  * view's live set holds scored against the query, the best kept. With the
- * Domain's index (version/vindex.h): the centroids scored, the nearest
+ * Domain's index (index/vector/vindex.h): the centroids scored, the nearest
  * lists scanned in int8 (Kinds checked in the entries, the live set for
  * those that would be kept), the best candidates re-scored in float32, and
  * the vectors newer than the index scanned exactly. More lists are scanned

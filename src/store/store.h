@@ -30,7 +30,7 @@ enum db_id {
 	DB_NAMES,    /* (dom, normalized name, 0, vid, source, attribute) -> empty */
 	DB_POSTINGS, /* (dom, segment, term, 0, vid >> 16) -> container; (dom, 0, segment) -> descriptor */
 	DB_LEXICON,  /* (dom, word, 0) -> empty: every word of letters indexed (typo tolerance) */
-	DB_VINDEX,   /* (dom, 'M' | 'C' | 'L' list seq) -> the vector index (version/vindex.h) */
+	DB_VINDEX,   /* (dom, 'M' | 'C' | 'L' list seq) -> the vector index (index/vector/vindex.h) */
 	DB_KSEG,     /* (dom, segment, kind, key, 0, ~vid) -> as keys; (dom, 0, segment) -> descriptor */
 	DB_COUNT
 };
