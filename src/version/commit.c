@@ -170,6 +170,19 @@ static int commit_once(MDB_txn *txn, cairn_store *st, void *arg)
 	return rc;
 }
 
+int commit_options_check(const cairn_commit_options *o, const char *fn, const char *main_only)
+{
+	int rc;
+
+	if (!o->domain)
+		return err_set(CAIRN_EINVAL, "%s: no Domain", fn);
+	if (main_only && o->branch && strcmp(o->branch, "main") != 0)
+		return err_set(CAIRN_EINVAL, "%s", main_only);
+	if ((rc = commit_prov_check(&o->prov)))
+		return rc;
+	return err_reserved(o->reserved, fn, "cairn_commit_options");
+}
+
 int commit_prov_check(const cairn_provenance *p)
 {
 	const char *f[] = {p->actor, p->source, p->message, p->trace_id};
@@ -200,12 +213,9 @@ int commit_run(cairn_store *st, const cairn_commit_options *o, const cairn_chang
 	}
 	if (!st || !o || !cs)
 		return err_set(CAIRN_EINVAL, "cairn_commit: NULL argument");
-	if (!o->domain)
-		return err_set(CAIRN_EINVAL, "cairn_commit: no Domain");
-	if (cs->n == 0)
+	if (cs->n == 0 && o->domain)
 		return err_set(CAIRN_EINVAL, "cairn_commit: the change set is empty");
-	if ((rc = commit_prov_check(&o->prov)) ||
-	    (rc = err_reserved(o->reserved, "cairn_commit", "cairn_commit_options")))
+	if ((rc = commit_options_check(o, "cairn_commit", 0)))
 		return rc;
 	a = (struct commit_once){o, cs, mode, out, fails, n_fails, 0};
 	if (!(rc = store_write(st, commit_once, &a)) && a.created)
@@ -286,14 +296,9 @@ int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const 
 
 	if (!st || !opts || !json)
 		return err_set(CAIRN_EINVAL, "cairn_schema_apply: NULL argument");
-	if (!opts->domain)
-		return err_set(CAIRN_EINVAL, "cairn_schema_apply: no Domain");
-	if (opts->branch && strcmp(opts->branch, "main") != 0)
-		return err_set(CAIRN_EINVAL,
-			       "the schema belongs to the Domain, not to a branch: apply it on main "
-			       "(every branch reads with it)");
-	if ((rc = commit_prov_check(&opts->prov)) ||
-	    (rc = err_reserved(opts->reserved, "cairn_schema_apply", "cairn_commit_options")))
+	if ((rc = commit_options_check(opts, "cairn_schema_apply",
+				       "the schema belongs to the Domain, not to a branch: apply it "
+				       "on main (every branch reads with it)")))
 		return rc;
 	a = (struct schema_once){opts, json, len, out};
 	if (!(rc = store_write(st, schema_once, &a)))

@@ -137,6 +137,12 @@ void commit_ix_release(cctx *c);
 
 /* commit.c */
 void commit_cctx_release(cctx *c);
+/*
+ * The checks every commit's options take in fn (cairn_commit, ...): a
+ * Domain, valid provenance, zero reserved words and, with main_only (the
+ * message), no branch but main. CAIRN_EINVAL naming fn.
+ */
+int commit_options_check(const cairn_commit_options *o, const char *fn, const char *main_only);
 /* CAIRN_EINVAL unless the provenance is valid (confidence in [0, 1], UTF-8 texts in their limits). */
 int commit_prov_check(const cairn_provenance *p);
 /* A catalog value of a vector model: be32 dimension, then the model's id. */

@@ -206,17 +206,14 @@ int cairn_reembed(cairn_store *st, const cairn_commit_options *opts, cairn_reemb
 	if (!st || !opts)
 		return err_set(CAIRN_EINVAL, "cairn_reembed: NULL argument");
 	if (!opts->domain)
-		return err_set(CAIRN_EINVAL, "cairn_reembed: no Domain");
+		return commit_options_check(opts, "cairn_reembed", NULL);
 	if (!opts->embedder)
 		return err_set(CAIRN_EINVAL, "cairn_reembed: no embedder (the new model)");
 	if (strlen(cairn_embedder_model(opts->embedder)) > VEC_MODEL_MAX)
 		return err_set(CAIRN_EINVAL, "the model id is longer than %d bytes", VEC_MODEL_MAX);
-	if (opts->branch && strcmp(opts->branch, "main") != 0)
-		return err_set(CAIRN_EINVAL,
-			       "the vectors belong to the Domain, not to a branch: re-embed on main "
-			       "(every branch's vectors are re-embedded)");
-	if ((rc = commit_prov_check(&opts->prov)) ||
-	    (rc = err_reserved(opts->reserved, "cairn_reembed", "cairn_commit_options")))
+	if ((rc = commit_options_check(opts, "cairn_reembed",
+				       "the vectors belong to the Domain, not to a branch: re-embed "
+				       "on main (every branch's vectors are re-embedded)")))
 		return rc;
 	a = (struct reembed_once){opts, out ? out : &tmp};
 	/* The index of the old vectors is gone: built again in the background. */
