@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "wire/wire.h"
 
-static const char *const change_name[] = {"unchanged", "created", "updated", "deleted"};
 static const char *const status_name[] = {"?", "open", "merged", "rejected", "withdrawn"};
 
 static const char *change_str(int ch)
 {
-	return ch >= 0 && ch <= CAIRN_DELETED ? change_name[ch] : "?";
+	return wire_change_name(ch);
 }
 
 /* What an item callback prints: everything, or only conflicts. */
@@ -33,24 +33,15 @@ static int print_item(void *ctx, const cairn_change_item *it)
 		return 0;
 	io->shown++;
 	if (c->json) {
-		if (it->is_link) {
-			printf("{\"type\":\"link\",\"rel\":");
-			out_str(stdout, it->rel, strlen(it->rel));
-			printf(",\"from\":");
-			out_endpoint(stdout, it->from_kind, it->from_key, it->from_len);
-			printf(",\"to\":");
-			out_endpoint(stdout, it->to_kind, it->to_key, it->to_len);
-		} else {
-			printf("{\"type\":\"record\",\"kind\":");
-			out_str(stdout, it->kind, strlen(it->kind));
-			printf(",\"key\":");
-			out_str(stdout, it->key, it->key_len);
+		buf b = BUF_INIT;
+
+		wire_change_item(&b, it, io->two_sided);
+		if (b.oom) {
+			buf_release(&b);
+			return CAIRN_ENOMEM;
 		}
-		printf(",\"ours\":\"%s\"", change_str(it->ours));
-		if (io->two_sided)
-			printf(",\"theirs\":\"%s\"", change_str(it->theirs));
-		printf(",\"conflicts\":%d,\"unresolved\":%d,\"diff\":%.*s}\n", it->conflicts,
-		       it->unresolved, (int)it->diff_len, it->diff);
+		printf("%.*s\n", (int)b.len, (const char *)b.p);
+		buf_release(&b);
 		return 0;
 	}
 	if (it->is_link)
@@ -190,11 +181,11 @@ static int slurp(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-/* Merge options from the command line; *buf holds the resolutions file (free it). */
-static int merge_options(cli *c, cairn_merge_options *o, char **buf)
+/* Merge options from the command line; *file holds the resolutions file (free it). */
+static int merge_options(cli *c, cairn_merge_options *o, char **file)
 {
 	memset(o, 0, sizeof(*o));
-	*buf = NULL;
+	*file = NULL;
 	cli_commit_options(c, &o->commit);
 	o->commit.create_domain = 0;
 	o->dry_run = c->dry_run;
@@ -207,12 +198,12 @@ static int merge_options(cli *c, cairn_merge_options *o, char **buf)
 	else
 		return cli_usage("--resolve takes none, ours or theirs, not %s", c->resolve);
 	if (c->resolutions) {
-		if (slurp(c->resolutions, buf, &o->resolutions_len)) {
+		if (slurp(c->resolutions, file, &o->resolutions_len)) {
 			fprintf(stderr, "cairn: cannot read %s: %s\n", c->resolutions,
 				strerror(errno ? errno : EIO));
 			return EXIT_FAIL;
 		}
-		o->resolutions = *buf;
+		o->resolutions = *file;
 	}
 	return 0;
 }
@@ -264,20 +255,20 @@ int cmd_merge(cli *c)
 	cairn_merge_result r;
 	item_out io = {c, 1, 1, 0};
 	cairn_store *st;
-	char *buf;
+	char *file;
 	int rc, ex;
 
 	if (c->nargs != 1)
 		return cli_usage("merge SOURCE [--into T] [--resolve ours|theirs] [--resolutions FILE] "
 				 "[--dry-run]");
-	if ((ex = merge_options(c, &o, &buf)))
+	if ((ex = merge_options(c, &o, &file)))
 		return ex;
 	o.source = c->args[0];
 	if (c->into)
 		o.commit.branch = c->into;
 	io.conflicts_only = !c->dry_run;
 	if ((ex = cli_open(c, 0, &st))) {
-		free(buf);
+		free(file);
 		return ex;
 	}
 	memset(&r, 0, sizeof(r));
@@ -290,7 +281,7 @@ int cmd_merge(cli *c)
 			ex = EXIT_CONFLICT;
 	}
 	cairn_close(st);
-	free(buf);
+	free(file);
 	return ex;
 }
 
@@ -379,7 +370,7 @@ int cmd_proposal(cli *c)
 	cairn_store *st;
 	cairn_txn *t;
 	uint64_t id = 0;
-	char *buf = NULL;
+	char *file = NULL;
 	int rc = 0, ex, status = 0;
 
 	if (strcmp(sub, "list") == 0) {
@@ -409,10 +400,10 @@ int cmd_proposal(cli *c)
 		cairn_close(st);
 		return ex;
 	}
-	if (strcmp(sub, "accept") == 0 && (ex = merge_options(c, &o, &buf)))
+	if (strcmp(sub, "accept") == 0 && (ex = merge_options(c, &o, &file)))
 		return ex;
 	if ((ex = cli_open(c, 0, &st))) {
-		free(buf);
+		free(file);
 		return ex;
 	}
 	memset(&r, 0, sizeof(r));
@@ -446,6 +437,6 @@ int cmd_proposal(cli *c)
 			printf("proposal %llu %s\n", (unsigned long long)id, done);
 	}
 	cairn_close(st);
-	free(buf);
+	free(file);
 	return ex;
 }

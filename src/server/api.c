@@ -379,7 +379,6 @@ int api_expect_member(req *r, const jv *o, cairn_commit_options *co)
 /* ------------------------------------------------------------ pieces -- */
 
 
-const char *const api_change_names[] = {"unchanged", "created", "updated", "deleted"};
 
 /* The answer of a read stopped at its deadline. */
 void api_reply_timeout(req *r)
@@ -403,26 +402,7 @@ int api_w_item(void *ctx, const cairn_change_item *it)
 	if (!io->first)
 		buf_put_u8(b, ',');
 	io->first = 0;
-	if (it->is_link) {
-		PUTS(b, "{\"type\":\"link\",\"rel\":");
-		wire_cstr(b, it->rel);
-		PUTS(b, ",\"from\":");
-		wire_endpoint(b, it->from_kind, it->from_key, it->from_len);
-		PUTS(b, ",\"to\":");
-		wire_endpoint(b, it->to_kind, it->to_key, it->to_len);
-	} else {
-		PUTS(b, "{\"type\":\"record\",\"kind\":");
-		wire_cstr(b, it->kind);
-		PUTS(b, ",\"key\":");
-		wire_str(b, it->key, it->key_len);
-	}
-	buf_printf(b, ",\"ours\":\"%s\"", api_change_names[it->ours & 3]);
-	if (io->two_sided)
-		buf_printf(b, ",\"theirs\":\"%s\"", api_change_names[it->theirs & 3]);
-	buf_printf(b, ",\"conflicts\":%d,\"unresolved\":%d,\"diff\":", it->conflicts,
-		   it->unresolved);
-	buf_put(b, it->diff, it->diff_len);
-	buf_put_u8(b, '}');
+	wire_change_item(b, it, io->two_sided);
 	return b->oom ? CAIRN_ENOMEM : 0;
 }
 

@@ -168,8 +168,6 @@ int api_bool_member(req *r, const jv *o, const char *name, int *out);
 int api_provenance(req *r, const jv *o, cairn_commit_options *co);
 /* "expect_revision": the head the write expects (-1 replied when not a revision). */
 int api_expect_member(req *r, const jv *o, cairn_commit_options *co);
-/* The names of the changes of a Record or Link, by cairn_change_item's ours and theirs. */
-extern const char *const api_change_names[];
 /* The answer of a read stopped at its deadline. */
 void api_reply_timeout(req *r);
 /* Is the request past its deadline? */

@@ -303,7 +303,7 @@ static void w_history(req *r, const cairn_history_entry *h, size_t n, const cair
 		if (i)
 			buf_put_u8(&r->out, ',');
 		buf_printf(&r->out, "{\"change\":\"%s\",\"vid\":%llu,\"title\":",
-			   api_change_names[h[i].change & 3], (unsigned long long)h[i].vid);
+			   wire_change_name(h[i].change), (unsigned long long)h[i].vid);
 		wire_str(&r->out, h[i].title, h[i].title_len);
 		PUTS(&r->out, ",\"values\":");
 		buf_put(&r->out, h[i].values, h[i].values_len);

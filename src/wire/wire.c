@@ -154,6 +154,37 @@ void wire_revision(buf *b, const cairn_revision *v)
 	buf_put_u8(b, '}');
 }
 
+const char *wire_change_name(int change)
+{
+	static const char *const names[] = {"unchanged", "created", "updated", "deleted"};
+
+	return change >= 0 && change <= CAIRN_DELETED ? names[change] : "?";
+}
+
+void wire_change_item(buf *b, const cairn_change_item *it, int two_sided)
+{
+	if (it->is_link) {
+		BPUT(b, "{\"type\":\"link\",\"rel\":");
+		wire_cstr(b, it->rel);
+		BPUT(b, ",\"from\":");
+		wire_endpoint(b, it->from_kind, it->from_key, it->from_len);
+		BPUT(b, ",\"to\":");
+		wire_endpoint(b, it->to_kind, it->to_key, it->to_len);
+	} else {
+		BPUT(b, "{\"type\":\"record\",\"kind\":");
+		wire_cstr(b, it->kind);
+		BPUT(b, ",\"key\":");
+		wire_str(b, it->key, it->key_len);
+	}
+	buf_printf(b, ",\"ours\":\"%s\"", wire_change_name(it->ours));
+	if (two_sided)
+		buf_printf(b, ",\"theirs\":\"%s\"", wire_change_name(it->theirs));
+	buf_printf(b, ",\"conflicts\":%d,\"unresolved\":%d,\"diff\":", it->conflicts,
+		   it->unresolved);
+	buf_put(b, it->diff, it->diff_len);
+	buf_put_u8(b, '}');
+}
+
 /* The open header of a Record, after a comma unless first. */
 static void w_header(buf *b, const cairn_record *r, int first)
 {

@@ -79,6 +79,13 @@ void wire_record_open(buf *b, const cairn_record *r);
 void wire_record(buf *b, const cairn_record *r);
 /* A revision: number, parents, type, branch, time, provenance, changes, hash. */
 void wire_revision(buf *b, const cairn_revision *v);
+/* The name of a cairn_change value ("unchanged", "created", "updated", "deleted"; "?" else). */
+const char *wire_change_name(int change);
+/*
+ * A change item of a diff or merge: {"type":"record"|"link", what it names,
+ * "ours", "theirs" (with two_sided), "conflicts", "unresolved", "diff"}.
+ */
+void wire_change_item(buf *b, const cairn_change_item *it, int two_sided);
 /* A JSON string of s[0..n-1]. */
 void wire_str(buf *b, const char *s, size_t n);
 /* A JSON string of NUL-terminated s, or null when s is NULL. */
