@@ -332,12 +332,35 @@ static int release_waiting(cairn_import *im, int all)
 
 enum { KEEP = 0, DEFER, REMOVE };
 
+/*
+ * The changes of the batch by identity: *next chains the indexes of one
+ * identity (each entry the next index + 1, 0 at the end) from the map's
+ * value (the first index + 1). Linear in the batch.
+ */
+static int index_batch(cairn_import *im, hmap *by_id, size_t *next, buf *b)
+{
+	for (size_t i = im->batch->n; i-- > 0;) {
+		uint64_t *slot;
+		int isnew, rc;
+
+		if ((rc = identity(&im->batch->v[i], b)))
+			return rc;
+		if (!(slot = hmap_put(by_id, b->p, b->len, &isnew)))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		next[i] = (size_t)*slot;
+		*slot = i + 1;
+	}
+	return 0;
+}
+
 static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int final)
 {
 	size_t n = im->batch->n, shift = 0;
 	uint8_t *mark = cr_calloc(n, 1);
 	const char **awaited = cr_calloc(n, sizeof(char *));
-	buf a = BUF_INIT, b = BUF_INIT;
+	size_t *next = NULL;
+	hmap by_id = HMAP_INIT;
+	buf a = BUF_INIT;
 	int rc = 0;
 
 	if (!mark || !awaited) {
@@ -346,6 +369,7 @@ static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int f
 	}
 	for (size_t j = 0; j < n_fails; j++) {
 		size_t idx = (size_t)fails[j].change;
+		uint64_t *head;
 
 		if (idx >= n || mark[idx])
 			continue;
@@ -353,18 +377,21 @@ static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int f
 			mark[idx] = REMOVE;
 			continue;
 		}
+		/* Every change of the failed one's identity waits with it. */
+		if (!next && (!(next = cr_calloc(n, sizeof(*next))) ||
+			      (rc = index_batch(im, &by_id, next, &a)))) {
+			rc = rc ? rc : err_set(CAIRN_ENOMEM, "out of memory");
+			goto out;
+		}
 		if ((rc = identity(&im->batch->v[idx], &a)))
 			goto out;
-		for (size_t i = 0; i < n; i++) {
-			if (mark[i] == REMOVE || (rc = identity(&im->batch->v[i], &b)))
+		head = hmap_get(&by_id, a.p, a.len);
+		for (size_t i = head ? (size_t)*head : 0; i; i = next[i - 1]) {
+			if (mark[i - 1] == REMOVE)
 				continue;
-			if (a.len == b.len && memcmp(a.p, b.p, a.len) == 0) {
-				mark[i] = DEFER;
-				awaited[i] = fails[j].missing;
-			}
+			mark[i - 1] = DEFER;
+			awaited[i - 1] = fails[j].missing;
 		}
-		if (rc)
-			goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (mark[i] == DEFER)
@@ -377,8 +404,9 @@ static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int f
 out:
 	cr_free(mark);
 	cr_free(awaited);
+	cr_free(next);
+	hmap_release(&by_id);
 	buf_release(&a);
-	buf_release(&b);
 	return rc;
 }
 
