@@ -9,7 +9,6 @@
 #include "cli/cli.h"
 #include "wire/wire.h"
 
-static const char *const status_name[] = {"?", "open", "merged", "rejected", "withdrawn"};
 
 static const char *change_str(int ch)
 {
@@ -313,7 +312,7 @@ int cmd_propose(cli *c)
 static int print_proposal(void *ctx, const cairn_proposal *p)
 {
 	cli *c = ctx;
-	const char *st = p->status >= 1 && p->status <= 4 ? status_name[p->status] : "?";
+	const char *st = wire_proposal_status(p->status);
 
 	if (c->json) {
 		printf("{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id, st);
@@ -348,10 +347,9 @@ static int print_proposal(void *ctx, const cairn_proposal *p)
 
 static int proposal_status(const char *s)
 {
-	for (int i = 1; i <= 4; i++)
-		if (strcmp(s, status_name[i]) == 0)
-			return i;
-	return -1;
+	int st = wire_proposal_status_parse(s);
+
+	return st ? st : -1;
 }
 
 /* proposal list|show|diff|note|accept|reject|withdraw */

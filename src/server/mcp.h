@@ -6,8 +6,6 @@
 #include "base/json.h"
 #include "base/buf.h"
 
-#define PUTS(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
-
 typedef struct mcp_ctx {
 	cairn_store *st;
 	const char *domain;

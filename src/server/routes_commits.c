@@ -365,12 +365,10 @@ void h_merge(req *r)
 
 /* ---------------------------------------------------------- proposals -- */
 
-static const char *const status_names[] = {"?", "open", "merged", "rejected", "withdrawn"};
-
 static void w_proposal(buf *b, const cairn_proposal *p)
 {
 	buf_printf(b, "{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id,
-		   status_names[p->status >= 1 && p->status <= 4 ? p->status : 0]);
+		   wire_proposal_status(p->status));
 	wire_cstr(b, p->source);
 	PUTS(b, ",\"target\":");
 	wire_cstr(b, p->target);
@@ -411,9 +409,8 @@ void h_proposals(req *r)
 
 	if (api_allow(r, d, NEED_READ, NULL))
 		return;
-	for (int i = 1; i <= 4 && status; i++)
-		if (strcmp(status, status_names[i]) == 0)
-			st = i;
+	if (status)
+		st = wire_proposal_status_parse(status);
 	if (status && !st)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 				   "status is open, merged, rejected or withdrawn");

@@ -6,8 +6,6 @@
 #include "base/text.h"
 #include "wire/wire.h"
 
-#define BPUT(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
-
 int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
 {
 	const char *colon;
@@ -137,17 +135,17 @@ void wire_revision(buf *b, const cairn_revision *v)
 		buf_printf(b, ",\"parent2\":%llu", (unsigned long long)v->parent2);
 	buf_printf(b, ",\"type\":\"%s\",\"branch\":", cairn_revision_type_name(v->type));
 	wire_cstr(b, v->branch);
-	BPUT(b, ",\"time\":");
+	PUTS(b, ",\"time\":");
 	wire_time(b, v->time_ms);
-	BPUT(b, ",\"actor\":");
+	PUTS(b, ",\"actor\":");
 	wire_str(b, v->actor, v->actor_len);
-	BPUT(b, ",\"source\":");
+	PUTS(b, ",\"source\":");
 	wire_str(b, v->source, v->source_len);
-	BPUT(b, ",\"confidence\":");
+	PUTS(b, ",\"confidence\":");
 	json_number(b, v->confidence);
-	BPUT(b, ",\"message\":");
+	PUTS(b, ",\"message\":");
 	wire_str(b, v->message, v->message_len);
-	BPUT(b, ",\"trace_id\":");
+	PUTS(b, ",\"trace_id\":");
 	wire_str(b, v->trace_id, v->trace_id_len);
 	buf_printf(b, ",\"changes\":%llu,\"hash\":", (unsigned long long)v->changes);
 	wire_hash(b, v->hash);
@@ -161,19 +159,34 @@ const char *wire_change_name(int change)
 	return change >= 0 && change <= CAIRN_DELETED ? names[change] : "?";
 }
 
+static const char *const proposal_status[] = {"?", "open", "merged", "rejected", "withdrawn"};
+
+const char *wire_proposal_status(int status)
+{
+	return status >= 1 && status <= 4 ? proposal_status[status] : "?";
+}
+
+int wire_proposal_status_parse(const char *name)
+{
+	for (int i = 1; i <= 4; i++)
+		if (strcmp(name, proposal_status[i]) == 0)
+			return i;
+	return 0;
+}
+
 void wire_change_item(buf *b, const cairn_change_item *it, int two_sided)
 {
 	if (it->is_link) {
-		BPUT(b, "{\"type\":\"link\",\"rel\":");
+		PUTS(b, "{\"type\":\"link\",\"rel\":");
 		wire_cstr(b, it->rel);
-		BPUT(b, ",\"from\":");
+		PUTS(b, ",\"from\":");
 		wire_endpoint(b, it->from_kind, it->from_key, it->from_len);
-		BPUT(b, ",\"to\":");
+		PUTS(b, ",\"to\":");
 		wire_endpoint(b, it->to_kind, it->to_key, it->to_len);
 	} else {
-		BPUT(b, "{\"type\":\"record\",\"kind\":");
+		PUTS(b, "{\"type\":\"record\",\"kind\":");
 		wire_cstr(b, it->kind);
-		BPUT(b, ",\"key\":");
+		PUTS(b, ",\"key\":");
 		wire_str(b, it->key, it->key_len);
 	}
 	buf_printf(b, ",\"ours\":\"%s\"", wire_change_name(it->ours));

@@ -81,6 +81,10 @@ void wire_record(buf *b, const cairn_record *r);
 void wire_revision(buf *b, const cairn_revision *v);
 /* The name of a cairn_change value ("unchanged", "created", "updated", "deleted"; "?" else). */
 const char *wire_change_name(int change);
+/* The name of a proposal's status (cairn_proposal_status: "open", ...; "?" else). */
+const char *wire_proposal_status(int status);
+/* The status a name names, 0 for none. */
+int wire_proposal_status_parse(const char *name);
 /*
  * A change item of a diff or merge: {"type":"record"|"link", what it names,
  * "ours", "theirs" (with two_sided), "conflicts", "unresolved", "diff"}.
