@@ -24,7 +24,7 @@ LDLIBS := -llmdb -lcrypto -lxxhash -lutf8proc -lstemmer -lpthread -lm
 LDFLAGS += $(filter -fsanitize=%,$(OPT))
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/store/*.c src/model/*.c src/version/*.c src/admin/*.c \
-	src/index/*.c src/index/*/*.c src/query/*.c src/query/*/*.c))
+	src/index/*.c src/index/*/*.c src/query/*.c src/query/*/*.c src/memory/*.c))
 SERVER_SRC := $(sort $(wildcard src/wire/*.c src/server/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC))
 # The workload generator and the benchmark with its peers are a program of

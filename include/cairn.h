@@ -1297,6 +1297,93 @@ CAIRN_API int cairn_proposal_close(cairn_store *st, const char *domain, uint64_t
  */
 CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 
+/* --------------------------------------------------------------- memory -- */
+
+/*
+ * The built-in memory schema (docs/memory.md), a schema document for
+ * cairn_schema_apply: Kinds Entity (what memories are about), Memory (what
+ * was learned: its text is the title; type, status, confidence, valid_from,
+ * valid_to, source, tags) and Episode (raw turns), and the Relations about,
+ * mentions, supersedes, derived_from and related_to, from any Kind to any
+ * Kind. A Domain may start with it and extend it like any schema.
+ */
+CAIRN_API const char *cairn_memory_schema(void);
+
+#define CAIRN_MEMORY_MAX_ABOUT 8  /* subjects of one memory */
+#define CAIRN_MEMORY_MAX_BATCH 1000 /* memories of one cairn_remember */
+
+enum cairn_remember_flags {
+	CAIRN_REMEMBER_REPLACE = 1 << 0, /* a key that exists is updated (values merged) */
+};
+
+/* One memory to remember. */
+typedef struct cairn_memory_in {
+	const char *kind;	/* NULL: "Memory" */
+	const char *key;	/* NULL: the store assigns one (sortable, unique) */
+	size_t key_len;
+	const char *text;	/* what was learned: the Record's title (required for a new one) */
+	size_t text_len;	/* 0: strlen(text) */
+	const char *values;	/* a JSON object of attribute values, or NULL */
+	size_t values_len;
+	const char *append;	/* a JSON object: list Attributes and the strings to add, or NULL */
+	size_t append_len;
+	const char *const *about; /* what it is about: "Kind:key", or a name to resolve */
+	size_t n_about;
+	const char *supersedes;	/* "Kind:key" of the memory this one replaces, or NULL */
+	unsigned flags;		/* enum cairn_remember_flags */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+} cairn_memory_in;
+
+/* What a subject named in about turned out to be. */
+typedef struct cairn_subject {
+	char kind[CAIRN_MAX_NAME + 1];
+	char key[CAIRN_MAX_KEY + 1];
+	int created;		/* 1: no Record had the name, and an Entity was made */
+	char reason[96];	/* why it is this Record ("named as Kind:key", "title, ignoring case", "new") */
+} cairn_subject;
+
+/* What one memory became. */
+typedef struct cairn_memory_out {
+	char kind[CAIRN_MAX_NAME + 1];
+	char key[CAIRN_MAX_KEY + 1];
+	int created;		/* 1: a new Record; 0: an existing one (same text, or updated) */
+	int written;		/* 0: nothing of it needed writing */
+	char why[160];		/* "new", "the same text as an active memory", "updated" */
+	cairn_subject about[CAIRN_MEMORY_MAX_ABOUT];
+	size_t n_about;
+	int superseded;		/* its supersedes was marked superseded in the same commit */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+} cairn_memory_out;
+
+/*
+ * Remember n memories (1 to CAIRN_MEMORY_MAX_BATCH) in one commit
+ * (docs/memory.md). For each: the subjects named in about are resolved
+ * (exact and folded names; a name nothing has becomes a new Entity, once
+ * per batch); a memory without a key whose text an active memory of its
+ * Kind already has is that memory (nothing new is written but missing
+ * about Links); a key that exists is refused (CAIRN_EEXIST, naming the
+ * Record) unless CAIRN_REMEMBER_REPLACE; new keys are assigned by the
+ * store. append adds strings to list Attributes (once each). supersedes
+ * links the memory to the one it replaces and marks that one superseded,
+ * with valid_to now, in the same commit. A Kind with status and source
+ * Attributes gets status "active" and the commit's source by default, and
+ * confidence the commit's. out[0..n-1] says what each became; res (may be
+ * NULL) the commit (revision 0 when nothing was written). A conflict with
+ * another writer is retried on the new head unless opts->has_expect.
+ */
+CAIRN_API int cairn_remember(cairn_store *st, const cairn_commit_options *opts,
+			     const cairn_memory_in *in, size_t n, cairn_memory_out *out,
+			     cairn_commit_result *res);
+
+/*
+ * Retract a memory: kept, with its history, but out of recall: its status
+ * becomes "retracted" and valid_to now, in a commit. The Kind must have a
+ * status Attribute whose values include "retracted" (the memory schema's
+ * Memory does). CAIRN_ENOTFOUND when it does not exist.
+ */
+CAIRN_API int cairn_retract(cairn_store *st, const cairn_commit_options *opts, const char *kind,
+			    const char *key, size_t key_len, cairn_commit_result *res);
+
 /* --------------------------------------------------------------- tokens -- */
 
 /*

@@ -139,6 +139,12 @@
 	X(search_merge_policy)                                                                     \
 	X(search_dense)                                                                            \
 	X(search_check_detects)                                                                    \
+	X(memory_schema)                                                                       \
+	X(memory_any_kind)                                                                     \
+	X(memory_remember)                                                                     \
+	X(memory_supersede)                                                                    \
+	X(memory_retract)                                                                      \
+	X(memory_errors)                                                                       \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

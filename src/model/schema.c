@@ -730,13 +730,17 @@ static int resolve(schema *s)
 	}
 	for (size_t i = 0; i < s->n_rels; i++) {
 		rel_def *r = &s->rels[i];
-		const kind_def *f = schema_kind(s, r->from), *t = schema_kind(s, r->to);
+		int fany = strcmp(r->from, REL_ANY) == 0, tany = strcmp(r->to, REL_ANY) == 0;
+		const kind_def *f = fany ? NULL : schema_kind(s, r->from);
+		const kind_def *t = tany ? NULL : schema_kind(s, r->to);
 
-		if (!f || !t)
-			return err_set(CAIRN_ESCHEMA, "Relation %s: unknown Kind %s", r->name,
-				       f ? r->to : r->from);
-		r->from_kind = f->id;
-		r->to_kind = t->id;
+		if ((!f && !fany) || (!t && !tany))
+			return err_set(CAIRN_ESCHEMA,
+				       "Relation %s: unknown Kind %s (a Kind of the Domain, or \"*\" "
+				       "for any Kind)",
+				       r->name, !f && !fany ? r->from : r->to);
+		r->from_kind = f ? f->id : REL_ANY_KIND;
+		r->to_kind = t ? t->id : REL_ANY_KIND;
 	}
 	return 0;
 }
@@ -955,7 +959,9 @@ int schema_apply_json(const schema *base, const char *json, size_t len, schema *
 
 			if (sr->one && !mr->one)
 				rc = delta_add(delta, DELTA_CARD_ONE, 0, 0, id);
-			if (!rc && (strcmp(sr->from, mr->from) || strcmp(sr->to, mr->to)))
+			/* An end that becomes "*" (any Kind) admits every Link there is. */
+			if (!rc && ((strcmp(sr->from, mr->from) && strcmp(sr->from, REL_ANY)) ||
+				    (strcmp(sr->to, mr->to) && strcmp(sr->to, REL_ANY))))
 				rc = delta_add(delta, DELTA_REL_ENDS, 0, 0, id);
 			if (!rc) {
 				rel_release(mr);

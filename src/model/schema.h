@@ -60,11 +60,15 @@ typedef struct kind_def {
 	char *description;
 } kind_def;
 
+/* A Relation end of any Kind: "*" in the document, kind id 0 in the definition. */
+#define REL_ANY "*"
+#define REL_ANY_KIND 0u
+
 typedef struct rel_def {
 	char *name;
 	uint32_t id; /* position + 1 */
 	char *from, *to;
-	uint32_t from_kind, to_kind;
+	uint32_t from_kind, to_kind; /* REL_ANY_KIND: any Kind */
 	int one;     /* cardinality one: at most one Link per from-Record */
 	char *inverse;
 	char *description;
@@ -159,6 +163,12 @@ const attr_def *kind_attr(const kind_def *k, const char *name);
 const attr_def *kind_attr_id(const kind_def *k, uint32_t id);
 const rel_def *schema_rel(const schema *s, const char *name);
 const rel_def *schema_rel_id(const schema *s, uint32_t id);
+
+/* Whether a Record of Kind kind may be the end of a Relation whose end is end_kind. */
+static inline int rel_end_ok(uint32_t end_kind, uint32_t kind)
+{
+	return end_kind == REL_ANY_KIND || end_kind == kind;
+}
 const char *attr_type_name(int type);
 /*
  * Check a (non-null) value against its attribute's type and enum values.

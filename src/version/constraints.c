@@ -144,7 +144,8 @@ static int links_after(cctx *c, size_t ri, uint32_t rel, int out_only, uint64_t 
 
 				if (rel && rd->id != rel)
 					continue;
-				if (rd->from_kind != c->rs[from].kind || rd->to_kind != c->rs[to].kind)
+				if (!rel_end_ok(rd->from_kind, c->rs[from].kind) ||
+				    !rel_end_ok(rd->to_kind, c->rs[to].kind))
 					continue;
 				commit_lkey(mk, rd->id, c->rs[from].rid, c->rs[to].rid);
 				slot = hmap_get(&c->lmap, mk, sizeof(mk));

@@ -822,7 +822,7 @@ static int do_change(cctx *c, long idx, const cs_change *ch)
 				       );
 		fk = schema_kind(c->d.s, ch->from_kind);
 		tk = schema_kind(c->d.s, ch->to_kind);
-		if (!fk || !tk || fk->id != rl->from_kind || tk->id != rl->to_kind)
+		if (!fk || !tk || !rel_end_ok(rl->from_kind, fk->id) || !rel_end_ok(rl->to_kind, tk->id))
 			return failed(commit_failf(c, idx, CAIRN_ELINKKIND, 0, NULL, 0,
 				     "change %ld: Relation %s links %s to %s, not %s to %s", idx,
 				     rl->name, rl->from, rl->to, ch->from_kind, ch->to_kind)

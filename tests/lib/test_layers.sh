@@ -18,6 +18,7 @@ allowed() {
 	index) echo "version store model base" ;;
 	query) echo "index version store model base" ;;
 	admin) echo "query index version store model base" ;;
+	memory) echo "base" ;;
 	wire) echo "base" ;;
 	server) echo "wire base" ;;
 	cli) echo "server wire base" ;;

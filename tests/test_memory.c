@@ -1,0 +1,408 @@
+/*
+ * Memory for agents: the built-in memory schema and Relations of any Kind;
+ * cairn_remember (subjects resolved or made once, the same text kept
+ * once, keys assigned, existing keys refused without replace, lists
+ * appended, batches in one commit, supersede in one commit) and
+ * cairn_retract, with their errors leaving the store unchanged.
+ */
+#include <stdlib.h>
+
+#include "tests.h"
+
+static cairn_store *memory_store(void)
+{
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
+	cairn_commit_options co = {0};
+	cairn_store *st = NULL;
+	const char *s = cairn_memory_schema();
+
+	if (cairn_open(test_path("store"), &o, &st))
+		return NULL;
+	co.domain = "m";
+	co.prov.actor = "test";
+	co.create_domain = 1;
+	if (cairn_schema_apply(st, &co, s, strlen(s), NULL)) {
+		fprintf(stderr, "    memory schema: %s\n", cairn_errmsg());
+		cairn_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+static cairn_commit_options wopts(void)
+{
+	cairn_commit_options co = {0};
+
+	co.domain = "m";
+	co.prov.actor = "agent";
+	co.prov.source = "chat/1";
+	return co;
+}
+
+/* The values of Kind:key on main, into a malloc'd string, or NULL. */
+static char *values_of(cairn_store *st, const char *kind, const char *key)
+{
+	cairn_read_options ro = {0};
+	cairn_record r;
+	cairn_txn *t;
+	char *s = NULL;
+
+	ro.domain = "m";
+	if (cairn_txn_begin(st, &ro, &t))
+		return NULL;
+	if (cairn_get(t, kind, key, strlen(key), &r) == 0 && (s = malloc(r.values_len + 1))) {
+		memcpy(s, r.values, r.values_len);
+		s[r.values_len] = '\0';
+	}
+	cairn_txn_end(t);
+	return s;
+}
+
+static uint64_t count_of(cairn_store *st, const char *kind)
+{
+	cairn_read_options ro = {0};
+	cairn_txn *t;
+	uint64_t n = UINT64_MAX;
+
+	ro.domain = "m";
+	if (cairn_txn_begin(st, &ro, &t))
+		return n;
+	if (cairn_count(t, kind, &n))
+		n = UINT64_MAX;
+	cairn_txn_end(t);
+	return n;
+}
+
+/* Whether the Link rel from Kind:key has an end to Kind:key. */
+static int has_link(cairn_store *st, const char *fk, const char *fkey, const char *rel,
+		    const char *tk, const char *tkey)
+{
+	cairn_read_options ro = {0};
+	cairn_link_cursor cur;
+	cairn_link l[16];
+	cairn_txn *t;
+	size_t n = 0;
+	int yes = 0;
+
+	ro.domain = "m";
+	memset(&cur, 0, sizeof(cur));
+	if (cairn_txn_begin(st, &ro, &t))
+		return 0;
+	if (cairn_links(t, fk, fkey, strlen(fkey), CAIRN_OUT, rel, &cur, l, 16, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			yes |= strcmp(l[i].to_kind, tk) == 0 && test_streq(l[i].to_key, l[i].to_key_len, tkey);
+	cairn_txn_end(t);
+	return yes;
+}
+
+void test_memory_schema(void)
+{
+	cairn_store *st = memory_store();
+	cairn_commit_options co = {0};
+	cairn_commit_result r;
+	cairn_read_options ro = {0};
+	const char *js;
+	size_t n;
+	cairn_txn *t;
+	static const char user[] = "{\"kinds\":[{\"name\":\"Project\"}]}";
+	static const char tighten[] =
+		"{\"relations\":[{\"name\":\"about\",\"from\":\"Memory\",\"to\":\"Entity\"}]}";
+
+	CHECK(st);
+	co.domain = "m";
+	co.prov.actor = "test";
+	/* Users extend it; about reaches any Kind, theirs too. */
+	OK(cairn_schema_apply(st, &co, user, strlen(user), NULL));
+	OK(test_commit_in(st, "m",
+			  "{\"kind\":\"Project\",\"key\":\"apollo\",\"title\":\"Apollo\"}\n"
+			  "{\"kind\":\"Entity\",\"key\":\"dana\",\"title\":\"Dana\"}\n"
+			  "{\"kind\":\"Memory\",\"key\":\"m1\",\"title\":\"Dana leads Apollo\"}\n"
+			  "{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Project:apollo\"}\n"
+			  "{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Entity:dana\"}\n"
+			  "{\"rel\":\"related_to\",\"from\":\"Project:apollo\",\"to\":\"Entity:dana\"}",
+			  &r));
+	/* An end narrowed to one Kind while Links of others exist is refused. */
+	CHECK_RC(cairn_schema_apply(st, &co, tighten, strlen(tighten), NULL), CAIRN_ESCHEMADATA);
+	ro.domain = "m";
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_schema_get(t, &js, &n));
+	CHECK(strstr(js, "{\"name\":\"about\",\"from\":\"*\",\"to\":\"*\""));
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+void test_memory_any_kind(void)
+{
+	cairn_store *st = test_store();
+	cairn_commit_options co = {0};
+	static const char wide[] =
+		"{\"relations\":[{\"name\":\"supplied_by\",\"from\":\"Part\",\"to\":\"*\"}]}";
+	static const char bad[] =
+		"{\"relations\":[{\"name\":\"x\",\"from\":\"Nope\",\"to\":\"*\"}]}";
+
+	CHECK(st);
+	co.domain = "d";
+	co.prov.actor = "test";
+	OK(test_commit(st,
+		       "{\"kind\":\"Supplier\",\"key\":\"S-1\",\"title\":\"Acme\",\"values\":{\"country\":\"DE\"}}\n"
+		       "{\"kind\":\"Plant\",\"key\":\"PL-1\",\"title\":\"Plant 1\"}\n"
+		       "{\"kind\":\"Part\",\"key\":\"P-1\",\"title\":\"Bolt\",\"values\":{\"sku\":\"B-1\",\"supplier\":\"S-1\"}}\n"
+		       "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Supplier:S-1\"}",
+		       NULL));
+	/* A Link to a Plant is refused until the end is widened to any Kind. */
+	CHECK_RC(test_commit(st, "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Plant:PL-1\"}",
+			     NULL),
+		 CAIRN_ELINKKIND);
+	/* Widening is accepted with Links in place. */
+	OK(cairn_schema_apply(st, &co, wide, strlen(wide), NULL));
+	OK(test_commit(st, "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Plant:PL-1\"}",
+		       NULL));
+	/* The from end still holds. */
+	CHECK_RC(test_commit(st,
+			     "{\"rel\":\"supplied_by\",\"from\":\"Plant:PL-1\",\"to\":\"Part:P-1\"}",
+			     NULL),
+		 CAIRN_ELINKKIND);
+	/* A Kind that does not exist is still an error, which names "*" as the way to any. */
+	CHECK_RC(cairn_schema_apply(st, &co, bad, strlen(bad), NULL), CAIRN_ESCHEMA);
+	CHECK(strstr(cairn_errmsg(), "Nope") && strstr(cairn_errmsg(), "\"*\""));
+	cairn_close(st);
+}
+
+void test_memory_remember(void)
+{
+	cairn_store *st = memory_store();
+	cairn_commit_options co = wopts();
+	cairn_commit_result r;
+	cairn_memory_in in[3];
+	cairn_memory_out out[3];
+	const char *about_dana[] = {"Dana"};
+	const char *about_dana2[] = {"dana", "Apollo project"};
+	char key1[CAIRN_MAX_KEY + 1], dana[CAIRN_MAX_KEY + 1];
+	uint64_t head;
+	char *v;
+
+	CHECK(st);
+	memset(in, 0, sizeof(in));
+	in[0].text = "Dana prefers tea";
+	in[0].about = about_dana;
+	in[0].n_about = 1;
+	in[0].values = "{\"type\":\"preference\",\"tags\":[\"drinks\"]}";
+	in[0].values_len = strlen(in[0].values);
+	co.prov.has_confidence = 1;
+	co.prov.confidence = 0.8;
+	OK(cairn_remember(st, &co, in, 1, out, &r));
+	CHECK(r.revision > 0);
+	CHECK(out[0].created && out[0].written);
+	CHECK(strcmp(out[0].kind, "Memory") == 0);
+	CHECK(strlen(out[0].key) == 26); /* assigned: a ULID */
+	CHECK(out[0].n_about == 1 && out[0].about[0].created);
+	CHECK(strcmp(out[0].about[0].kind, "Entity") == 0);
+	strcpy(key1, out[0].key);
+	strcpy(dana, out[0].about[0].key);
+	CHECK(has_link(st, "Memory", key1, "about", "Entity", dana));
+	v = values_of(st, "Memory", key1);
+	CHECK(v && strstr(v, "\"status\":\"active\"") && strstr(v, "\"source\":\"chat/1\"") &&
+	      strstr(v, "\"confidence\":0.8"));
+	free(v);
+
+	/* The same text again: the memory it is, nothing written. */
+	head = test_head(st, "m");
+	OK(cairn_remember(st, &co, in, 1, out, &r));
+	CHECK(!out[0].created && !out[0].written && strcmp(out[0].key, key1) == 0);
+	CHECK(r.revision == 0 && test_head(st, "m") == head);
+	CHECK(strstr(out[0].why, "same text"));
+
+	/* A key that exists is refused without replace, naming the Record; the store is unchanged. */
+	memset(&in[1], 0, sizeof(in[1]));
+	in[1].key = key1;
+	in[1].key_len = strlen(key1);
+	in[1].text = "Dana prefers coffee";
+	CHECK_RC(cairn_remember(st, &co, &in[1], 1, out, &r), CAIRN_EEXIST);
+	CHECK(strstr(cairn_errmsg(), key1) && strstr(cairn_errmsg(), "replace"));
+	CHECK(test_head(st, "m") == head);
+	/* With replace it is an update, and append extends a list once per string. */
+	in[1].flags = CAIRN_REMEMBER_REPLACE;
+	in[1].append = "{\"tags\":[\"drinks\",\"mornings\"]}";
+	in[1].append_len = strlen(in[1].append);
+	OK(cairn_remember(st, &co, &in[1], 1, out, &r));
+	CHECK(!out[0].created && out[0].written && strstr(out[0].why, "updated"));
+	v = values_of(st, "Memory", key1);
+	CHECK(v && strstr(v, "\"tags\":[\"drinks\",\"mornings\"]") && strstr(v, "\"type\":\"preference\""));
+	free(v);
+
+	/* A batch: one commit, one new Entity for two spellings of a name nothing has yet. */
+	head = test_head(st, "m");
+	memset(in, 0, sizeof(in));
+	in[0].text = "Apollo ships in May";
+	in[0].about = about_dana2 + 1;
+	in[0].n_about = 1;
+	in[1].text = "Dana runs the Apollo project";
+	in[1].about = about_dana2;
+	in[1].n_about = 2;
+	in[2].text = "The Apollo project has a budget";
+	in[2].about = (const char *[]){"apollo PROJECT"};
+	in[2].n_about = 1;
+	OK(cairn_remember(st, &co, in, 3, out, &r));
+	CHECK(r.revision == head + 1);
+	CHECK(out[0].about[0].created && strcmp(out[1].about[1].key, out[0].about[0].key) == 0);
+	CHECK(strcmp(out[2].about[0].key, out[0].about[0].key) == 0);
+	/* "dana" is the Entity made before, found ignoring case. */
+	CHECK(!out[1].about[0].created && strcmp(out[1].about[0].key, dana) == 0);
+	CHECK(count_of(st, "Entity") == 2);
+	CHECK(count_of(st, "Memory") == 4);
+	/* Keys made in order sort in order. */
+	CHECK(strcmp(out[0].key, out[1].key) < 0 && strcmp(out[1].key, out[2].key) < 0);
+	cairn_close(st);
+}
+
+void test_memory_supersede(void)
+{
+	cairn_store *st = memory_store();
+	cairn_commit_options co = wopts();
+	cairn_commit_result r;
+	cairn_memory_in in;
+	cairn_memory_out out;
+	const char *about[] = {"Dana"};
+	char old[CAIRN_MAX_KEY + 1], ref[CAIRN_MAX_KEY + 8];
+	uint64_t head;
+	char *v;
+
+	CHECK(st);
+	memset(&in, 0, sizeof(in));
+	in.text = "Dana lives in Lisbon";
+	in.about = about;
+	in.n_about = 1;
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	strcpy(old, out.key);
+	snprintf(ref, sizeof(ref), "Memory:%s", old);
+	head = test_head(st, "m");
+	in.text = "Dana lives in Porto";
+	in.supersedes = ref;
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	CHECK(r.revision == head + 1); /* one commit */
+	CHECK(out.superseded && out.created);
+	CHECK(!out.about[0].created); /* Dana is the Entity of the first memory */
+	CHECK(has_link(st, "Memory", out.key, "supersedes", "Memory", old));
+	v = values_of(st, "Memory", old);
+	CHECK(v && strstr(v, "\"status\":\"superseded\"") && strstr(v, "\"valid_to\":\""));
+	free(v);
+	v = values_of(st, "Memory", out.key);
+	CHECK(v && strstr(v, "\"status\":\"active\""));
+	free(v);
+	/* A superseded memory's text is not the active one: remembering it again makes a new one. */
+	in.text = "Dana lives in Lisbon";
+	in.supersedes = NULL;
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	CHECK(out.created && strcmp(out.key, old) != 0);
+
+	/* Errors, each leaving the store as it was. */
+	head = test_head(st, "m");
+	in.text = "x";
+	in.supersedes = "Memory:nope";
+	CHECK_RC(cairn_remember(st, &co, &in, 1, &out, &r), CAIRN_ENOTFOUND);
+	CHECK(strstr(cairn_errmsg(), "memory 0"));
+	in.supersedes = "nocolon";
+	CHECK_RC(cairn_remember(st, &co, &in, 1, &out, &r), CAIRN_EINVAL);
+	CHECK(test_head(st, "m") == head);
+	cairn_close(st);
+}
+
+void test_memory_retract(void)
+{
+	cairn_store *st = memory_store();
+	cairn_commit_options co = wopts();
+	cairn_commit_result r;
+	cairn_memory_in in;
+	cairn_memory_out out;
+	uint64_t head;
+	char *v;
+
+	CHECK(st);
+	memset(&in, 0, sizeof(in));
+	in.text = "The meeting is on Friday";
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	OK(cairn_retract(st, &co, "Memory", out.key, strlen(out.key), &r));
+	CHECK(r.revision > 0);
+	v = values_of(st, "Memory", out.key);
+	CHECK(v && strstr(v, "\"status\":\"retracted\"") && strstr(v, "\"valid_to\""));
+	free(v);
+	head = test_head(st, "m");
+	CHECK_RC(cairn_retract(st, &co, "Memory", "nope", 4, &r), CAIRN_ENOTFOUND);
+	CHECK_RC(cairn_retract(st, &co, "Nope", "x", 1, &r), CAIRN_EUNKNOWNKIND);
+	CHECK_RC(cairn_retract(st, &co, "Entity", "x", 1, &r), CAIRN_EUNKNOWNATTR);
+	CHECK(strstr(cairn_errmsg(), "status"));
+	CHECK(test_head(st, "m") == head);
+	cairn_close(st);
+}
+
+void test_memory_errors(void)
+{
+	cairn_store *st = memory_store();
+	cairn_store *plain = NULL;
+	cairn_commit_options co = wopts();
+	cairn_commit_result r;
+	cairn_memory_in in[2];
+	cairn_memory_out out[2];
+	const char *about_missing[] = {"Entity:nope"};
+	const char *about_empty[] = {""};
+	uint64_t head;
+
+	CHECK(st);
+	head = test_head(st, "m");
+	memset(in, 0, sizeof(in));
+	CHECK_RC(cairn_remember(st, &co, in, 0, out, &r), CAIRN_EINVAL);
+	CHECK_RC(cairn_remember(st, &co, in, CAIRN_MEMORY_MAX_BATCH + 1, out, &r), CAIRN_EINVAL);
+	/* A new memory needs a text. */
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	in[0].text = "ok";
+	in[0].values = "{\"type\":\"nonsense\"}";
+	in[0].values_len = strlen(in[0].values);
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EENUM);
+	CHECK(strstr(cairn_errmsg(), "memory 0"));
+	in[0].values = "{bad";
+	in[0].values_len = 4;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EJSON);
+	in[0].values = NULL;
+	in[0].append = "{\"type\":[\"x\"]}";
+	in[0].append_len = strlen(in[0].append);
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "not a list"));
+	in[0].append = NULL;
+	in[0].about = about_missing;
+	in[0].n_about = 1;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_ENOTFOUND);
+	in[0].about = about_empty;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	in[0].about = NULL;
+	in[0].n_about = CAIRN_MEMORY_MAX_ABOUT + 1;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	in[0].n_about = 0;
+	in[0].key = "a\0b";
+	in[0].key_len = 3;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "U+0000"));
+	in[0].key = NULL;
+	in[0].kind = "Nope";
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EUNKNOWNKIND);
+	in[0].kind = NULL;
+	in[0].reserved[0] = 1;
+	CHECK_RC(cairn_remember(st, &co, in, 1, out, &r), CAIRN_EINVAL);
+	in[0].reserved[0] = 0;
+	/* A batch with one bad memory writes none of them. */
+	in[1].text = "also ok";
+	in[1].values = "{\"confidence\":\"high\"}";
+	in[1].values_len = strlen(in[1].values);
+	CHECK_RC(cairn_remember(st, &co, in, 2, out, &r), CAIRN_ETYPE);
+	CHECK(strstr(cairn_errmsg(), "memory 1"));
+	CHECK(test_head(st, "m") == head);
+	CHECK(count_of(st, "Memory") == 0);
+	cairn_close(st);
+
+	/* A Domain without the memory schema says how to get it. */
+	CHECK((plain = test_store()));
+	co.domain = "d";
+	in[0].values = NULL;
+	CHECK_RC(cairn_remember(plain, &co, in, 1, out, &r), CAIRN_EUNKNOWNKIND);
+	CHECK(strstr(cairn_errmsg(), "cairn init --memory"));
+	cairn_close(plain);
+}
