@@ -87,6 +87,13 @@ typedef struct cli {
 	const char *vector_model; /* --vector-model ID: the model of the vectors written */
 	cairn_embedder *emb;	/* the model --embed opened */
 	long dim;		/* --dim N (import --vectors) */
+	int memory;		/* init --memory */
+	const char *about[CAIRN_MEMORY_MAX_ABOUT]; /* remember --about, repeated */
+	int n_about;
+	const char *key;	/* remember --key */
+	const char *append;	/* remember --append JSON */
+	const char *supersedes; /* remember --supersedes KIND:KEY */
+	int replace;		/* remember --replace */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -178,6 +185,10 @@ int cmd_vindex(cli *c);
 int cmd_reembed(cli *c);
 /* The embedder's model file: --model, else $CAIRN_MODEL, else models/glove-6b-100d.cemb. */
 const char *cli_model_path(const cli *c);
+int cmd_remember(cli *c);
+int cmd_retract(cli *c);
+/* init --memory: the memory schema for c->domain on the open store st. */
+int cli_memory_init(cli *c, cairn_store *st);
 int cmd_serve(cli *c);
 int cmd_mcp(cli *c);
 

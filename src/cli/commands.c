@@ -30,9 +30,32 @@
 	"                        models/glove-6b-100d.cemb)\n"
 
 static const char init_usage[] =
-	"usage: cairn init [DIR]\n\n"
+	"usage: cairn init [DIR] [--memory [--domain NAME]]\n\n"
 	"Creates a store in DIR (default: --store), and the directory if needed. On an\n"
-	"existing store it does nothing and succeeds.\n\n" OPTS_STORE;
+	"existing store it does nothing and succeeds.\n\n"
+	"  --memory              also give the Domain the memory schema (docs/memory.md),\n"
+	"                        creating the Domain if needed; a Domain that has a Kind\n"
+	"                        Memory already is left as it is\n" DOMAIN OPTS_STORE;
+
+static const char remember_usage[] =
+	"usage: cairn remember TEXT [--about NAME]... [--kind K] [--key KEY] [--values JSON]\n"
+	"                      [--append JSON] [--supersedes KIND:KEY] [--replace]\n\n"
+	"Remembers TEXT as a memory (docs/memory.md), in one durable commit: each\n"
+	"--about is resolved to the Record it names (an Entity is made for a name\n"
+	"nothing has); a memory with the same text is not made twice; the key is\n"
+	"assigned unless given, and a key that exists is refused without --replace.\n\n"
+	"  --about NAME          what it is about: a name, or KIND:KEY (up to 8)\n"
+	"  --kind K              its Kind (default Memory)\n"
+	"  --key KEY             its key (default: a new one)\n"
+	"  --values JSON         its values, a JSON object\n"
+	"  --append JSON         strings to add to list Attributes: {\"tags\":[\"x\"]}\n"
+	"  --supersedes KIND:KEY the memory it replaces: marked superseded, linked\n"
+	"  --replace             update the Record when --key exists\n" OPTS_WRITE;
+
+static const char retract_usage[] =
+	"usage: cairn retract KIND KEY\n\n"
+	"Retracts a memory: kept, with its history, but out of recall (its status\n"
+	"becomes retracted, its valid_to now), in one durable commit.\n\n" OPTS_WRITE;
 
 static const char domain_usage[] =
 	"usage: cairn domain [list]\n"
@@ -428,6 +451,10 @@ const cli_cmd cli_commands[] = {
 	{"delete", cmd_write, "delete a Record", delete_usage, 0},
 	{"link", cmd_write, "create or replace a Link", link_usage, 0},
 	{"unlink", cmd_write, "remove a Link", unlink_usage, 0},
+	{"remember", cmd_remember, "remember a memory, resolving what it is about", remember_usage,
+	 0},
+	{"retract", cmd_retract, "take a memory out of recall, keeping its history", retract_usage,
+	 0},
 	GROUP("Reads"),
 	{"get", cmd_get, "a Record, with the provenance of its last change", get_usage, 0},
 	{"page", cmd_page, "Records of a Kind in key order", page_usage, 0},

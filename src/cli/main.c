@@ -241,6 +241,11 @@ int cmd_init(cli *c)
 		c->store = c->args[0];
 	if ((rc = cli_open(c, 1, &st)))
 		return rc;
+	if (c->memory) {
+		rc = cli_memory_init(c, st);
+		cairn_close(st);
+		return rc;
+	}
 	cairn_close(st);
 	if (c->json)
 		printf("{\"store\":"), out_str(stdout, c->store, strlen(c->store)), printf("}\n");

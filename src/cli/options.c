@@ -16,6 +16,7 @@ enum opt_type {
 	T_UNIT,	 /* the confidence, 0 to 1 */
 	T_BOOST, /* double: 0 to 1000000 */
 	T_HOP,	 /* one more --hop */
+	T_ABOUT, /* one more --about */
 	T_HELP,
 };
 
@@ -63,6 +64,9 @@ static const cli_opt options[] = {
 	{"fusion", T_STR, F(fusion)},		{"boost-near", T_STR, F(boost_near)},
 	{"boost", T_BOOST, F(boost)},		{"embed", T_ON, F(embed)},
 	{"vector-model", T_STR, F(vector_model)}, {"help", T_HELP, 0},
+	{"memory", T_ON, F(memory)},		{"about", T_ABOUT, 0},
+	{"key", T_STR, F(key)},			{"append", T_STR, F(append)},
+	{"supersedes", T_STR, F(supersedes)},	{"replace", T_ON, F(replace)},
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -163,6 +167,11 @@ static int set_option(cli *c, const cli_opt *o, const char *arg)
 		if (c->n_hops == (int)(sizeof(c->hops) / sizeof(c->hops[0])))
 			return cli_usage("at most %d --hop", c->n_hops);
 		c->hops[c->n_hops++] = arg;
+		return 0;
+	case T_ABOUT:
+		if (c->n_about == CAIRN_MEMORY_MAX_ABOUT)
+			return cli_usage("at most %d --about", CAIRN_MEMORY_MAX_ABOUT);
+		c->about[c->n_about++] = arg;
 		return 0;
 	default:
 		return 0;

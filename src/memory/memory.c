@@ -553,6 +553,7 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 					  "memory %zu: a new memory needs a text (its title)", i);
 		if (same_text(m, kind, in->text, text_len, &cur)) {
 			exists = 1;
+			text_len = 0; /* the memory keeps its own wording */
 			copy_key(key, cur.key, cur.key_len);
 			key_len = cur.key_len;
 		} else {

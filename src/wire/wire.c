@@ -683,3 +683,158 @@ void wire_hash(buf *b, const uint8_t h[32])
 	}
 	buf_put_u8(b, '"');
 }
+
+/* ------------------------------------------------------------ memories -- */
+
+/* A string member that holds no U+0000: its text, or NULL when absent (-1: refused). */
+static int mem_str(const jv *o, const char *name, const char **out, size_t *len, char *err,
+		   size_t errlen)
+{
+	const jv *v = jv_get(o, name);
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_STRING || !v->len || strlen(v->u.s) != v->len) {
+		snprintf(err, errlen, "%s is a non-empty string without U+0000", name);
+		return -1;
+	}
+	*out = v->u.s;
+	if (len)
+		*len = v->len;
+	return 0;
+}
+
+/* An object member as canonical JSON in a, or NULL when absent (-1: not an object). */
+static int mem_obj(arena *a, const jv *o, const char *name, const char **out, size_t *len,
+		   char *err, size_t errlen)
+{
+	const jv *v = jv_get(o, name);
+	buf b = BUF_INIT;
+
+	*out = NULL;
+	*len = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_OBJECT) {
+		snprintf(err, errlen, "%s is an object", name);
+		return -1;
+	}
+	jv_canon(v, &b);
+	if (b.oom || !(*out = arena_strndup(a, (const char *)b.p, b.len))) {
+		buf_release(&b);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*len = b.len;
+	buf_release(&b);
+	return 0;
+}
+
+int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t errlen)
+{
+	static const char *const allowed[] = {"text",  "kind",	     "key",	"values", "append",
+					      "about", "supersedes", "replace", NULL};
+	const jv *ab, *rp;
+
+	memset(m, 0, sizeof(*m));
+	if (!jv_is(v, JV_OBJECT)) {
+		snprintf(err, errlen, "a memory is an object with a text");
+		return -1;
+	}
+	for (uint32_t i = 0; i < v->len; i++) {
+		size_t k;
+
+		for (k = 0; allowed[k] && strcmp(allowed[k], v->u.items[i].key); k++)
+			;
+		if (!allowed[k]) {
+			snprintf(err, errlen,
+				 "a memory has no member \"%s\" (text, kind, key, values, append, "
+				 "about, supersedes, replace)",
+				 v->u.items[i].key);
+			return -1;
+		}
+	}
+	if (mem_str(v, "text", &m->text, &m->text_len, err, errlen) ||
+	    mem_str(v, "kind", &m->kind, NULL, err, errlen) ||
+	    mem_str(v, "key", &m->key, &m->key_len, err, errlen) ||
+	    mem_str(v, "supersedes", &m->supersedes, NULL, err, errlen) ||
+	    mem_obj(a, v, "values", &m->values, &m->values_len, err, errlen) ||
+	    mem_obj(a, v, "append", &m->append, &m->append_len, err, errlen))
+		return -1;
+	rp = jv_get(v, "replace");
+	if (rp && rp->type != JV_NULL) {
+		if (!jv_is_bool(rp)) {
+			snprintf(err, errlen, "replace is true or false");
+			return -1;
+		}
+		m->flags |= rp->type == JV_TRUE ? CAIRN_REMEMBER_REPLACE : 0;
+	}
+	ab = jv_get(v, "about");
+	if (ab && ab->type != JV_NULL) {
+		uint32_t n = ab->type == JV_ARRAY ? ab->len : 1;
+		const char **names;
+
+		if ((ab->type != JV_ARRAY && ab->type != JV_STRING) || n > CAIRN_MEMORY_MAX_ABOUT) {
+			snprintf(err, errlen,
+				 "about is a name or Kind:key, or an array of up to %d of them",
+				 CAIRN_MEMORY_MAX_ABOUT);
+			return -1;
+		}
+		if (!(names = arena_alloc(a, (n ? n : 1) * sizeof(*names)))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const jv *it = ab->type == JV_ARRAY ? &ab->u.items[i] : ab;
+
+			if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
+				snprintf(err, errlen,
+					 "about holds names or Kind:key: non-empty strings without "
+					 "U+0000");
+				return -1;
+			}
+			names[i] = it->u.s;
+		}
+		m->about = names;
+		m->n_about = n;
+	}
+	return 0;
+}
+
+void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_commit_result *res)
+{
+	buf_printf(b, "\"revision\":%llu,\"memories\":[", (unsigned long long)res->revision);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(b, ',');
+		PUTS(b, "{\"kind\":");
+		wire_cstr(b, m[i].kind);
+		PUTS(b, ",\"key\":");
+		wire_cstr(b, m[i].key);
+		buf_printf(b, ",\"created\":%s,\"written\":%s,\"why\":", m[i].created ? "true" : "false",
+			   m[i].written ? "true" : "false");
+		wire_cstr(b, m[i].why);
+		if (m[i].n_about) {
+			PUTS(b, ",\"about\":[");
+			for (size_t j = 0; j < m[i].n_about; j++) {
+				const cairn_subject *s = &m[i].about[j];
+
+				if (j)
+					buf_put_u8(b, ',');
+				PUTS(b, "{\"record\":");
+				wire_endpoint(b, s->kind, s->key, strlen(s->key));
+				buf_printf(b, ",\"created\":%s,\"reason\":", s->created ? "true" : "false");
+				wire_cstr(b, s->reason);
+				buf_put_u8(b, '}');
+			}
+			buf_put_u8(b, ']');
+		}
+		if (m[i].superseded)
+			PUTS(b, ",\"superseded\":true");
+		buf_put_u8(b, '}');
+	}
+	buf_put_u8(b, ']');
+}

@@ -99,4 +99,14 @@ void wire_time(buf *b, int64_t ms);
 /* A SHA-256 digest as a string of 64 lowercase hex digits. */
 void wire_hash(buf *b, const uint8_t h[32]);
 
+/*
+ * One memory to remember from a JSON object (docs/memory.md): text, kind,
+ * key, values, append, about (a string or an array of them), supersedes,
+ * replace. Unknown members are refused; strings hold no U+0000. Pointers
+ * are into v (or a, for values and append, as canonical JSON).
+ */
+int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t errlen);
+/* "revision":R,"memories":[...] for what cairn_remember made of n memories. */
+void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_commit_result *res);
+
 #endif

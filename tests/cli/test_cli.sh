@@ -592,9 +592,9 @@ err_has 'get does not take --cascade'
 run import "$T/skip.jsonl" --where '{}'
 want_rc 2
 err_has 'import does not take --where'
-run init --domain other
+run stats --domain other
 want_rc 2
-err_has 'init does not take --domain'
+err_has 'stats does not take --domain'
 run page Part --limit
 want_rc 2
 err_has '--limit takes a value'
@@ -1414,6 +1414,60 @@ err_has 'cannot open the access log'
 run serve --store "$T/no-store-here" --listen 127.0.0.1:0
 want_rc 3
 err_has 'no store (create it with cairn init)'
+end
+
+# Memory for agents (docs/memory.md): a Domain starts with the memory
+# schema, remember resolves what a memory is about and keeps one copy,
+# supersede and retract are one commit each, and a key that exists is not
+# overwritten without --replace.
+begin "memory: init --memory, remember, supersede, retract"
+run init --memory --domain mem
+want_rc 0
+out_has '"memory_schema":"applied"'
+run init --memory --domain mem
+want_rc 0
+out_has '"memory_schema":"present"'
+run remember "Dana prefers tea" --domain mem --about Dana --values '{"type":"preference"}' --source chat/1
+want_rc 0
+out_has '"created":true'
+out_has '"reason":"new: no Record has the name"'
+key=$(sed 's/.*"memories":\[{"kind":"Memory","key":"\([0-9A-Z]*\)".*/\1/' "$T/out")
+[ ${#key} -eq 26 ] || why="${why}key $key is not 26 characters; "
+run remember "dana prefers TEA" --domain mem --about dana
+want_rc 0
+out_has "\"key\":\"$key\""
+out_has '"created":false'
+out_has '"written":false'
+run remember "Dana prefers coffee" --domain mem --about Dana --supersedes "Memory:$key"
+want_rc 0
+out_has '"superseded":true'
+run get Memory "$key" --domain mem
+out_has '"status":"superseded"'
+out_has '"valid_to":'
+run remember "other" --domain mem --key "$key"
+want_rc 4
+err_has '"code":"already_exists"'
+err_has 'replace'
+run remember "Dana prefers tea, again" --domain mem --key "$key" --replace --append '{"tags":["drinks"]}'
+want_rc 0
+out_has '"created":false'
+run get Memory "$key" --domain mem
+out_has '"tags":["drinks"]'
+run retract Memory "$key" --domain mem
+want_rc 0
+out_has '"retracted":"Memory:'
+run get Memory "$key" --domain mem
+out_has '"status":"retracted"'
+run retract Memory nope --domain mem
+want_rc 3
+run remember "x" --domain mem --about 1 --about 2 --about 3 --about 4 --about 5 --about 6 --about 7 --about 8 --about 9
+want_rc 2
+err_has 'at most 8 --about'
+run remember "x" --domain default
+want_rc 4
+err_has 'cairn init --memory'
+run remember --domain mem
+want_rc 2
 end
 
 [ "$fails" -eq 0 ]

@@ -1,0 +1,129 @@
+/* cairn remember, cairn retract and cairn init --memory (docs/memory.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "cli/cli.h"
+#include "wire/wire.h"
+
+/* Give the Domain the memory schema unless it has a Kind Memory; creates the Domain. */
+int cli_memory_init(cli *c, cairn_store *st)
+{
+	cairn_read_options ro = {0};
+	cairn_commit_options co;
+	cairn_commit_result res;
+	const char *schema = cairn_memory_schema(), *kinds[1024];
+	size_t n = 0;
+	cairn_txn *t;
+	int rc;
+
+	ro.domain = c->domain;
+	if (cairn_txn_begin(st, &ro, &t) == 0) {
+		int has = 0;
+
+		if (cairn_kind_list(t, kinds, 1024, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				has |= strcmp(kinds[i], "Memory") == 0;
+		cairn_txn_end(t);
+		if (has) {
+			if (c->json)
+				printf("{\"domain\":"), out_str(stdout, c->domain, strlen(c->domain)),
+					printf(",\"memory_schema\":\"present\"}\n");
+			else
+				printf("Domain %s has a Kind Memory already: left as it is\n", c->domain);
+			return 0;
+		}
+	}
+	cli_commit_options(c, &co);
+	co.branch = NULL;
+	co.create_domain = 1;
+	if ((rc = cairn_schema_apply(st, &co, schema, strlen(schema), &res)))
+		return cli_fail(c, rc, "init --memory");
+	if (c->json)
+		printf("{\"domain\":"), out_str(stdout, c->domain, strlen(c->domain)),
+			printf(",\"memory_schema\":\"applied\",\"revision\":%llu}\n",
+			       (unsigned long long)res.revision);
+	else
+		printf("Domain %s has the memory schema (revision %llu)\n", c->domain,
+		       (unsigned long long)res.revision);
+	return 0;
+}
+
+int cmd_remember(cli *c)
+{
+	cairn_memory_in in;
+	cairn_memory_out out;
+	cairn_commit_options co;
+	cairn_commit_result res;
+	cairn_store *st;
+	int rc, ex;
+
+	if (c->nargs != 1)
+		return cli_usage("remember TEXT [--about NAME]...");
+	memset(&in, 0, sizeof(in));
+	in.text = c->args[0];
+	in.kind = c->kind;
+	in.key = c->key;
+	in.key_len = c->key ? strlen(c->key) : 0;
+	in.values = c->values;
+	in.values_len = c->values ? strlen(c->values) : 0;
+	in.append = c->append;
+	in.append_len = c->append ? strlen(c->append) : 0;
+	in.about = c->about;
+	in.n_about = (size_t)c->n_about;
+	in.supersedes = c->supersedes;
+	in.flags = c->replace ? CAIRN_REMEMBER_REPLACE : 0;
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	cli_commit_options(c, &co);
+	rc = cairn_remember(st, &co, &in, 1, &out, &res);
+	if (rc) {
+		ex = cli_fail(c, rc, "remember");
+	} else if (c->json) {
+		buf b = BUF_INIT;
+
+		buf_put_u8(&b, '{');
+		wire_memories(&b, &out, 1, &res);
+		buf_put(&b, "}\n", 2);
+		fwrite(b.p, 1, b.len, stdout);
+		buf_release(&b);
+	} else {
+		printf("%s %s:%s (%s)", out.created ? "remembered" : "known", out.kind, out.key,
+		       out.why);
+		if (res.revision)
+			printf(" in revision %llu", (unsigned long long)res.revision);
+		printf("\n");
+		for (size_t i = 0; i < out.n_about; i++)
+			printf("  about %s:%s%s (%s)\n", out.about[i].kind, out.about[i].key,
+			       out.about[i].created ? ", new" : "", out.about[i].reason);
+		if (out.superseded)
+			printf("  supersedes %s, now marked superseded\n", c->supersedes);
+	}
+	cairn_close(st);
+	return ex;
+}
+
+int cmd_retract(cli *c)
+{
+	cairn_commit_options co;
+	cairn_commit_result res;
+	cairn_store *st;
+	int rc, ex;
+
+	if (c->nargs != 2)
+		return cli_usage("retract KIND KEY");
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	cli_commit_options(c, &co);
+	rc = cairn_retract(st, &co, c->args[0], c->args[1], strlen(c->args[1]), &res);
+	if (rc)
+		ex = cli_fail(c, rc, "retract");
+	else if (c->json)
+		printf("{\"revision\":%llu,\"retracted\":", (unsigned long long)res.revision),
+			out_endpoint(stdout, c->args[0], c->args[1], strlen(c->args[1])), printf("}\n");
+	else
+		printf("retracted %s:%s in revision %llu\n", c->args[0], c->args[1],
+		       (unsigned long long)res.revision);
+	cairn_close(st);
+	return ex;
+}
