@@ -18,8 +18,11 @@ typedef struct buf {
 /* Make room for n more bytes. Returns 0 or CAIRN_ENOMEM (and sets oom). */
 int buf_reserve(buf *b, size_t n);
 void buf_put(buf *b, const void *p, size_t n);
-/* Append a string literal (its length known at compile time). */
-#define PUTS(b, lit) buf_put((b), (lit), sizeof(lit) - 1)
+/*
+ * Append a string literal (its length known at compile time). "" lit makes
+ * anything but a literal fail to compile, where sizeof would give a pointer's.
+ */
+#define PUTS(b, lit) buf_put((b), "" lit, sizeof(lit) - 1)
 void buf_put_u8(buf *b, uint8_t v);
 void buf_put_be32(buf *b, uint32_t v);
 void buf_put_be64(buf *b, uint64_t v);

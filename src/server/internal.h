@@ -219,6 +219,8 @@ void h_follow(req *r);
 void h_path(req *r);
 void h_resolve(req *r);
 void h_search(req *r);
+void h_remember(req *r);
+void h_retract(req *r);
 
 /* import.c */
 int import_start(req *r, int (*allow_write)(req *r, const char *domain, const char *branch));

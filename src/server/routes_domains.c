@@ -46,21 +46,45 @@ void h_domains(req *r)
 
 void h_domain_create(req *r)
 {
-	static const char *const names[] = {"name", NULL};
+	static const char *const names[] = {"name", "memory", NULL};
 	const jv *o = NULL;
 	const char *name;
-	int rc;
+	int rc, memory = 0;
 
 	if (api_allow(r, NULL, NEED_ADMIN_ALL, NULL) || !(o = api_body_object(r)) ||
-	    api_only(r, o, names) || api_str_member(r, o, "name", &name))
+	    api_only(r, o, names) || api_str_member(r, o, "name", &name) ||
+	    api_bool_member(r, o, "memory", &memory))
 		return;
 	if (!name)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"name\" is required");
-	if ((rc = cairn_domain_create(r->s->st, name)))
+	if (memory) {
+		/* The Domain and the memory schema in one commit (docs/memory.md). */
+		cairn_commit_options co = {0};
+		cairn_read_options ro = {0};
+		const char *schema = cairn_memory_schema();
+		cairn_txn *t;
+
+		ro.domain = name;
+		if (cairn_txn_begin(r->s->st, &ro, &t) == 0) {
+			cairn_txn_end(t);
+			return reply_error(r, 409, cairn_errname(CAIRN_EEXIST),
+					   "Domain %s exists: give it the memory schema with PUT "
+					   "/v1/domains/%s/schema",
+					   name, name);
+		}
+		co.domain = name;
+		co.create_domain = 1;
+		if (api_provenance(r, o, &co))
+			return;
+		rc = cairn_schema_apply(r->s->st, &co, schema, strlen(schema), NULL);
+	} else {
+		rc = cairn_domain_create(r->s->st, name);
+	}
+	if (rc)
 		return reply_cairn(r, rc);
 	PUTS(&r->out, "{\"name\":");
 	wire_cstr(&r->out, name);
-	PUTS(&r->out, ",\"created\":true}");
+	buf_puts(&r->out, memory ? ",\"created\":true,\"memory_schema\":true}" : ",\"created\":true}");
 	reply_json(r, 201);
 }
 

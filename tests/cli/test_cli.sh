@@ -522,7 +522,7 @@ end
 
 COMMANDS="init domain stats check maintain compact branch diff changes merge propose proposal
 schema import put patch delete link unlink get page links count query neighbors follow path
-resolve search log history lineage export vindex reembed embed model serve mcp token"
+resolve search log history lineage export vindex reembed embed model serve mcp token remember retract"
 
 begin "unknown command: the message says how to get help"
 run frobnicate --store "$T/nowhere"

@@ -753,6 +753,66 @@ await test('compact: an admin bounds time travel; reads before the horizon are 4
 	eq([r.status, r.body.horizon], [200, last - 1], 'nothing is a week old: the horizon stays');
 });
 
+await test('memory: a Domain with the memory schema, remember, supersede, retract; errors', async () => {
+	let r = await c('POST', '/v1/domains', { token: admin, body: { name: 'mem', memory: true } });
+	eq([r.status, r.body.memory_schema], [201, true]);
+	r = await c('POST', '/v1/domains', { token: admin, body: { name: 'mem', memory: true } });
+	eq([r.status, r.body.error.code], [409, 'already_exists']);
+	check(r.body.error.message.includes('/v1/domains/mem/schema'), 'the way to give an existing Domain the schema');
+	const M = '/v1/domains/mem';
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'Dana prefers tea', about: 'Dana', values: { type: 'preference' }, source: 'chat/1' } });
+	eq(r.status, 200);
+	const m0 = r.body.memories[0];
+	eq([m0.kind, m0.created, m0.written, m0.key.length], ['Memory', true, true, 26]);
+	eq(m0.about[0].created, true);
+	// A batch in one commit: the same text is the memory there is, and Dana the Entity made before.
+	r = await c('POST', `${M}/remember`, { token: admin, body: { memories: [
+		{ text: 'dana prefers TEA', about: ['dana'] },
+		{ text: 'Dana moved to Porto', about: ['Dana'], supersedes: null }] } });
+	eq(r.status, 200);
+	eq([r.body.memories[0].key, r.body.memories[0].created, r.body.memories[0].written], [m0.key, false, false]);
+	eq(r.body.memories[1].about[0].record, m0.about[0].record);
+	const rev = r.body.revision;
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'Dana prefers coffee', about: 'Dana', supersedes: `Memory:${m0.key}` } });
+	eq([r.status, r.body.revision, r.body.memories[0].superseded], [200, rev + 1, true]);
+	r = await c('GET', `${M}/records/Memory/${m0.key}`, { token: admin });
+	eq(r.body.values.status, 'superseded');
+	r = await c('POST', `${M}/retract`, { token: admin, body: { record: `Memory:${r.body.key}` } });
+	eq(r.status, 200);
+	r = await c('GET', `${M}/records/Memory/${m0.key}`, { token: admin });
+	eq(r.body.values.status, 'retracted');
+	// Errors: each with a clear code, nothing written.
+	const head = (await c('GET', `${M}/revisions?limit=1`, { token: admin })).body.items[0].revision;
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'x', key: m0.key } });
+	eq([r.status, r.body.error.code], [409, 'already_exists']);
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'x', valeus: {} } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
+	r = await c('POST', `${M}/remember`, { token: admin, body: { memories: [{ text: 'x', valeus: {} }] } });
+	eq(r.status, 400);
+	check(r.body.error.message.includes('memories[0]') && r.body.error.message.includes('valeus'), 'names the member');
+	r = await c('POST', `${M}/remember`, { token: admin, body: { memories: [], text: 'x' } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/remember`, { token: admin, body: { memories: [] } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'x', key: 'a\u0000b' } });
+	eq(r.status, 400);
+	check(r.body.error.message.includes('U+0000'), 'U+0000 refused');
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'x', about: 'Entity:nope' } });
+	eq([r.status, r.body.error.code], [404, 'not_found']);
+	r = await c('POST', `${M}/retract`, { token: admin, body: { record: 'nocolon' } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/retract`, { token: admin, body: { record: 'Memory:nope' } });
+	eq(r.status, 404);
+	r = await c('POST', `${D}/remember`, { token: reader, body: { text: 'x' } });
+	eq(r.status, 403);
+	r = await c('POST', `${D}/remember`, { token: agent, body: { text: 'x' } });
+	eq(r.status, 403, 'main is not the agent\'s to write');
+	r = await c('POST', `${D}/remember`, { token: writer, body: { text: 'x' } });
+	eq([r.status, r.body.error.code], [422, 'unknown_kind']);
+	check(r.body.error.message.includes('cairn init --memory'), 'says how to get the memory schema');
+	eq((await c('GET', `${M}/revisions?limit=1`, { token: admin })).body.items[0].revision, head);
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);
