@@ -1384,6 +1384,55 @@ CAIRN_API int cairn_remember(cairn_store *st, const cairn_commit_options *opts,
 CAIRN_API int cairn_retract(cairn_store *st, const cairn_commit_options *opts, const char *kind,
 			    const char *key, size_t key_len, cairn_commit_result *res);
 
+/* What a digest reads (cairn_digest). */
+typedef struct cairn_digest_options {
+	/*
+	 * The subjects: "Kind:key", or names resolved as cairn_remember
+	 * resolves them. None: the Domain's latest memories (a session start).
+	 */
+	const char *const *subjects;
+	size_t n_subjects;
+	const char *memory_kind;   /* NULL: "Memory" */
+	int include_inactive;	   /* superseded and retracted memories too */
+	int64_t valid_at_ms;	   /* only memories true then (valid_from, valid_to); 0: any */
+	double half_life_days;	   /* recency: the age that halves half the score; 0: 30 */
+	int64_t now_ms;		   /* the time ages are taken at; 0: now */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+} cairn_digest_options;
+
+/* One memory of a digest. Strings are valid until the transaction ends. */
+typedef struct cairn_digest_item {
+	cairn_record rec;	/* the memory */
+	double score;		/* confidence x trust x recency: the order of the digest */
+	double confidence;	/* its confidence Attribute, else its last change's */
+	double trust;		/* the least trust of the sources and actors its values came from */
+	const char *source;	/* the source (else the actor) of its last change */
+	size_t source_len;
+	int64_t time_ms;	/* its last change */
+	char status[32];	/* its status value ("" when none) */
+	cairn_ref supersedes;	/* the memory it replaced (kind NULL: none) */
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+} cairn_digest_item;
+
+#define CAIRN_DIGEST_MAX_MEMORIES 10000 /* memories a digest ranks; past it, truncated */
+
+/*
+ * What is known about the subjects (docs/memory.md, "Digest"): their
+ * memories (Records of memory_kind linked to a subject by about), active
+ * ones unless include_inactive, true at valid_at_ms when it is set,
+ * ranked by score, best first. Trust is configured per Domain as Records of
+ * the Kind Source (the memory schema has it), keyed by a source or an
+ * actor, with a float Attribute trust from 0 to 1; a name without one
+ * trusts 1. Skips the first offset memories of the ranking and fills
+ * out[0..*n-1], *n <= cap; *total is how many there are in all (at most
+ * CAIRN_DIGEST_MAX_MEMORIES; *truncated (may be NULL) says there were
+ * more, unranked). subjects_out[0..n_subjects-1] (may be NULL) are the
+ * Records the subjects named. CAIRN_ENOTFOUND when a subject names nothing.
+ */
+CAIRN_API int cairn_digest(cairn_txn *txn, const cairn_digest_options *o, size_t offset,
+			   cairn_digest_item *out, size_t cap, size_t *n, size_t *total,
+			   int *truncated, cairn_record *subjects_out);
+
 /* --------------------------------------------------------------- tokens -- */
 
 /*

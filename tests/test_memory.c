@@ -6,6 +6,7 @@
  * cairn_retract, with their errors leaving the store unchanged.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "tests.h"
 
@@ -405,4 +406,121 @@ void test_memory_errors(void)
 	CHECK_RC(cairn_remember(plain, &co, in, 1, out, &r), CAIRN_EUNKNOWNKIND);
 	CHECK(strstr(cairn_errmsg(), "cairn init --memory"));
 	cairn_close(plain);
+}
+
+/* Remember text about subject with the commit's source and confidence; the key into key. */
+static int remember_as(cairn_store *st, const char *text, const char *about, const char *source,
+		       double confidence, const char *supersedes, char key[CAIRN_MAX_KEY + 1])
+{
+	cairn_commit_options co = wopts();
+	cairn_memory_in in;
+	cairn_memory_out out;
+	const char *ab[1] = {about};
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	in.text = text;
+	in.about = ab;
+	in.n_about = about ? 1 : 0;
+	in.supersedes = supersedes;
+	co.prov.source = source;
+	co.prov.has_confidence = 1;
+	co.prov.confidence = confidence;
+	rc = cairn_remember(st, &co, &in, 1, &out, NULL);
+	if (!rc && key)
+		strcpy(key, out.key);
+	return rc;
+}
+
+void test_memory_digest(void)
+{
+	cairn_store *st = memory_store();
+	cairn_read_options ro = {0};
+	cairn_digest_options o = {0};
+	cairn_digest_item it[8];
+	cairn_record subj[2];
+	const char *dana[] = {"Dana"}, *nobody[] = {"Nobody at all"}, *both[] = {"Dana", "Entity:nope"};
+	char k_tea[CAIRN_MAX_KEY + 1], k_porto[CAIRN_MAX_KEY + 1], k_lisbon[CAIRN_MAX_KEY + 1],
+		k_rumor[CAIRN_MAX_KEY + 1], ref[CAIRN_MAX_KEY + 8];
+	size_t n, total;
+	int trunc;
+	cairn_txn *t;
+
+	CHECK(st);
+	OK(remember_as(st, "Dana prefers tea", "Dana", "chat/1", 0.9, NULL, k_tea));
+	OK(remember_as(st, "Dana lives in Lisbon", "Dana", "chat/1", 0.8, NULL, k_lisbon));
+	snprintf(ref, sizeof(ref), "Memory:%s", k_lisbon);
+	OK(remember_as(st, "Dana lives in Porto", "Dana", "chat/2", 0.7, ref, k_porto));
+	OK(remember_as(st, "Dana is secretly a spy", "Dana", "rumor", 1.0, NULL, k_rumor));
+	OK(remember_as(st, "Sam likes chess", "Sam", "chat/1", 1.0, NULL, NULL));
+	/* Sources are trusted per Domain by Records of the Kind Source. */
+	OK(test_commit_in(st, "m", "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.2}}",
+			  NULL));
+
+	ro.domain = "m";
+	OK(cairn_txn_begin(st, &ro, &t));
+	o.subjects = dana;
+	o.n_subjects = 1;
+	o.now_ms = 0;
+	OK(cairn_digest(t, &o, 0, it, 8, &n, &total, &trunc, subj));
+	/* Active memories only, by confidence x trust: tea 0.9, Porto 0.7, the rumor 1.0 x 0.2. */
+	CHECK(n == 3 && total == 3 && !trunc);
+	CHECK(test_streq(it[0].rec.key, it[0].rec.key_len, k_tea));
+	CHECK(test_streq(it[1].rec.key, it[1].rec.key_len, k_porto));
+	CHECK(test_streq(it[2].rec.key, it[2].rec.key_len, k_rumor));
+	CHECK(it[2].trust == 0.2 && it[0].trust == 1 && it[0].confidence == 0.9);
+	CHECK(test_streq(it[0].source, it[0].source_len, "chat/1"));
+	CHECK(strcmp(it[0].status, "active") == 0);
+	CHECK(it[1].supersedes.kind && test_streq(it[1].supersedes.key, it[1].supersedes.key_len, k_lisbon));
+	CHECK(!it[0].supersedes.kind);
+	CHECK(strcmp(subj[0].kind, "Entity") == 0 && test_streq(subj[0].title, subj[0].title_len, "Dana"));
+	/* A cursor: the ranking from an offset. */
+	OK(cairn_digest(t, &o, 1, it, 1, &n, &total, NULL, NULL));
+	CHECK(n == 1 && total == 3 && test_streq(it[0].rec.key, it[0].rec.key_len, k_porto));
+	OK(cairn_digest(t, &o, 3, it, 8, &n, &total, NULL, NULL));
+	CHECK(n == 0 && total == 3);
+	/* Superseded memories when asked. */
+	o.include_inactive = 1;
+	OK(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL));
+	CHECK(n == 4);
+	o.include_inactive = 0;
+	/*
+	 * What was true at a time, superseded memories included: long ago all
+	 * four were (none says when it began), tomorrow all but Lisbon, whose
+	 * valid_to the supersede set to now.
+	 */
+	o.include_inactive = 1;
+	o.valid_at_ms = 1;
+	OK(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL));
+	CHECK(n == 4);
+	o.valid_at_ms = time(NULL) * 1000LL + 86400000LL;
+	OK(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL));
+	CHECK(n == 3);
+	for (size_t i = 0; i < n; i++)
+		CHECK(!test_streq(it[i].rec.key, it[i].rec.key_len, k_lisbon));
+	o.valid_at_ms = 0;
+	o.include_inactive = 0;
+	/* The Domain's latest memories, without a subject. */
+	o.subjects = NULL;
+	o.n_subjects = 0;
+	OK(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL));
+	CHECK(n == 4); /* tea, Porto, rumor, chess: Lisbon is superseded */
+	/* Errors. */
+	o.subjects = nobody;
+	o.n_subjects = 1;
+	CHECK_RC(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL), CAIRN_ENOTFOUND);
+	CHECK(strstr(cairn_errmsg(), "Nobody at all"));
+	o.subjects = both;
+	o.n_subjects = 2;
+	CHECK_RC(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL), CAIRN_ENOTFOUND);
+	o.n_subjects = CAIRN_MEMORY_MAX_ABOUT + 1;
+	CHECK_RC(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL), CAIRN_EINVAL);
+	o.n_subjects = 1;
+	o.half_life_days = -1;
+	CHECK_RC(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL), CAIRN_EINVAL);
+	o.half_life_days = 0;
+	o.reserved[0] = 1;
+	CHECK_RC(cairn_digest(t, &o, 0, it, 8, &n, &total, NULL, NULL), CAIRN_EINVAL);
+	cairn_txn_end(t);
+	cairn_close(st);
 }

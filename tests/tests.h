@@ -145,6 +145,7 @@
 	X(memory_supersede)                                                                    \
 	X(memory_retract)                                                                      \
 	X(memory_errors)                                                                       \
+	X(memory_digest)                                                                       \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

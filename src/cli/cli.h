@@ -94,6 +94,9 @@ typedef struct cli {
 	const char *append;	/* remember --append JSON */
 	const char *supersedes; /* remember --supersedes KIND:KEY */
 	int replace;		/* remember --replace */
+	int include_inactive;	/* digest --include-inactive */
+	const char *valid_at;	/* digest --valid-at TIME */
+	long budget;		/* digest --budget BYTES, 0 when not given */
 	char **args;		/* positional arguments */
 	int nargs;
 } cli;
@@ -187,6 +190,7 @@ int cmd_reembed(cli *c);
 const char *cli_model_path(const cli *c);
 int cmd_remember(cli *c);
 int cmd_retract(cli *c);
+int cmd_digest(cli *c);
 /* init --memory: the memory schema for c->domain on the open store st. */
 int cli_memory_init(cli *c, cairn_store *st);
 int cmd_serve(cli *c);

@@ -52,6 +52,18 @@ static const char remember_usage[] =
 	"  --supersedes KIND:KEY the memory it replaces: marked superseded, linked\n"
 	"  --replace             update the Record when --key exists\n" OPTS_WRITE;
 
+static const char digest_usage[] =
+	"usage: cairn digest [SUBJECT]... [--include-inactive] [--valid-at TIME]\n"
+	"                    [--after CURSOR] [--budget BYTES]\n\n"
+	"What is known about the subjects (names, or KIND:KEY), or without one what the\n"
+	"Domain learned last: active memories ranked by confidence, trust and recency,\n"
+	"with their sources, what they superseded and the Records linked to the first\n"
+	"subject, within a byte budget, and a cursor for more (docs/memory.md).\n\n"
+	"  --include-inactive    superseded and retracted memories too\n"
+	"  --valid-at TIME       only memories true at this RFC 3339 time\n"
+	"  --after CURSOR        the next of an answer before\n"
+	"  --budget BYTES        the size of the answer (default 2048, 256 or more)\n" OPTS_READ;
+
 static const char retract_usage[] =
 	"usage: cairn retract KIND KEY\n\n"
 	"Retracts a memory: kept, with its history, but out of recall (its status\n"
@@ -454,6 +466,8 @@ const cli_cmd cli_commands[] = {
 	{"remember", cmd_remember, "remember a memory, resolving what it is about", remember_usage,
 	 0},
 	{"retract", cmd_retract, "take a memory out of recall, keeping its history", retract_usage,
+	 0},
+	{"digest", cmd_digest, "what is known about a subject, ranked, within a budget", digest_usage,
 	 0},
 	GROUP("Reads"),
 	{"get", cmd_get, "a Record, with the provenance of its last change", get_usage, 0},

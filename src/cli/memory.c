@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
+#include "base/json.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "wire/wire.h"
 
@@ -124,6 +127,80 @@ int cmd_retract(cli *c)
 	else
 		printf("retracted %s:%s in revision %llu\n", c->args[0], c->args[1],
 		       (unsigned long long)res.revision);
+	cairn_close(st);
+	return ex;
+}
+
+/* A digest answer as lines for a person: each memory, then the related Records and the cursor. */
+static void digest_text(const char *js, size_t n)
+{
+	arena a = ARENA_INIT;
+	const jv *d = jv_parse(&a, js, n, "digest"), *ms = jv_get(d, "memories");
+	const jv *rel = jv_get(d, "related"), *next = jv_get(d, "next");
+
+	for (uint32_t i = 0; ms && i < ms->len; i++) {
+		const jv *m = &ms->u.items[i], *sup = jv_get(m, "supersedes");
+
+		printf("%s  (%s; score %g, confidence %g, trust %g; %s, %s)%s%s\n",
+		       jv_get(m, "text")->u.s, jv_get(m, "record")->u.s, jv_number(jv_get(m, "score")),
+		       jv_number(jv_get(m, "confidence")), jv_number(jv_get(m, "trust")),
+		       jv_get(m, "source")->u.s, jv_get(m, "time")->u.s, sup ? " supersedes " : "",
+		       sup ? sup->u.s : "");
+	}
+	for (uint32_t i = 0; rel && i < rel->len; i++)
+		printf("related: %s %s %s\n", jv_get(&rel->u.items[i], "rel")->u.s,
+		       jv_get(&rel->u.items[i], "dir")->u.s, jv_get(&rel->u.items[i], "record")->u.s);
+	printf("%lld memories", (long long)jv_get(d, "total")->u.i);
+	if (next && next->type == JV_STRING)
+		printf("; more with --after %s", next->u.s);
+	printf("\n");
+	arena_release(&a);
+}
+
+int cmd_digest(cli *c)
+{
+	cairn_digest_options o;
+	cairn_read_options ro;
+	cairn_store *st;
+	cairn_txn *t;
+	buf b = BUF_INIT;
+	unsigned long long offset = 0;
+	int rc, ex;
+
+	if (c->nargs > CAIRN_MEMORY_MAX_ABOUT)
+		return cli_usage("digest takes at most %d subjects", CAIRN_MEMORY_MAX_ABOUT);
+	if (c->budget && c->budget < 256)
+		return cli_usage("--budget is 256 bytes or more");
+	memset(&o, 0, sizeof(o));
+	o.subjects = (const char *const *)c->args;
+	o.n_subjects = (size_t)c->nargs;
+	o.include_inactive = c->include_inactive;
+	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &o.valid_at_ms))
+		return cli_usage("--valid-at takes an RFC 3339 time, not %s", c->valid_at);
+	if (c->after) {
+		char *end;
+
+		offset = strtoull(c->after, &end, 10);
+		if (!*c->after || *end || *c->after == '-')
+			return cli_usage("--after takes the next of an answer before");
+	}
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	if ((ex = cli_read_options(c, &ro)) || (rc = cairn_txn_begin(st, &ro, &t))) {
+		cairn_close(st);
+		return ex ? ex : cli_fail(c, rc, "digest");
+	}
+	rc = wire_digest(&b, t, &o, (size_t)offset, c->budget ? (size_t)c->budget : 2048);
+	if (rc) {
+		ex = cli_fail(c, rc, "digest");
+	} else if (c->json) {
+		buf_put_u8(&b, '\n');
+		fwrite(b.p, 1, b.len, stdout);
+	} else {
+		digest_text((const char *)b.p, b.len);
+	}
+	buf_release(&b);
+	cairn_txn_end(t);
 	cairn_close(st);
 	return ex;
 }

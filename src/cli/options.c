@@ -67,6 +67,8 @@ static const cli_opt options[] = {
 	{"memory", T_ON, F(memory)},		{"about", T_ABOUT, 0},
 	{"key", T_STR, F(key)},			{"append", T_STR, F(append)},
 	{"supersedes", T_STR, F(supersedes)},	{"replace", T_ON, F(replace)},
+	{"include-inactive", T_ON, F(include_inactive)}, {"valid-at", T_STR, F(valid_at)},
+	{"budget", T_LONG, F(budget)},
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))

@@ -20,6 +20,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "base/text.h"
+#include "memory/memory.h"
 
 /* ------------------------------------------------------------- schema -- */
 
@@ -52,7 +53,11 @@ static const char memory_schema[] =
 	"{\"name\":\"speaker\",\"type\":\"string\",\"indexed\":true,\"search\":true},"
 	"{\"name\":\"session\",\"type\":\"string\",\"indexed\":true},"
 	"{\"name\":\"at\",\"type\":\"datetime\",\"indexed\":true},"
-	"{\"name\":\"source\",\"type\":\"string\",\"indexed\":true}]}],"
+	"{\"name\":\"source\",\"type\":\"string\",\"indexed\":true}]},"
+	"{\"name\":\"Source\",\"description\":\"How far to trust what a source or an actor (its "
+	"key) says\",\"attributes\":["
+	"{\"name\":\"trust\",\"type\":\"float\",\"description\":\"0 to 1; a source without a "
+	"Record trusts 1\"}]}],"
 	"\"relations\":["
 	"{\"name\":\"about\",\"from\":\"*\",\"to\":\"*\",\"description\":\"what a memory or an "
 	"episode is about\"},"
@@ -184,8 +189,12 @@ static int need_rel(const mctx *m, size_t i, const char *rel)
 			  i, rel);
 }
 
-/* Split "Kind:key" into kind (copied, NUL-terminated) and key. 0, or -1 when it is not one. */
-static int split_ref(const char *s, char kind[CAIRN_MAX_NAME + 1], const char **key, size_t *key_len)
+int mem_subject_kind(const char *kind, const char *memkind)
+{
+	return strcmp(kind, memkind) && strcmp(kind, "Episode") && strcmp(kind, "Source");
+}
+
+int mem_split_ref(const char *s, char kind[CAIRN_MAX_NAME + 1], const char **key, size_t *key_len)
 {
 	const char *c = strchr(s, ':');
 
@@ -251,7 +260,7 @@ static int subject(mctx *m, size_t i, const char *memkind, const char *name, cai
 	memset(s, 0, sizeof(*s));
 	if (!*name)
 		return err_change(CAIRN_EINVAL, (long)i, "memory %zu: an about is empty", i);
-	if (split_ref(name, kind, &key, &key_len) == 0 && schema_kind(m, kind)) {
+	if (mem_split_ref(name, kind, &key, &key_len) == 0 && schema_kind(m, kind)) {
 		if ((rc = cairn_get(m->t, kind, key, key_len, &r)) == CAIRN_ENOTFOUND)
 			return err_change(CAIRN_ENOTFOUND, (long)i,
 					  "memory %zu: about names %s, which does not exist (give a "
@@ -271,7 +280,7 @@ static int subject(mctx *m, size_t i, const char *memkind, const char *name, cai
 	if ((rc = cairn_resolve(m->t, &ro, mt, 8, &n, NULL)))
 		return rc;
 	for (size_t j = 0; j < n; j++) {
-		if (strcmp(mt[j].rec.kind, memkind) == 0 || strcmp(mt[j].rec.kind, "Episode") == 0)
+		if (!mem_subject_kind(mt[j].rec.kind, memkind))
 			continue;
 		copy_name(s->kind, mt[j].rec.kind);
 		copy_key(s->key, mt[j].rec.key, mt[j].rec.key_len);
@@ -621,7 +630,7 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 
 		if ((rc = need_rel(m, i, "supersedes")))
 			return rc;
-		if (split_ref(in->supersedes, ok, &okey, &okey_len))
+		if (mem_split_ref(in->supersedes, ok, &okey, &okey_len))
 			return err_change(CAIRN_EINVAL, (long)i,
 					  "memory %zu: supersedes names a memory as Kind:key", i);
 		if ((rc = cairn_get(m->t, ok, okey, okey_len, &old)))

@@ -221,6 +221,7 @@ void h_resolve(req *r);
 void h_search(req *r);
 void h_remember(req *r);
 void h_retract(req *r);
+void h_digest(req *r);
 
 /* import.c */
 int import_start(req *r, int (*allow_write)(req *r, const char *domain, const char *branch));

@@ -131,3 +131,41 @@ void h_retract(req *r)
 	api_written(r, res.revision);
 	reply_json(r, 200);
 }
+
+/*
+ * POST /v1/domains/{d}/digest: {"subjects", "include_inactive", "valid_at",
+ * "half_life_days", "after" (the next of an answer before), "budget"
+ * (bytes, default 2048)} (reader; ?branch= and ?at= as every read).
+ */
+void h_digest(req *r)
+{
+	static const char *const names[] = {"subjects",	      "include_inactive", "valid_at",
+					    "half_life_days", "after",	  "budget",
+					    NULL};
+	const char *d = r->seg[2], *after;
+	cairn_digest_options o;
+	char err[256];
+	uint64_t offset = 0;
+	long budget;
+	const jv *b;
+	cairn_txn *t;
+	int rc;
+
+	if (api_allow(r, d, NEED_READ, NULL) || !(b = api_body_object(r)) ||
+	    api_only(r, b, names) || api_str_member(r, b, "after", &after) ||
+	    api_int_member(r, b, "budget", 256, 1 << 20, &budget))
+		return;
+	if (after && api_parse_u64(after, &offset))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"after\" is the \"next\" of an answer before");
+	if (wire_digest_options(&r->mem, b, &o, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	if (api_begin(r, d, &t))
+		return;
+	if ((rc = wire_digest(&r->out, t, &o, (size_t)offset, budget ? (size_t)budget : 2048))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	api_reply_read(r, t);
+	cairn_txn_end(t);
+}

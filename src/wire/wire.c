@@ -838,3 +838,163 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
 	}
 	buf_put_u8(b, ']');
 }
+
+/* -------------------------------------------------------------- digest -- */
+
+#define DIGEST_PAGE 64 /* memories asked of the library per digest answer */
+
+int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offset, size_t budget)
+{
+	cairn_digest_item it[DIGEST_PAGE];
+	cairn_record subj[CAIRN_MEMORY_MAX_ABOUT];
+	size_t n, total, start = b->len, shown = 0;
+	int truncated, rc;
+
+	if ((rc = cairn_digest(t, o, offset, it, DIGEST_PAGE, &n, &total, &truncated, subj)))
+		return rc;
+	PUTS(b, "{\"subjects\":[");
+	for (size_t i = 0; i < o->n_subjects; i++) {
+		if (i)
+			buf_put_u8(b, ',');
+		wire_endpoint(b, subj[i].kind, subj[i].key, subj[i].key_len);
+	}
+	PUTS(b, "],\"memories\":[");
+	for (size_t i = 0; i < n; i++) {
+		size_t mark = b->len;
+		char num[32];
+
+		if (i)
+			buf_put_u8(b, ',');
+		PUTS(b, "{\"record\":");
+		wire_endpoint(b, it[i].rec.kind, it[i].rec.key, it[i].rec.key_len);
+		PUTS(b, ",\"text\":");
+		wire_str(b, it[i].rec.title, it[i].rec.title_len);
+		snprintf(num, sizeof(num), "%.3g", it[i].score);
+		buf_printf(b, ",\"score\":%s", num);
+		snprintf(num, sizeof(num), "%.3g", it[i].confidence);
+		buf_printf(b, ",\"confidence\":%s", num);
+		snprintf(num, sizeof(num), "%.3g", it[i].trust);
+		buf_printf(b, ",\"trust\":%s,\"source\":", num);
+		wire_str(b, it[i].source, it[i].source_len);
+		PUTS(b, ",\"time\":");
+		wire_time(b, it[i].time_ms);
+		if (*it[i].status) {
+			PUTS(b, ",\"status\":");
+			wire_cstr(b, it[i].status);
+		}
+		if (it[i].supersedes.kind) {
+			PUTS(b, ",\"supersedes\":");
+			wire_endpoint(b, it[i].supersedes.kind, it[i].supersedes.key,
+				      it[i].supersedes.key_len);
+		}
+		buf_put_u8(b, '}');
+		/* Room is kept for the end of the answer (about 80 bytes). */
+		if (i && b->len - start + 80 > budget) {
+			b->len = mark;
+			break;
+		}
+		shown++;
+	}
+	buf_put_u8(b, ']');
+	if (o->n_subjects) {
+		cairn_link_cursor cur;
+		cairn_link l[16];
+		size_t nl = 0, k = 0;
+
+		memset(&cur, 0, sizeof(cur));
+		PUTS(b, ",\"related\":[");
+		if (cairn_links(t, subj[0].kind, subj[0].key, subj[0].key_len, CAIRN_BOTH, NULL, &cur, l,
+				16, &nl) == 0)
+			for (size_t i = 0; i < nl; i++) {
+				size_t mark = b->len;
+				int out = strcmp(l[i].from_kind, subj[0].kind) == 0 &&
+					  l[i].from_key_len == subj[0].key_len &&
+					  memcmp(l[i].from_key, subj[0].key, subj[0].key_len) == 0;
+				const char *ok = out ? l[i].to_kind : l[i].from_kind;
+
+				if (!out && strcmp(l[i].rel, "about") == 0 &&
+				    strcmp(l[i].from_kind, o->memory_kind ? o->memory_kind : "Memory") == 0)
+					continue; /* its memories are above */
+				if (k++)
+					buf_put_u8(b, ',');
+				PUTS(b, "{\"rel\":");
+				wire_cstr(b, l[i].rel);
+				buf_printf(b, ",\"dir\":\"%s\",\"record\":", out ? "out" : "in");
+				if (out)
+					wire_endpoint(b, ok, l[i].to_key, l[i].to_key_len);
+				else
+					wire_endpoint(b, ok, l[i].from_key, l[i].from_key_len);
+				buf_put_u8(b, '}');
+				if (b->len - start + 60 > budget) {
+					b->len = mark;
+					break;
+				}
+			}
+		buf_put_u8(b, ']');
+	}
+	buf_printf(b, ",\"total\":%zu,\"next\":", total);
+	if (offset + shown < total)
+		buf_printf(b, "\"%zu\"", offset + shown);
+	else
+		PUTS(b, "null");
+	if (truncated)
+		PUTS(b, ",\"truncated\":true");
+	buf_put_u8(b, '}');
+	return 0;
+}
+
+int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *err, size_t errlen)
+{
+	const jv *s = jv_get(v, "subjects"), *ia = jv_get(v, "include_inactive");
+	const jv *va = jv_get(v, "valid_at"), *hl = jv_get(v, "half_life_days");
+
+	memset(o, 0, sizeof(*o));
+	if (s && s->type != JV_NULL) {
+		uint32_t n = s->type == JV_ARRAY ? s->len : 1;
+		const char **names;
+
+		if ((s->type != JV_ARRAY && s->type != JV_STRING) || n > CAIRN_MEMORY_MAX_ABOUT) {
+			snprintf(err, errlen,
+				 "subjects is a name or Kind:key, or an array of up to %d of them",
+				 CAIRN_MEMORY_MAX_ABOUT);
+			return -1;
+		}
+		if (!(names = arena_alloc(a, (n ? n : 1) * sizeof(*names)))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const jv *it = s->type == JV_ARRAY ? &s->u.items[i] : s;
+
+			if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
+				snprintf(err, errlen,
+					 "subjects are names or Kind:key: non-empty strings without "
+					 "U+0000");
+				return -1;
+			}
+			names[i] = it->u.s;
+		}
+		o->subjects = names;
+		o->n_subjects = n;
+	}
+	if (ia && ia->type != JV_NULL) {
+		if (!jv_is_bool(ia)) {
+			snprintf(err, errlen, "include_inactive is true or false");
+			return -1;
+		}
+		o->include_inactive = ia->type == JV_TRUE;
+	}
+	if (va && va->type != JV_NULL &&
+	    (va->type != JV_STRING || time_parse_rfc3339(va->u.s, va->len, &o->valid_at_ms))) {
+		snprintf(err, errlen, "valid_at is an RFC 3339 time");
+		return -1;
+	}
+	if (hl && hl->type != JV_NULL) {
+		if (!jv_is_number(hl) || jv_number(hl) <= 0 || jv_number(hl) > 36500) {
+			snprintf(err, errlen, "half_life_days is a number above 0, at most 36500");
+			return -1;
+		}
+		o->half_life_days = jv_number(hl);
+	}
+	return 0;
+}

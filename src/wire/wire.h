@@ -109,4 +109,16 @@ int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t 
 /* "revision":R,"memories":[...] for what cairn_remember made of n memories. */
 void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_commit_result *res);
 
+/*
+ * A digest answer (docs/memory.md): cairn_digest from offset, written as
+ * "subjects", "memories", "related" (the Records linked to the first
+ * subject that are not its memories), "total" and "next" (the offset of
+ * the rest, or null), the memories and related Records cut to stay within
+ * budget bytes (at least one memory). Numbers are rounded to 3 digits. On
+ * an error returns the library's code and writes nothing.
+ */
+int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offset, size_t budget);
+/* Options of a digest from a JSON object: subjects, include_inactive, valid_at, half_life_days. */
+int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *err, size_t errlen);
+
 #endif

@@ -522,7 +522,7 @@ end
 
 COMMANDS="init domain stats check maintain compact branch diff changes merge propose proposal
 schema import put patch delete link unlink get page links count query neighbors follow path
-resolve search log history lineage export vindex reembed embed model serve mcp token remember retract"
+resolve search log history lineage export vindex reembed embed model serve mcp token remember retract digest"
 
 begin "unknown command: the message says how to get help"
 run frobnicate --store "$T/nowhere"
@@ -1467,6 +1467,43 @@ run remember "x" --domain default
 want_rc 4
 err_has 'cairn init --memory'
 run remember --domain mem
+want_rc 2
+end
+
+begin "memory: digest ranked, bounded, with a cursor; errors"
+run remember "Sam plays chess" --domain mem --about Sam --source club --confidence 0.9
+run remember "Sam plays go" --domain mem --about Sam --source rumor --confidence 1
+run put Source rumor --domain mem --values '{"trust":0.1}'
+run remember "Sam lives in Oslo" --domain mem --about Sam --source club --confidence 0.5
+run digest Sam --domain mem
+want_rc 0
+out_has '"subjects":["Entity:'
+out_has '"total":3,"next":null'
+line=$(cat "$T/out")
+case "$line" in
+*chess*Oslo*go*) ;;
+*) why="${why}not ranked chess, Oslo, go (confidence x trust); " ;;
+esac
+out_has '"trust":0.1'
+run digest Sam --domain mem --budget 256
+want_rc 0
+out_has '"next":"'
+cur=$(sed 's/.*"next":"\([0-9]*\)".*/\1/' "$T/out")
+run digest Sam --domain mem --after "$cur"
+want_rc 0
+out_lacks 'chess'
+run digest Sam --domain mem --text
+want_rc 0
+out_has 'Sam plays chess'
+out_has '3 memories'
+run digest Nobody --domain mem
+want_rc 3
+err_has 'no Record is named'
+run digest Sam --domain mem --budget 10
+want_rc 2
+run digest Sam --domain mem --valid-at yesterday
+want_rc 2
+run digest Sam --domain mem --after -1
 want_rc 2
 end
 

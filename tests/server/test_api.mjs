@@ -811,6 +811,28 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 	eq([r.status, r.body.error.code], [422, 'unknown_kind']);
 	check(r.body.error.message.includes('cairn init --memory'), 'says how to get the memory schema');
 	eq((await c('GET', `${M}/revisions?limit=1`, { token: admin })).body.items[0].revision, head);
+	// The digest: Dana's active memories, within a budget, with a cursor.
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subjects: 'Dana' } });
+	eq(r.status, 200);
+	eq(r.body.subjects, [m0.about[0].record]);
+	check(r.body.memories.every((m) => m.status === 'active'), 'active memories only');
+	check(r.body.memories.some((m) => m.text === 'Dana moved to Porto'));
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subjects: ['Dana'], include_inactive: true, budget: 256 } });
+	eq(r.status, 200);
+	check(JSON.stringify(r.body).length <= 300 && r.body.next !== null, 'cut to the budget, with a cursor');
+	const rest = await c('POST', `${M}/digest`, { token: admin, body: { subjects: ['Dana'], include_inactive: true, after: r.body.next } });
+	eq(rest.body.total, r.body.total);
+	check(rest.body.memories.length >= 1 && rest.body.memories[0].record !== r.body.memories[0].record, 'the rest');
+	r = await c('POST', `${M}/digest`, { token: admin, body: {} });
+	eq([r.status, r.body.subjects], [200, []]);
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subjects: 'Nobody' } });
+	eq([r.status, r.body.error.code], [404, 'not_found']);
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subjects: 'Dana', budget: 5 } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subjects: 'Dana', valid_at: 'x' } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/digest`, { token: admin, body: { subject: 'Dana' } });
+	eq(r.status, 400);
 });
 
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
