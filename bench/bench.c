@@ -1873,6 +1873,25 @@ static void report_compare(FILE *f, bench *b)
 
 /* --------------------------------------------------------------- report -- */
 
+void bench_cpu(char *cpu, size_t n)
+{
+	FILE *p = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(cpu, n, "unknown");
+	while (p && fgets(line, sizeof(line), p)) {
+		char *c = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && c) {
+			snprintf(cpu, n, "%s", c + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+	}
+	if (p)
+		fclose(p);
+}
+
 static void env_line(FILE *f, const char *label, const char *value)
 {
 	fprintf(f, "| %s | %s |\n", label, value);
@@ -1880,24 +1899,14 @@ static void env_line(FILE *f, const char *label, const char *value)
 
 static void report_env(FILE *f, bench *b)
 {
-	char cpu[256] = "unknown", buf[512], line[512];
-	FILE *p = fopen("/proc/cpuinfo", "r");
+	char cpu[256], buf[512];
+	FILE *p;
 	long mem_kb = 0;
 	struct utsname u;
 	struct rusage ru;
 	time_t now = time(NULL);
 
-	while (p && fgets(line, sizeof(line), p)) {
-		char *c = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) == 0 && c) {
-			snprintf(cpu, sizeof(cpu), "%s", c + 2);
-			cpu[strcspn(cpu, "\n")] = '\0';
-			break;
-		}
-	}
-	if (p)
-		fclose(p);
+	bench_cpu(cpu, sizeof(cpu));
 	p = fopen("/proc/meminfo", "r");
 	if (p) {
 		if (fscanf(p, "MemTotal: %ld kB", &mem_kb) != 1)

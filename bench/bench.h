@@ -20,16 +20,21 @@ typedef struct bench_options {
 	engine *(*peers[4])(const char *dir, char *why, size_t whylen);
 	size_t n_peers;
 	int vectors;		/* the vector benchmark instead (bench_vectors) */
+	int memory;		/* the memory benchmark instead (bench_memory) */
 	const char *npm;	/* where node_modules/usearch is, for its peer (NULL: none) */
 } bench_options;
 
 int bench_run(const bench_options *o);
 /* The vector benchmark (vbench.c): its own dataset, with vectors; its own block of the page. */
 int bench_vectors(const bench_options *o);
+/* The memory benchmark (mbench.c): remember and digest on a memory Domain; block "memory=N". */
+int bench_memory(const bench_options *o);
 /*
  * Replace the block tagged tag ("size=N") in the page at path with text,
  * keeping the prose around it and the block it replaces as the previous run.
  */
+/* The machine's CPU model, from /proc/cpuinfo ("unknown" when it says none). */
+void bench_cpu(char *cpu, size_t n);
 int bench_page_update(const char *path, const char *tag, const char *text);
 
 #endif

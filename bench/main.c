@@ -17,6 +17,7 @@ static const char bench_usage[] =
 	"usage: cairn-bench [--size N] [--seed S] [--out FILE] [--keep DIR [reuse]] [--peers]\n"
 	"       cairn-bench --vectors [--size N] [--seed S] [--out FILE] [--keep DIR [reuse]]\n"
 	"                   [--peers [--npm DIR]]\n"
+	"       cairn-bench --memory [--size N] [--seed S] [--out FILE] [--keep DIR [reuse]]\n"
 	"       cairn-bench gen [--size N] [--seed S] [--vectors | --vectors-f32]\n"
 	"                   [--json | --text] --out DIR\n"
 	"\n"
@@ -27,6 +28,7 @@ static const char bench_usage[] =
 	"  --keep DIR       work in DIR and keep it; with reuse, time the store already there\n"
 	"  --peers          run SQLite and PostgreSQL beside Cairn on the same data and calls\n"
 	"  --vectors        the vector benchmark instead\n"
+	"  --memory         the memory benchmark instead: remember and digest\n"
 	"  --npm DIR        with --vectors --peers: usearch from DIR/node_modules\n"
 	"gen writes the supply workload into DIR (cairn-bench gen --help).\n";
 
@@ -132,7 +134,7 @@ static void gen_summary(const gen_stats *s, const char *dir, int json)
 }
 
 enum { OPT_SIZE = 256, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_VECTORS, OPT_VECF32, OPT_NPM, OPT_PEERS,
-       OPT_JSON, OPT_TEXT, OPT_HELP };
+       OPT_JSON, OPT_TEXT, OPT_HELP, OPT_MEMORY };
 
 static int gen_main(int argc, char **argv)
 {
@@ -195,7 +197,7 @@ static int bench_parse(bench_options *o, int argc, char **argv)
 		{"out", required_argument, 0, OPT_OUT}, {"keep", required_argument, 0, OPT_KEEP},
 		{"vectors", no_argument, 0, OPT_VECTORS}, {"npm", required_argument, 0, OPT_NPM},
 		{"peers", no_argument, 0, OPT_PEERS}, {"help", no_argument, 0, OPT_HELP},
-		{0, 0, 0, 0},
+		{"memory", no_argument, 0, OPT_MEMORY}, {0, 0, 0, 0},
 	};
 	const char *cmd = "cairn-bench";
 	int opt, rc = 0;
@@ -209,6 +211,7 @@ static int bench_parse(bench_options *o, int argc, char **argv)
 		case OPT_VECTORS: o->vectors = 1; break;
 		case OPT_NPM: o->npm = optarg; break;
 		case OPT_PEERS: o->n_peers = 2; break;
+		case OPT_MEMORY: o->memory = 1; break;
 		case OPT_HELP:
 		case 'h': fputs(bench_usage, stdout); return -1;
 		default: return bad_option(cmd, opt, argv);
@@ -240,6 +243,8 @@ static int bench_main(int argc, char **argv)
 	}
 	if (o.vectors)
 		return bench_vectors(&o) ? EXIT_FAIL : EXIT_OK;
+	if (o.memory)
+		return bench_memory(&o) ? EXIT_FAIL : EXIT_OK;
 	return bench_run(&o) ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -522,19 +522,11 @@ static void row_line(FILE *m, const vrow *r)
 
 static void report(vb *b, FILE *m)
 {
-	char cpu[256] = "unknown", line[512];
-	FILE *p = fopen("/proc/cpuinfo", "r");
+	char cpu[256];
 	time_t now = time(NULL);
 	char date[64];
 
-	while (p && fgets(line, sizeof(line), p))
-		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-			snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
-			cpu[strcspn(cpu, "\n")] = '\0';
-			break;
-		}
-	if (p)
-		fclose(p);
+	bench_cpu(cpu, sizeof(cpu));
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	fprintf(m, "### Vectors: %llu Records x %d dimensions, %d clusters\n\n",
 		(unsigned long long)b->o->records, VDIM, GEN_CLUSTERS);

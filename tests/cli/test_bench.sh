@@ -54,6 +54,16 @@ size=$(wc -c <"$T/f/vectors.f32")
 [ "$size" -eq $((10000 * 384 * 4)) ] && ok "gen --vectors-f32: 10,000 rows of 384 float32s" ||
 	bad "gen --vectors-f32" "$size bytes"
 
+# The memory benchmark: its three rows, and counts that say every remember
+# was one commit that found its subject, and every digest showed 20.
+"$BENCH" --memory --size 10000 --seed 7 >"$T/m" 2>/dev/null
+mrows=$(grep -c '^| \(remember\|digest\)' "$T/m")
+if [ "$mrows" -eq 3 ] && grep -q '300 remembers, each one commit (300 commits), no subject made twice; 12000 memories shown by 600 digests' "$T/m"; then
+	ok "bench --memory: remember and digest rows, the counts they must have"
+else
+	bad "bench --memory" "$mrows rows: $(tr '\n' ';' <"$T/m" | cut -c1-400)"
+fi
+
 # Its command line: help, and usage errors (exit 2) that name what was wrong.
 "$BENCH" --help | grep -q '^usage: cairn-bench' && "$BENCH" gen --help | grep -q '^usage: cairn-bench gen' &&
 	ok "cairn-bench --help, gen --help" || bad "cairn-bench --help" "no usage"
