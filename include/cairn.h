@@ -1433,6 +1433,33 @@ CAIRN_API int cairn_digest(cairn_txn *txn, const cairn_digest_options *o, size_t
 			   cairn_digest_item *out, size_t cap, size_t *n, size_t *total,
 			   int *truncated, cairn_record *subjects_out);
 
+/* What a recall searches (cairn_recall). */
+typedef struct cairn_recall_options {
+	const char *text;	   /* the words; what embedder embeds */
+	size_t text_len;	   /* 0: strlen(text) */
+	const cairn_embedder *embedder; /* by meaning too (NULL: by words) */
+	const char *const *kinds;  /* only these Kinds (NULL: every Kind) */
+	size_t n_kinds;
+	size_t limit;		   /* hits, 1 to 50 (0: 10) */
+	int include_inactive;	   /* superseded and retracted memories too */
+	int64_t valid_at_ms;	   /* only Records true then (valid_from, valid_to); 0: any */
+	double half_life_days;	   /* recency: 0: 30 */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+} cairn_recall_options;
+
+/*
+ * Recall (docs/memory.md, "Recall"): a hybrid search (cairn_hybrid; by
+ * words alone without an embedder, or when the Domain's vectors are of
+ * another model) ranked as memories: confidence and recency, superseded
+ * and retracted Records left out (a status Attribute) unless asked for,
+ * those not true at valid_at_ms left out, and each score times its trust
+ * (the least of its lineage's sources and actors, from the Domain's Source
+ * Records), best first. out[i].explain is the hybrid receipt; trust (may
+ * be NULL) gets each hit's trust.
+ */
+CAIRN_API int cairn_recall(cairn_txn *txn, const cairn_recall_options *o, cairn_hit *out,
+			   double *trust, size_t cap, size_t *n);
+
 /* --------------------------------------------------------------- tokens -- */
 
 /*

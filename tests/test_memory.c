@@ -524,3 +524,70 @@ void test_memory_digest(void)
 	cairn_txn_end(t);
 	cairn_close(st);
 }
+
+void test_memory_recall(void)
+{
+	cairn_store *st = memory_store();
+	cairn_read_options ro = {0};
+	cairn_recall_options o = {0};
+	cairn_hit h[10];
+	double tr[10];
+	char k_tea[CAIRN_MAX_KEY + 1], k_coffee[CAIRN_MAX_KEY + 1], k_juice[CAIRN_MAX_KEY + 1],
+		ref[CAIRN_MAX_KEY + 8];
+	size_t n;
+	cairn_txn *t;
+	int has_tea = 0;
+
+	CHECK(st);
+	OK(remember_as(st, "Dana prefers tea in the morning", "Dana", "chat/1", 0.9, NULL, k_tea));
+	snprintf(ref, sizeof(ref), "Memory:%s", k_tea);
+	OK(remember_as(st, "Dana prefers coffee in the morning", "Dana", "chat/2", 0.9, ref, k_coffee));
+	OK(remember_as(st, "Dana prefers juice in the morning", "Dana", "rumor", 1.0, NULL, k_juice));
+	OK(test_commit_in(st, "m", "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.1}}",
+			  NULL));
+	ro.domain = "m";
+	OK(cairn_txn_begin(st, &ro, &t));
+	o.text = "Dana prefers in the morning";
+	o.kinds = (const char *[]){"Memory"};
+	o.n_kinds = 1;
+	OK(cairn_recall(t, &o, h, tr, 10, &n));
+	/* The superseded memory is left out; the rumor's trust puts it last. */
+	CHECK(n == 2);
+	CHECK(test_streq(h[0].rec.key, h[0].rec.key_len, k_coffee) && tr[0] == 1);
+	CHECK(test_streq(h[1].rec.key, h[1].rec.key_len, k_juice) && tr[1] == 0.1);
+	CHECK(h[0].explain && h[0].score > h[1].score);
+	/* When asked, the superseded memory too. */
+	o.include_inactive = 1;
+	OK(cairn_recall(t, &o, h, NULL, 10, &n));
+	CHECK(n == 3);
+	for (size_t i = 0; i < n; i++)
+		has_tea |= test_streq(h[i].rec.key, h[i].rec.key_len, k_tea);
+	CHECK(has_tea);
+	/* What was true tomorrow: tea ended when coffee began. */
+	o.valid_at_ms = time(NULL) * 1000LL + 86400000LL;
+	OK(cairn_recall(t, &o, h, NULL, 10, &n));
+	CHECK(n == 2);
+	o.valid_at_ms = 0;
+	o.include_inactive = 0;
+	/* Kinds narrow it; the limit holds. */
+	o.kinds = (const char *[]){"Entity"};
+	o.n_kinds = 1;
+	OK(cairn_recall(t, &o, h, NULL, 10, &n));
+	CHECK(n == 1 && strcmp(h[0].rec.kind, "Entity") == 0);
+	o.kinds = NULL;
+	o.n_kinds = 0;
+	o.limit = 1;
+	OK(cairn_recall(t, &o, h, NULL, 10, &n));
+	CHECK(n == 1);
+	/* Errors. */
+	o.limit = 51;
+	CHECK_RC(cairn_recall(t, &o, h, NULL, 100, &n), CAIRN_EINVAL);
+	o.limit = 0;
+	o.half_life_days = -2;
+	CHECK_RC(cairn_recall(t, &o, h, NULL, 10, &n), CAIRN_EINVAL);
+	o.half_life_days = 0;
+	o.text = NULL;
+	CHECK_RC(cairn_recall(t, &o, h, NULL, 10, &n), CAIRN_EINVAL);
+	cairn_txn_end(t);
+	cairn_close(st);
+}

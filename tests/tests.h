@@ -146,6 +146,7 @@
 	X(memory_retract)                                                                      \
 	X(memory_errors)                                                                       \
 	X(memory_digest)                                                                       \
+	X(memory_recall)                                                                       \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \
 	X(resolve_distance)                                                                        \

@@ -141,6 +141,10 @@ int64_t cli_parse_duration_ms(const char *s);
 /* Fill read options from the command line (branch, --at). Returns 0 or an exit code. */
 int cli_read_options(cli *c, cairn_read_options *ro);
 void cli_commit_options(cli *c, cairn_commit_options *co);
+/* The most items a comma-separated option holds (--kind, --rel). */
+#define LIST_MAX 64
+/* "a,b,c" into out[0..*n-1], in place; an empty item or more than LIST_MAX is -1. */
+int cli_split_list(char *s, const char **out, size_t *n);
 
 /* JSON output helpers (stdout). */
 void out_str(FILE *f, const char *s, size_t n);
@@ -191,6 +195,7 @@ const char *cli_model_path(const cli *c);
 int cmd_remember(cli *c);
 int cmd_retract(cli *c);
 int cmd_digest(cli *c);
+int cmd_recall(cli *c);
 /* init --memory: the memory schema for c->domain on the open store st. */
 int cli_memory_init(cli *c, cairn_store *st);
 int cmd_serve(cli *c);

@@ -64,6 +64,20 @@ static const char digest_usage[] =
 	"  --after CURSOR        the next of an answer before\n"
 	"  --budget BYTES        the size of the answer (default 2048, 256 or more)\n" OPTS_READ;
 
+static const char recall_usage[] =
+	"usage: cairn recall TEXT [--kind K,..] [--limit N] [--include-inactive]\n"
+	"                    [--valid-at TIME] [--with-values] [--explain] [--model FILE]\n\n"
+	"Searches memories (docs/memory.md): by words, and by meaning with --model;\n"
+	"ranked by confidence, trust and recency; superseded and retracted memories\n"
+	"left out unless --include-inactive.\n\n"
+	"  --kind K,..           only Records of these Kinds (default every Kind)\n"
+	"  --limit N             hits, 1 to 50 (default 10)\n"
+	"  --include-inactive    superseded and retracted memories too\n"
+	"  --valid-at TIME       only memories true at this RFC 3339 time\n"
+	"  --with-values         the hits' values\n"
+	"  --explain             each hit's receipt: every part of its score\n"
+	"  --model FILE          by meaning too, with this embedder's model\n" OPTS_READ;
+
 static const char retract_usage[] =
 	"usage: cairn retract KIND KEY\n\n"
 	"Retracts a memory: kept, with its history, but out of recall (its status\n"
@@ -467,6 +481,8 @@ const cli_cmd cli_commands[] = {
 	 0},
 	{"retract", cmd_retract, "take a memory out of recall, keeping its history", retract_usage,
 	 0},
+	{"recall", cmd_recall, "search memories, superseded ones left out, ranked by trust",
+	 recall_usage, 0},
 	{"digest", cmd_digest, "what is known about a subject, ranked, within a budget", digest_usage,
 	 0},
 	GROUP("Reads"),

@@ -12,7 +12,6 @@
 #include "wire/wire.h"
 #include "base/arena.h"
 
-#define LIST_MAX 64
 
 /* A hop parsed from the command line: its lists point into the copies it owns. */
 typedef struct cli_hop {
@@ -34,8 +33,7 @@ static int parse_dir(const char *s, int *dir)
 	return 0;
 }
 
-/* "a,b,c" into a list, in place; empty items are refused. */
-static int split_list(char *s, const char **out, size_t *n)
+int cli_split_list(char *s, const char **out, size_t *n)
 {
 	*n = 0;
 	if (!s || !*s)
@@ -83,7 +81,7 @@ static int parse_hop(cli *c, const char *spec, cli_hop *o)
 	if (parse_dir(dir, &o->h.dir))
 		return cli_usage(spec ? "a hop is DIR[:REL,...[:KIND,...]], DIR out, in or both"
 				      : "--dir out|in|both");
-	if (split_list(rels, o->rels, &o->h.n_rels) || split_list(kinds, o->kinds, &o->h.n_kinds))
+	if (cli_split_list(rels, o->rels, &o->h.n_rels) || cli_split_list(kinds, o->kinds, &o->h.n_kinds))
 		return cli_usage("a list of Relations or Kinds has an empty name or more than %d",
 				 LIST_MAX);
 	o->h.rels = o->h.n_rels ? o->rels : NULL;

@@ -368,3 +368,133 @@ out:
 	arena_release(&d.mem);
 	return rc;
 }
+
+/* ------------------------------------------------------------- recall -- */
+
+#define RECALL_POOL 100 /* hits asked of the hybrid search: the pool recall filters and ranks */
+
+/* The trust of a Record: the least of the sources and actors its lineage names. */
+static int lineage_trust(dctx *d, const cairn_record *r, double *w)
+{
+	cairn_revision created;
+	size_t nl = 0;
+	int rc;
+
+	*w = 1;
+	if ((rc = cairn_lineage(d->t, r->kind, r->key, r->key_len, d->le, MAX_LINEAGE, &nl, &created)))
+		return rc;
+	for (size_t j = 0; j < nl; j++) {
+		const cairn_revision *v = &d->le[j].rev;
+
+		if (v->source_len)
+			*w = fmin(*w, trust_of(d, v->source, v->source_len));
+		if (v->actor_len)
+			*w = fmin(*w, trust_of(d, v->actor, v->actor_len));
+	}
+	return 0;
+}
+
+typedef struct ranked {
+	cairn_hit h;
+	double trust;
+} ranked;
+
+static int by_hit_score(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+
+	return (x->h.score < y->h.score) - (x->h.score > y->h.score);
+}
+
+int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, double *trust,
+		 size_t cap, size_t *n)
+{
+	static const char *const inactive[] = {"superseded", "retracted"};
+	cairn_hybrid_options ho;
+	cairn_rank_options rk;
+	ranked *pool = NULL;
+	cairn_hit *hits = NULL;
+	size_t limit, nh = 0, m = 0;
+	dctx d;
+	int rc;
+
+	if (n)
+		*n = 0;
+	if (!t || !o || !out || !n || !o->text)
+		return err_set(CAIRN_EINVAL, "cairn_recall: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_recall", "cairn_recall_options")))
+		return rc;
+	limit = o->limit ? o->limit : 10;
+	if (limit > 50 || limit > cap)
+		return err_set(CAIRN_EINVAL, "cairn_recall: limit is 1 to 50 (and no more than out holds)");
+	if (o->half_life_days < 0 || !isfinite(o->half_life_days))
+		return err_set(CAIRN_EINVAL, "cairn_recall: half_life_days is 0 (30) or more");
+	memset(&d, 0, sizeof(d));
+	d.t = t;
+	memset(&ho, 0, sizeof(ho));
+	memset(&rk, 0, sizeof(rk));
+	rk.confidence = 1;
+	rk.half_life_days = o->half_life_days > 0 ? o->half_life_days : 30;
+	rk.status_attribute = "status";
+	if (!o->include_inactive) {
+		rk.exclude = inactive;
+		rk.n_exclude = 2;
+	}
+	ho.text = o->text;
+	ho.text_len = o->text_len;
+	ho.embedder = o->embedder;
+	ho.kinds = o->kinds;
+	ho.n_kinds = o->n_kinds;
+	ho.limit = RECALL_POOL;
+	ho.rank = &rk;
+	if (!o->embedder)
+		ho.text_weight = 1;
+	if (!(hits = cr_calloc(RECALL_POOL, sizeof(*hits))) ||
+	    !(pool = cr_calloc(RECALL_POOL, sizeof(*pool))) ||
+	    !(d.le = cr_calloc(MAX_LINEAGE, sizeof(*d.le)))) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = cairn_hybrid(t, &ho, hits, RECALL_POOL, &nh);
+	if (rc == CAIRN_EDIM && o->embedder) { /* vectors of another model: by words */
+		ho.embedder = NULL;
+		ho.text_weight = 1;
+		rc = cairn_hybrid(t, &ho, hits, RECALL_POOL, &nh);
+	}
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < nh; i++) {
+		const jv *v = NULL;
+		int has_from, has_to;
+		int64_t from, to;
+
+		if (o->valid_at_ms) {
+			if (!(v = jv_parse(&d.mem, hits[i].rec.values, hits[i].rec.values_len, "values"))) {
+				rc = err_code();
+				goto out;
+			}
+			from = time_value(v, "valid_from", &has_from);
+			to = time_value(v, "valid_to", &has_to);
+			if ((has_from && o->valid_at_ms < from) || (has_to && o->valid_at_ms >= to))
+				continue;
+		}
+		pool[m].h = hits[i];
+		if ((rc = lineage_trust(&d, &hits[i].rec, &pool[m].trust)))
+			goto out;
+		pool[m].h.score *= pool[m].trust;
+		m++;
+	}
+	qsort(pool, m, sizeof(*pool), by_hit_score);
+	for (size_t i = 0; i < m && *n < limit; i++) {
+		out[*n] = pool[i].h;
+		if (trust)
+			trust[*n] = pool[i].trust;
+		(*n)++;
+	}
+out:
+	cr_free(hits);
+	cr_free(pool);
+	cr_free(d.le);
+	arena_release(&d.mem);
+	return rc;
+}

@@ -553,6 +553,7 @@ static const route_def routes[] = {
 	R("POST", h_remember, "v1", "domains", ":d", "remember"),
 	R("POST", h_retract, "v1", "domains", ":d", "retract"),
 	R("POST", h_digest, "v1", "domains", ":d", "digest"),
+	R("POST", h_recall, "v1", "domains", ":d", "recall"),
 	R("POST", h_reembed, "v1", "domains", ":d", "reembed"),
 	R("POST", h_compact, "v1", "domains", ":d", "compact"),
 	R("POST", h_mcp, "v1", "mcp"),

@@ -222,6 +222,7 @@ void h_search(req *r);
 void h_remember(req *r);
 void h_retract(req *r);
 void h_digest(req *r);
+void h_recall(req *r);
 
 /* import.c */
 int import_start(req *r, int (*allow_write)(req *r, const char *domain, const char *branch));

@@ -169,3 +169,43 @@ void h_digest(req *r)
 	api_reply_read(r, t);
 	cairn_txn_end(t);
 }
+
+/*
+ * POST /v1/domains/{d}/recall: {"text", "kinds", "limit", "include_inactive",
+ * "valid_at", "half_life_days", "values", "explain"} (reader): cairn_recall,
+ * by meaning too when the server has a model.
+ */
+void h_recall(req *r)
+{
+	static const char *const names[] = {"text",	    "kinds",	      "limit",	 "include_inactive",
+					    "valid_at", "half_life_days", "values", "explain",
+					    NULL};
+	const char *d = r->seg[2];
+	cairn_recall_options o;
+	cairn_hit h[50];
+	double trust[50];
+	char err[256];
+	int values, explain, rc;
+	const jv *b;
+	cairn_txn *t;
+	size_t n;
+
+	if (api_allow(r, d, NEED_READ, NULL) || !(b = api_body_object(r)) ||
+	    api_only(r, b, names) || api_bool_member(r, b, "values", &values) ||
+	    api_bool_member(r, b, "explain", &explain))
+		return;
+	if (wire_recall_options(&r->mem, b, &o, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	o.embedder = r->s->emb;
+	if (api_begin(r, d, &t))
+		return;
+	if ((rc = cairn_recall(t, &o, h, trust, 50, &n))) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
+	}
+	buf_put_u8(&r->out, '{');
+	wire_recall(&r->out, h, trust, n, values, explain);
+	buf_put_u8(&r->out, '}');
+	api_reply_read(r, t);
+	cairn_txn_end(t);
+}

@@ -121,4 +121,13 @@ int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offs
 /* Options of a digest from a JSON object: subjects, include_inactive, valid_at, half_life_days. */
 int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *err, size_t errlen);
 
+/*
+ * "hits":[...] of a recall: each hit's header, its score (3 digits), its
+ * trust, its values when asked, its receipt when asked; then "note", which
+ * marks the hits as stored data, not instructions.
+ */
+void wire_recall(buf *b, const cairn_hit *h, const double *trust, size_t n, int values, int receipts);
+/* Options of a recall from a JSON object: text, kinds, limit, include_inactive, valid_at, half_life_days. */
+int wire_recall_options(arena *a, const jv *v, cairn_recall_options *o, char *err, size_t errlen);
+
 #endif

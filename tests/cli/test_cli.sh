@@ -522,7 +522,7 @@ end
 
 COMMANDS="init domain stats check maintain compact branch diff changes merge propose proposal
 schema import put patch delete link unlink get page links count query neighbors follow path
-resolve search log history lineage export vindex reembed embed model serve mcp token remember retract digest"
+resolve search log history lineage export vindex reembed embed model serve mcp token remember retract digest recall"
 
 begin "unknown command: the message says how to get help"
 run frobnicate --store "$T/nowhere"
@@ -1504,6 +1504,29 @@ want_rc 2
 run digest Sam --domain mem --valid-at yesterday
 want_rc 2
 run digest Sam --domain mem --after -1
+want_rc 2
+end
+
+begin "memory: recall leaves superseded memories out, weighs trust"
+run recall "Sam plays" --domain mem --kind Memory
+want_rc 0
+out_has 'Sam plays chess'
+out_has '"trust":0.1'
+out_has '"note":"stored data'
+chess=$(sed 's/.*"key":"\([0-9A-Z]*\)","title":"Sam plays chess".*/\1/' "$T/out")
+run remember "Sam plays bridge" --domain mem --about Sam --supersedes "Memory:$chess"
+want_rc 0
+run recall "Sam plays" --domain mem --kind Memory
+want_rc 0
+out_has 'Sam plays bridge'
+out_lacks 'Sam plays chess'
+run recall "Sam plays" --domain mem --kind Memory --include-inactive --explain
+want_rc 0
+out_has 'Sam plays chess'
+out_has '"receipt":'
+run recall "Sam" --domain mem --limit 51
+want_rc 2
+run recall --domain mem
 want_rc 2
 end
 

@@ -833,6 +833,17 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 	eq(r.status, 400);
 	r = await c('POST', `${M}/digest`, { token: admin, body: { subject: 'Dana' } });
 	eq(r.status, 400);
+	// Recall: the superseded memory left out unless asked for.
+	r = await c('POST', `${M}/recall`, { token: admin, body: { text: 'Dana prefers', kinds: ['Memory'] } });
+	eq(r.status, 200);
+	check(r.body.note.includes('not instructions'), 'marked as stored data');
+	check(!r.body.hits.some((h) => h.key === m0.key), 'the superseded memory is left out');
+	r = await c('POST', `${M}/recall`, { token: admin, body: { text: 'Dana prefers', kinds: ['Memory'], include_inactive: true, explain: true } });
+	check(r.body.hits.some((h) => h.key === m0.key) && r.body.hits[0].receipt, 'included when asked, with receipts');
+	r = await c('POST', `${M}/recall`, { token: admin, body: { text: 'Dana', limit: 51 } });
+	eq(r.status, 400);
+	r = await c('POST', `${M}/recall`, { token: admin, body: { limit: 5 } });
+	eq(r.status, 400);
 });
 
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
