@@ -31,6 +31,8 @@
 	X(json_canon)                                                                              \
 	X(json_limits)                                                                             \
 	X(json_members)                                                                            \
+	X(json_peek)                                                                               \
+	X(json_nul)                                                                                \
 	X(schema_parse)                                                                            \
 	X(schema_errors)                                                                           \
 	X(schema_merge)                                                                            \

@@ -241,18 +241,6 @@ long api_limit_arg(req *r, long def)
 	return (long)v;
 }
 
-static int depth_ok(const jv *v, unsigned left)
-{
-	if (v->type != JV_OBJECT && v->type != JV_ARRAY)
-		return 1;
-	if (left == 0)
-		return 0;
-	for (uint32_t i = 0; i < v->len; i++)
-		if (!depth_ok(&v->u.items[i], left - 1))
-			return 0;
-	return 1;
-}
-
 /* The request body as a JSON object, or NULL (replied). */
 const jv *api_body_object(req *r)
 {
@@ -271,7 +259,7 @@ const jv *api_body_object(req *r)
 		reply_error(r, 400, cairn_errname(CAIRN_EJSON), "the body is a JSON object");
 		return NULL;
 	}
-	if (!depth_ok(v, r->s->cfg.max_depth)) {
+	if (!jv_depth_ok(v, r->s->cfg.max_depth)) {
 		reply_error(r, 400, cairn_errname(CAIRN_ELIMIT), "the body nests deeper than %u levels",
 			    r->s->cfg.max_depth);
 		return NULL;
