@@ -177,6 +177,8 @@
 	X(neg_key_empty)                                                                           \
 	X(neg_key_too_long)                                                                        \
 	X(neg_key_not_utf8)                                                                        \
+	X(neg_names_nul)                                                                           \
+	X(neg_json_names_nul)                                                                      \
 	X(neg_delete_with_links)                                                                   \
 	X(neg_patch_missing)                                                                       \
 	X(neg_unlink_missing)                                                                      \
