@@ -484,6 +484,7 @@ static void h_mcp(req *r)
 	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
 	m.branch_ok = mcp_branch_ok;
 	m.branch_ctx = r;
+	m.max_depth = r->s->cfg.max_depth;
 	if (mcp_handle(&m, (const char *)r->body.p, r->body.len, &r->out)) {
 		reply_json(r, 200);
 	} else {
