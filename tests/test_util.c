@@ -338,6 +338,82 @@ void test_json_members(void)
 	CHECK(json_member_next("{\"a\"", 4, &pos, &m) == -1);
 }
 
+/* Reading one top-level member without parsing the rest: what a JSON-RPC error's id needs. */
+void test_json_peek(void)
+{
+	static const struct {
+		const char *in, *name, *want; /* want NULL: not found */
+	} cases[] = {
+		{"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", "id", "7"},
+		{" { \"a\" : [1,{\"id\":2}] ,\n\t\"id\" : \"x\\\"y\" , \"b\":1}", "id", "\"x\\\"y\""},
+		{"{\"a\":\"}]\\\\\",\"id\":-3}", "id", "-3"},
+		{"{\"id\":{\"k\":[]},\"z\":", "id", "{\"k\":[]}"}, /* broken after it */
+		{"{\"a\":1,\"id\":null}", "id", "null"},
+		{"{\"a\":1}", "id", NULL},
+		{"{\"a\":1,\"id\":5", "id", NULL},	  /* the object does not close after it */
+		{"{\"a\" 1,\"id\":5}", "id", NULL}, /* not members before it */
+		{"[{\"id\":1}]", "id", NULL},
+		{"{\"i\\u0064\":1}", "id", NULL},	  /* an escaped key is not compared */
+		{"{\"idx\":1,\"id\":2}", "id", "2"},
+		{"", "id", NULL},
+		{"{", "id", NULL},
+		{"{\"id\":}", "id", NULL},
+	};
+	char deep[4096];
+	const char *v;
+	size_t n, len;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = json_peek_member(cases[i].in, strlen(cases[i].in), cases[i].name, &v, &len);
+
+		if (r != (cases[i].want != NULL) || (r && !test_streq(v, len, cases[i].want)))
+			fprintf(stderr, "    case %zu: %s: got %d %.*s\n", i, cases[i].in, r,
+				r ? (int)len : 0, r ? v : "");
+		CHECK(r == (cases[i].want != NULL));
+		CHECK(!r || test_streq(v, len, cases[i].want));
+	}
+	/* Past the reader's depth: jv_parse refuses it, the id is still read. */
+	n = (size_t)snprintf(deep, sizeof(deep), "{\"jsonrpc\":\"2.0\",\"params\":");
+	for (int i = 0; i < 1000; i++)
+		deep[n++] = '[';
+	for (int i = 0; i < 1000; i++)
+		deep[n++] = ']';
+	n += (size_t)snprintf(deep + n, sizeof(deep) - n, ",\"id\":\"r-1\"}");
+	{
+		arena a = ARENA_INIT;
+
+		CHECK(jv_parse(&a, deep, n, "t") == NULL);
+		arena_release(&a);
+	}
+	CHECK(json_peek_member(deep, n, "id", &v, &len) == 1 && test_streq(v, len, "\"r-1\""));
+}
+
+/* U+0000 in strings and member names, found for the readers that refuse it; nesting depth. */
+void test_json_nul(void)
+{
+	arena a = ARENA_INIT;
+	const char *in = "{\"ok\":\"a b\",\"n\":1,\"s\":\"x\\u0000y\",\"k\\u0000\":2,\"o\":{\"t\":\"\\u0000\"}}";
+	const jv *v = jv_parse(&a, in, strlen(in), "t"), *m;
+
+	CHECK(v != NULL);
+	CHECK(!jv_str_nul(jv_get(v, "ok")) && !jv_str_nul(jv_get(v, "n")) && !jv_str_nul(NULL));
+	CHECK(jv_str_nul(jv_get(v, "s")));
+	CHECK(jv_key_nul(jv_getn(v, "k\0", 2)) && !jv_key_nul(jv_get(v, "s")));
+	m = jv_nul_member(v);
+	CHECK(m && test_streq(m->key, m->key_len, "s"));
+	/* Only o's own members: the nested one is its reader's to refuse. */
+	CHECK(jv_nul_member(jv_get(v, "o")) != NULL);
+	v = jv_parse(&a, "{\"a\":{\"b\":\"\\u0000\"},\"c\":[\"\\u0000\"]}", strlen("{\"a\":{\"b\":\"\\u0000\"},\"c\":[\"\\u0000\"]}"), "t");
+	CHECK(v && jv_nul_member(v) == NULL);
+	v = jv_parse(&a, "{\"\\u0000\":1}", strlen("{\"\\u0000\":1}"), "t");
+	CHECK(v && jv_nul_member(v) == &v->u.items[0]);
+	CHECK(jv_nul_member(NULL) == NULL);
+	v = jv_parse(&a, "{\"a\":[[1]],\"b\":2}", strlen("{\"a\":[[1]],\"b\":2}"), "t");
+	CHECK(v && jv_depth_ok(v, 3) && !jv_depth_ok(v, 2));
+	CHECK(jv_depth_ok(jv_get(v, "b"), 0));
+	arena_release(&a);
+}
+
 /* The tunables' one entry point: names, ranges, old values, defaults. */
 void test_util_knob(void)
 {

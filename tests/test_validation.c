@@ -798,6 +798,197 @@ void test_neg_key_not_utf8(void)
 	cairn_close(st);
 }
 
+/*
+ * Names hold no U+0000. JSON can carry one ("\u0000"), but a Kind, Relation,
+ * attribute or op is read as a C string and would be cut there, naming
+ * another: "Plant\u0000x" would be Plant, "delete\u0000x" a delete. Each is
+ * refused when the change is added, naming the change, and the store is
+ * unchanged; a title or a string value may hold U+0000 and is kept whole.
+ */
+void test_neg_names_nul(void)
+{
+	static const struct {
+		const char *line;
+		size_t len;
+		int code;
+		const char *needle;
+	} bad[] = {
+		{LIT("{\"kind\":\"Plant\\u0000x\",\"key\":\"p9\"}"), CAIRN_EINVAL,
+		 "the Kind name may not contain U+0000"},
+		{LIT("{\"kind\":\"Plant\",\"key\":\"p1\\u0000x\"}"), CAIRN_EUTF8,
+		 "the key may not contain U+0000"},
+		{LIT("{\"kind\":\"Plant\",\"key\":\"p1\",\"values\":{\"city\\u0000x\":\"Oslo\"}}"),
+		 CAIRN_EINVAL, "an attribute name may not contain U+0000"},
+		{LIT("{\"kind\":\"Plant\",\"key\":\"p1\",\"op\":\"patch\",\"values\":{\"city\\u0000\":\"Oslo\"}}"),
+		 CAIRN_EINVAL, "an attribute name may not contain U+0000"},
+		{LIT("{\"kind\":\"Supplier\",\"key\":\"s3\",\"op\":\"delete\\u0000x\"}"), CAIRN_EINVAL,
+		 "\"op\" may not contain U+0000"},
+		{LIT("{\"rel\":\"stocked_at\\u0000x\",\"from\":\"Part:a2\",\"to\":\"Plant:p2\"}"),
+		 CAIRN_EINVAL, "the Relation name may not contain U+0000"},
+		{LIT("{\"rel\":\"stocked_at\",\"from\":\"Part\\u0000x:a2\",\"to\":\"Plant:p2\"}"),
+		 CAIRN_EINVAL, "the Kind name may not contain U+0000"},
+		{LIT("{\"rel\":\"stocked_at\",\"from\":\"Part:a1\",\"to\":\"Plant:p1\",\"op\":\"unlink\\u0000\"}"),
+		 CAIRN_EINVAL, "\"op\" may not contain U+0000"},
+		{LIT("{\"rel\":\"stocked_at\",\"from\":\"Part:a2\",\"to\":\"Plant:p2\",\"values\":{\"q\\u0000\":1}}"),
+		 CAIRN_EINVAL, "an attribute name may not contain U+0000"},
+	};
+	struct snap snap;
+	cairn_changeset *cs;
+	cairn_record r;
+	cairn_txn *t;
+	cairn_read_options ro = {0};
+	cairn_store *st;
+	int rc;
+
+	CHECK((st = setup(&snap)) != NULL);
+	OK(cairn_changeset_new(&cs));
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, "a\0b", 3, LIT("{\"city\":\"x\\u0000y\"}")));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = cairn_changeset_add_json(cs, bad[i].line, bad[i].len);
+		if (!key_refused(cs, rc, bad[i].code, 1, 1, bad[i].needle))
+			fprintf(stderr, "    line %zu: %s\n", i, bad[i].line);
+		CHECK(key_refused(cs, rc, bad[i].code, 1, 1, bad[i].needle));
+	}
+	/* The same through the calls that take values as JSON text. */
+	rc = cairn_changeset_put(cs, "Plant", "p1", 2, NULL, 0, LIT("{\"city\\u0000x\":\"Oslo\"}"));
+	CHECK(key_refused(cs, rc, CAIRN_EINVAL, 1, 1, "an attribute name may not contain U+0000"));
+	rc = cairn_changeset_patch(cs, "Plant", "p1", 2, LIT("{\"city\\u0000\":null}"));
+	CHECK(key_refused(cs, rc, CAIRN_EINVAL, 1, 1, "an attribute name may not contain U+0000"));
+	rc = cairn_changeset_link(cs, "stocked_at", "Part", "a2", 2, "Plant", "p2", 2,
+				  LIT("{\"q\\u0000\":1}"));
+	CHECK(key_refused(cs, rc, CAIRN_EINVAL, 1, 1, "an attribute name may not contain U+0000"));
+	/* Nothing was written by any of them: p1 keeps its city, s3 and the Link stay. */
+	CHECK(unchanged(st, &snap));
+	CHECK(exists(st, "Supplier", "s3", 2) == 1);
+	CHECK(valid_rest_commits(st, cs, &snap));
+	ro.domain = "d";
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_get(t, "Plant", "p1", 2, &r));
+	CHECK(test_streq(r.values, r.values_len, "{\"city\":\"Lyon\"}"));
+	OK(cairn_get(t, "Plant", "p9", 2, &r));
+	CHECK(r.title_len == 3 && memcmp(r.title, "a\0b", 3) == 0);
+	CHECK(test_streq(r.values, r.values_len, "{\"city\":\"x\\u0000y\"}"));
+	cairn_txn_end(t);
+	cairn_changeset_free(cs);
+	snap_release(&snap);
+	cairn_close(st);
+}
+
+/* The schema of Domain d at the head of main, malloc'd (NULL on failure). */
+static char *schema_text(cairn_store *st)
+{
+	cairn_read_options ro = {0};
+	const char *js;
+	size_t n;
+	cairn_txn *t;
+	char *out = NULL;
+
+	ro.domain = "d";
+	if (cairn_txn_begin(st, &ro, &t))
+		return NULL;
+	if (cairn_schema_get(t, &js, &n) == 0 && (out = malloc(n + 1))) {
+		memcpy(out, js, n);
+		out[n] = '\0';
+	}
+	cairn_txn_end(t);
+	return out;
+}
+
+/*
+ * The other entry points that read names from JSON: a schema, a merge's
+ * resolutions, a query's filter. A name with U+0000 in them is refused,
+ * never read as the name before it (a resolution of "Plant\u0000x" would
+ * resolve Plant's conflict; a filter on "city\u0000x" would filter on city),
+ * and nothing is written.
+ */
+void test_neg_json_names_nul(void)
+{
+	static const char *const schemas[][2] = {
+		{"{\"kinds\":[{\"name\":\"Plant\\u0000x\",\"attributes\":[{\"name\":\"zone\",\"type\":\"string\"}]}]}",
+		 "a name may not contain U+0000"},
+		{"{\"kinds\":[{\"name\":\"Plant\",\"attributes\":[{\"name\":\"city\\u0000\",\"type\":\"int\"}]}]}",
+		 "a name may not contain U+0000"},
+		{"{\"relations\":[{\"name\":\"near\",\"from\":\"Plant\\u0000\",\"to\":\"Plant\"}]}",
+		 "\"from\" may not contain U+0000"},
+		{"{\"kinds\":[{\"name\":\"Part\",\"attributes\":[{\"name\":\"alt\",\"type\":\"ref\",\"ref\":\"Plant\\u0000\"}]}]}",
+		 "\"ref\" may not contain U+0000"},
+	};
+	static const char *const resolutions[][2] = {
+		{"{\"kind\":\"Plant\\u0000x\",\"key\":\"p1\",\"attribute\":\"city\",\"take\":\"theirs\"}",
+		 "\"kind\" may not contain U+0000"},
+		{"{\"kind\":\"Plant\",\"key\":\"p1\",\"attribute\":\"city\\u0000\",\"take\":\"theirs\"}",
+		 "\"attribute\" may not contain U+0000"},
+		{"{\"kind\":\"Plant\",\"key\":\"p1\",\"attribute\":\"city\",\"take\":\"theirs\\u0000\"}",
+		 "\"take\" may not contain U+0000"},
+	};
+	static const char *const filters[][2] = {
+		{"{\"city\\u0000x\":\"Lyon\"}", "an attribute name may not contain U+0000"},
+		{"{\"and\\u0000\":[{\"city\":\"Lyon\"}]}", "an attribute name may not contain U+0000"},
+		{"{\"city\":{\"eq\\u0000\":\"Lyon\"}}", "unknown operator"},
+	};
+	cairn_commit_options co = {0};
+	cairn_merge_options mo;
+	cairn_read_options ro = {0};
+	cairn_query_options q;
+	cairn_query_result qr;
+	cairn_record out[4];
+	struct snap snap;
+	cairn_store *st;
+	cairn_txn *t;
+	char *before, *after;
+
+	CHECK((st = setup(&snap)) != NULL);
+	co.domain = "d";
+	co.prov.actor = "test";
+	CHECK((before = schema_text(st)) != NULL);
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+		CHECK_RC(cairn_schema_apply(st, &co, schemas[i][0], strlen(schemas[i][0]), NULL),
+			 CAIRN_ESCHEMA);
+		CHECK(errmsg_has(schemas[i][1]));
+		CHECK(unchanged(st, &snap));
+		after = schema_text(st);
+		CHECK(after && strcmp(before, after) == 0);
+		free(after);
+	}
+	free(before);
+	/* A conflict on p1's city, for the resolutions to name. */
+	OK(cairn_branch_create(st, "d", "b", NULL));
+	OK(test_commit_on(st, "d", "b", "{\"kind\":\"Plant\",\"key\":\"p1\",\"values\":{\"city\":\"Oslo\"}}",
+			  NULL));
+	OK(test_commit(st, "{\"kind\":\"Plant\",\"key\":\"p1\",\"values\":{\"city\":\"Rome\"}}", NULL));
+	CHECK(resnap(st, &snap));
+	memset(&mo, 0, sizeof(mo));
+	mo.commit = co;
+	mo.source = "b";
+	for (size_t i = 0; i < sizeof(resolutions) / sizeof(resolutions[0]); i++) {
+		mo.resolutions = resolutions[i][0];
+		mo.resolutions_len = strlen(resolutions[i][0]);
+		CHECK_RC(cairn_merge(st, &mo, NULL, NULL, NULL), CAIRN_EINVAL);
+		CHECK(errmsg_has(resolutions[i][1]));
+		CHECK(unchanged(st, &snap));
+	}
+	/* The same resolution, spelt right, merges: the refusals were for the U+0000. */
+	mo.resolutions = "{\"kind\":\"Plant\",\"key\":\"p1\",\"attribute\":\"city\",\"take\":\"theirs\"}";
+	mo.resolutions_len = strlen(mo.resolutions);
+	mo.dry_run = 1;
+	OK(cairn_merge(st, &mo, NULL, NULL, NULL));
+	CHECK(unchanged(st, &snap));
+	ro.domain = "d";
+	OK(cairn_txn_begin(st, &ro, &t));
+	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		memset(&q, 0, sizeof(q));
+		q.kind = "Plant";
+		q.where = filters[i][0];
+		q.where_len = strlen(filters[i][0]);
+		q.limit = 4;
+		CHECK_RC(cairn_query(t, &q, out, 4, &qr), CAIRN_EQUERY);
+		CHECK(errmsg_has(filters[i][1]));
+	}
+	cairn_txn_end(t);
+	snap_release(&snap);
+	cairn_close(st);
+}
+
 /* ------------------------------------------------ deletes and patches -- */
 
 void test_neg_delete_with_links(void)

@@ -31,6 +31,8 @@
 	X(json_canon)                                                                              \
 	X(json_limits)                                                                             \
 	X(json_members)                                                                            \
+	X(json_peek)                                                                               \
+	X(json_nul)                                                                                \
 	X(schema_parse)                                                                            \
 	X(schema_errors)                                                                           \
 	X(schema_merge)                                                                            \
@@ -183,6 +185,8 @@
 	X(neg_key_empty)                                                                           \
 	X(neg_key_too_long)                                                                        \
 	X(neg_key_not_utf8)                                                                        \
+	X(neg_names_nul)                                                                           \
+	X(neg_json_names_nul)                                                                      \
 	X(neg_delete_with_links)                                                                   \
 	X(neg_patch_missing)                                                                       \
 	X(neg_unlink_missing)                                                                      \

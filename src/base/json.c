@@ -558,6 +558,38 @@ int jv_equal(const jv *a, const jv *b)
 	}
 }
 
+int jv_str_nul(const jv *v)
+{
+	return v && v->type == JV_STRING && memchr(v->u.s, 0, v->len) != NULL;
+}
+
+int jv_key_nul(const jv *m)
+{
+	return m->key && memchr(m->key, 0, m->key_len) != NULL;
+}
+
+const jv *jv_nul_member(const jv *o)
+{
+	if (!o || o->type != JV_OBJECT)
+		return NULL;
+	for (uint32_t i = 0; i < o->len; i++)
+		if (jv_key_nul(&o->u.items[i]) || jv_str_nul(&o->u.items[i]))
+			return &o->u.items[i];
+	return NULL;
+}
+
+int jv_depth_ok(const jv *v, unsigned max)
+{
+	if (v->type != JV_OBJECT && v->type != JV_ARRAY)
+		return 1;
+	if (max == 0)
+		return 0;
+	for (uint32_t i = 0; i < v->len; i++)
+		if (!jv_depth_ok(&v->u.items[i], max - 1))
+			return 0;
+	return 1;
+}
+
 int jv_only(const jv *o, const char *const *allowed, int code, const char *what)
 {
 	for (uint32_t i = 0; o && o->type == JV_OBJECT && i < o->len; i++) {
@@ -815,6 +847,99 @@ int json_member_next(const char *s, size_t n, size_t *pos, jmember *m)
 	m->val_len = i - (k + 2);
 	*pos = i;
 	return 1;
+}
+
+/* ------------------------------------------------------------- peeking -- */
+
+static size_t peek_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Past the closing quote of the string that opens at s[i], or n when it does not close. */
+static size_t peek_string_end(const char *s, size_t n, size_t i)
+{
+	for (i++; i < n; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return n;
+}
+
+/*
+ * The end of the value that starts at s[i], or n when it does not end: the
+ * brackets are counted, not matched, and nothing is checked, so that any
+ * depth costs one pass and no stack.
+ */
+static size_t peek_value_end(const char *s, size_t n, size_t i)
+{
+	size_t depth = 0;
+
+	while (i < n) {
+		char ch = s[i];
+
+		if (ch == '"') {
+			i = peek_string_end(s, n, i);
+			if (depth == 0)
+				return i;
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			depth++;
+		} else if (ch == '}' || ch == ']') {
+			if (depth == 0)
+				return i; /* a scalar's end, at its container's close */
+			if (--depth == 0)
+				return i + 1;
+		} else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' ||
+					  ch == '\r')) {
+			return i;
+		}
+		i++;
+	}
+	return n;
+}
+
+int json_peek_member(const char *s, size_t n, const char *name, const char **val,
+		     size_t *val_len)
+{
+	size_t name_len = strlen(name), i = peek_ws(s, n, 0);
+
+	if (i >= n || s[i] != '{')
+		return 0;
+	for (i++;;) {
+		size_t k, e;
+		int match;
+
+		i = peek_ws(s, n, i);
+		if (i >= n || s[i] != '"')
+			return 0;
+		k = i + 1;
+		i = peek_string_end(s, n, i);
+		if (i >= n)
+			return 0;
+		match = i - 1 - k == name_len && memcmp(s + k, name, name_len) == 0;
+		i = peek_ws(s, n, i);
+		if (i >= n || s[i] != ':')
+			return 0;
+		i = peek_ws(s, n, i + 1);
+		e = peek_value_end(s, n, i);
+		if (e >= n || e == i)
+			return 0;
+		if (match) {
+			*val = s + i;
+			*val_len = e - i;
+			return 1;
+		}
+		i = peek_ws(s, n, e);
+		if (i >= n || s[i] != ',')
+			return 0;
+		i++;
+	}
 }
 
 void jv_canon(const jv *v, buf *b)

@@ -114,6 +114,39 @@ jv *jv_merge_patch(arena *a, const jv *target, const jv *patch);
 jv *jv_string(arena *a, const char *s, size_t n);
 
 /*
+ * U+0000 in names. A JSON string may hold U+0000 (a jv has its length), but
+ * a name handed on as a C string (a Kind, a key given NUL-terminated, a
+ * branch, an actor) would be cut there and name something else: "a\u0000b"
+ * would be "a". Every reader of such a name refuses it instead, in these
+ * words after the name of what it read.
+ */
+#define JSON_NUL_REFUSED "may not contain U+0000"
+/* Does v, a string, hold U+0000? (0 for anything else, NULL included.) */
+int jv_str_nul(const jv *v);
+/* Does the member name of m (an object's member) hold U+0000? */
+int jv_key_nul(const jv *m);
+/*
+ * The first member of object o whose value is a string holding U+0000, or
+ * whose name holds it (NULL if none, or o is not an object). Only o's own
+ * members: the readers of nested values check those.
+ */
+const jv *jv_nul_member(const jv *o);
+/* Does v nest at most max levels of objects and arrays below it? (A scalar: 0 levels.) */
+int jv_depth_ok(const jv *v, unsigned max);
+
+/*
+ * The raw text of the member called name of the object in s[0..n-1], found
+ * without reading the other members' values beyond their ends: for text
+ * jv_parse refused (nested too deep, or broken after the member), so that a
+ * JSON-RPC error can still name the request's id. Whitespace is allowed; a
+ * key is compared by its bytes (a key with an escape never matches). Returns
+ * 1 with val[0..*val_len-1] (the value's text, to be parsed), 0 when the
+ * member is not found before the text stops being an object's members.
+ */
+int json_peek_member(const char *s, size_t n, const char *name, const char **val,
+		     size_t *val_len);
+
+/*
  * Check that object o has only the listed member names (NULL-terminated
  * list). On failure records `code` naming the unknown member and returns it.
  */

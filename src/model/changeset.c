@@ -110,8 +110,7 @@ int key_check(const char *key, size_t len, long idx)
 	if (!utf8_valid(key, len))
 		return err_change(CAIRN_EUTF8, idx, "change %ld: the key is not valid UTF-8", idx);
 	if (memchr(key, 0, len))
-		return err_change(CAIRN_EUTF8, idx,
-				  "change %ld: the key contains U+0000, which keys may not", idx);
+		return err_change(CAIRN_EUTF8, idx, "change %ld: the key " JSON_NUL_REFUSED, idx);
 	return 0;
 }
 
@@ -119,8 +118,24 @@ static int name_check(const char *name, size_t n, const char *what, long idx)
 {
 	if (!name || n == 0)
 		return err_change(CAIRN_EINVAL, idx, "change %ld: %s name is missing", idx, what);
-	if (n > CAIRN_MAX_NAME || memchr(name, 0, n))
+	if (memchr(name, 0, n))
+		return err_change(CAIRN_EINVAL, idx, "change %ld: the %s name " JSON_NUL_REFUSED, idx,
+				  what);
+	if (n > CAIRN_MAX_NAME)
 		return err_change(CAIRN_EINVAL, idx, "change %ld: %s name is not valid", idx, what);
+	return 0;
+}
+
+/*
+ * The member names of values are attribute names, which the schema and the
+ * indexes read as C strings: one holding U+0000 would be another attribute.
+ */
+static int attr_names_check(const jv *values, long idx)
+{
+	for (uint32_t i = 0; values && i < values->len; i++)
+		if (jv_key_nul(&values->u.items[i]))
+			return err_change(CAIRN_EINVAL, idx,
+					  "change %ld: an attribute name " JSON_NUL_REFUSED, idx);
 	return 0;
 }
 
@@ -159,7 +174,7 @@ static int values_parse(cs_change *c, const char *p, size_t n, const jv **out, l
 	if (v->type != JV_OBJECT)
 		return err_change(CAIRN_ETYPE, idx, "change %ld: values must be a JSON object", idx);
 	*out = v;
-	return 0;
+	return attr_names_check(v, idx);
 }
 
 static const char *copy(cs_change *c, const char *p, size_t n)
@@ -436,11 +451,15 @@ static int line_record(cs_change *c, const jv *o, long idx)
 		return line_err(CAIRN_ETYPE, idx,
 				"\"kind\" and \"key\" must be strings, and \"title\" and \"op\" "
 				"strings when present");
+	if (op && memchr(op, 0, op_len)) /* "delete\u0000x" is no op, not a delete */
+		return line_err(CAIRN_EINVAL, idx, "\"op\" " JSON_NUL_REFUSED);
 	values = jv_get(o, "values");
 	if (jv_is(values, JV_NULL))
 		values = NULL;
 	if (values && values->type != JV_OBJECT)
 		return line_err(CAIRN_ETYPE, idx, "\"values\" must be a JSON object");
+	if ((rc = attr_names_check(values, idx)))
+		return rc;
 	vec = jv_get(o, "vector");
 	cascade = jv_get(o, "cascade");
 	if (cascade && !jv_is_bool(cascade))
@@ -491,6 +510,8 @@ static int line_link(cs_change *c, const jv *o, long idx)
 	op = str_member(o, "op", &op_len, &bad);
 	if (bad || !rel || !from || !to)
 		return line_err(CAIRN_ETYPE, idx, "\"rel\", \"from\" and \"to\" must be strings");
+	if (op && memchr(op, 0, op_len))
+		return line_err(CAIRN_EINVAL, idx, "\"op\" " JSON_NUL_REFUSED);
 	if (endpoint_split(from, from_len, &fk, &fk_len, &fkey, &fkey_len) ||
 	    endpoint_split(to, to_len, &tk, &tk_len, &tkey, &tkey_len))
 		return line_err(CAIRN_EINVAL, idx, "\"from\" and \"to\" must be \"Kind:key\"");
@@ -499,6 +520,8 @@ static int line_link(cs_change *c, const jv *o, long idx)
 		values = NULL;
 	if (values && values->type != JV_OBJECT)
 		return line_err(CAIRN_ETYPE, idx, "\"values\" must be a JSON object");
+	if ((rc = attr_names_check(values, idx)))
+		return rc;
 	if (!op || strcmp(op, "put") == 0 || strcmp(op, "link") == 0) {
 		rc = fill_link(c, OP_LINK, rel, rel_len, fk, fk_len, fkey, fkey_len, tk, tk_len, tkey,
 			       tkey_len, idx);

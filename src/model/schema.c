@@ -225,8 +225,10 @@ static int dup_opt_string(const jv *o, const char *field, char **out, const char
 	*out = NULL;
 	if (!v || v->type == JV_NULL)
 		return 0;
-	if (v->type != JV_STRING || memchr(v->u.s, 0, v->len))
+	if (v->type != JV_STRING)
 		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" must be a string", what, field);
+	if (memchr(v->u.s, 0, v->len))
+		return err_set(CAIRN_ESCHEMA, "%s: \"%s\" " JSON_NUL_REFUSED, what, field);
 	*out = cr_strndup(v->u.s, v->len);
 	return *out ? 0 : err_set(CAIRN_ENOMEM, "out of memory");
 }
@@ -327,7 +329,9 @@ static int get_name(const jv *o, size_t max, char **out, const char *what)
 	*out = NULL;
 	if (!jv_is(v, JV_STRING))
 		return err_set(CAIRN_ESCHEMA, "%s: \"name\" (a string) is required", what);
-	if (strlen(v->u.s) != v->len || !name_valid(v->u.s, max))
+	if (memchr(v->u.s, 0, v->len))
+		return err_set(CAIRN_ESCHEMA, "%s: a name " JSON_NUL_REFUSED, what);
+	if (!name_valid(v->u.s, max))
 		return err_set(CAIRN_ESCHEMA,
 			       "%s: name \"%s\" is not 1 to %zu characters of letters, digits, "
 			       "'_', '.' and '-'",

@@ -241,18 +241,6 @@ long api_limit_arg(req *r, long def)
 	return (long)v;
 }
 
-static int depth_ok(const jv *v, unsigned left)
-{
-	if (v->type != JV_OBJECT && v->type != JV_ARRAY)
-		return 1;
-	if (left == 0)
-		return 0;
-	for (uint32_t i = 0; i < v->len; i++)
-		if (!depth_ok(&v->u.items[i], left - 1))
-			return 0;
-	return 1;
-}
-
 /* The request body as a JSON object, or NULL (replied). */
 const jv *api_body_object(req *r)
 {
@@ -271,7 +259,7 @@ const jv *api_body_object(req *r)
 		reply_error(r, 400, cairn_errname(CAIRN_EJSON), "the body is a JSON object");
 		return NULL;
 	}
-	if (!depth_ok(v, r->s->cfg.max_depth)) {
+	if (!jv_depth_ok(v, r->s->cfg.max_depth)) {
 		reply_error(r, 400, cairn_errname(CAIRN_ELIMIT), "the body nests deeper than %u levels",
 			    r->s->cfg.max_depth);
 		return NULL;
@@ -289,7 +277,10 @@ int api_only(req *r, const jv *o, const char *const *names)
 	return 0;
 }
 
-/* A string member (NULL when absent); -1 when present and not a string. */
+/*
+ * A string member (NULL when absent); -1 when present and not a string, or
+ * holding U+0000: every string member is handed on as a C string.
+ */
 int api_str_member(req *r, const jv *o, const char *name, const char **out)
 {
 	const jv *v = jv_get(o, name);
@@ -299,6 +290,10 @@ int api_str_member(req *r, const jv *o, const char *name, const char **out)
 		return 0;
 	if (v->type != JV_STRING) {
 		reply_error(r, 400, cairn_errname(CAIRN_ETYPE), "\"%s\" is a string", name);
+		return -1;
+	}
+	if (jv_str_nul(v)) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"%s\" " JSON_NUL_REFUSED, name);
 		return -1;
 	}
 	*out = v->u.s;
@@ -489,6 +484,7 @@ static void h_mcp(req *r)
 	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
 	m.branch_ok = mcp_branch_ok;
 	m.branch_ctx = r;
+	m.max_depth = r->s->cfg.max_depth;
 	if (mcp_handle(&m, (const char *)r->body.p, r->body.len, &r->out)) {
 		reply_json(r, 200);
 	} else {
@@ -513,60 +509,77 @@ static const route_def routes[] = {
 	R("GET", h_metrics, "v1", "metrics"),
 	R("GET", h_domains, "v1", "domains"),
 	R("POST", h_domain_create, "v1", "domains"),
-	R("DELETE", h_domain_drop, "v1", "domains", ":d"),
-	R("GET", h_schema_get, "v1", "domains", ":d", "schema"),
-	R("PUT", h_schema_put, "v1", "domains", ":d", "schema"),
-	R("POST", h_commit, "v1", "domains", ":d", "commits"),
-	R("GET", h_page, "v1", "domains", ":d", "records", ":kind"),
-	R("GET", h_record, "v1", "domains", ":d", "records", ":kind", ":key"),
-	R("GET", h_links, "v1", "domains", ":d", "records", ":kind", ":key", "links"),
-	R("GET", h_history, "v1", "domains", ":d", "records", ":kind", ":key", "history"),
-	R("GET", h_lineage, "v1", "domains", ":d", "records", ":kind", ":key", "lineage"),
-	R("GET", h_link_history, "v1", "domains", ":d", "links", ":rel", ":from", ":to", "history"),
-	R("GET", h_link_history, "v1", "domains", ":d", "links", ":rel", ":from", ":to", "lineage"),
-	R("GET", h_counts, "v1", "domains", ":d", "counts"),
-	R("GET", h_revisions, "v1", "domains", ":d", "revisions"),
-	R("GET", h_revision, "v1", "domains", ":d", "revisions", ":rev"),
-	R("GET", h_revision_changes, "v1", "domains", ":d", "revisions", ":rev", "changes"),
-	R("GET", h_branches, "v1", "domains", ":d", "branches"),
-	R("POST", h_branch_create, "v1", "domains", ":d", "branches"),
-	R("PATCH", h_branch_rename, "v1", "domains", ":d", "branches", ":name"),
-	R("DELETE", h_branch_delete, "v1", "domains", ":d", "branches", ":name"),
-	R("GET", h_diff, "v1", "domains", ":d", "diff"),
-	R("POST", h_merge, "v1", "domains", ":d", "merges"),
-	R("GET", h_proposals, "v1", "domains", ":d", "proposals"),
-	R("POST", h_propose, "v1", "domains", ":d", "proposals"),
-	R("GET", h_proposal, "v1", "domains", ":d", "proposals", ":id"),
-	R("GET", h_proposal_diff, "v1", "domains", ":d", "proposals", ":id", "diff"),
-	R("POST", h_proposal_note, "v1", "domains", ":d", "proposals", ":id", "notes"),
-	R("POST", h_proposal_accept, "v1", "domains", ":d", "proposals", ":id", "accept"),
-	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "reject"),
-	R("POST", h_proposal_close, "v1", "domains", ":d", "proposals", ":id", "withdraw"),
-	R("GET", h_export, "v1", "domains", ":d", "export"),
-	R("POST", h_query, "v1", "domains", ":d", "query"),
-	R("POST", h_query_count, "v1", "domains", ":d", "query", "count"),
-	R("POST", h_neighborhood, "v1", "domains", ":d", "neighborhood"),
-	R("POST", h_follow, "v1", "domains", ":d", "follow"),
-	R("POST", h_path, "v1", "domains", ":d", "path"),
-	R("POST", h_resolve, "v1", "domains", ":d", "resolve"),
-	R("POST", h_search, "v1", "domains", ":d", "search"),
-	R("POST", h_remember, "v1", "domains", ":d", "remember"),
-	R("POST", h_retract, "v1", "domains", ":d", "retract"),
-	R("POST", h_digest, "v1", "domains", ":d", "digest"),
-	R("POST", h_recall, "v1", "domains", ":d", "recall"),
-	R("POST", h_reembed, "v1", "domains", ":d", "reembed"),
-	R("POST", h_compact, "v1", "domains", ":d", "compact"),
+	R("DELETE", h_domain_drop, "v1", "domains", ":domain"),
+	R("GET", h_schema_get, "v1", "domains", ":domain", "schema"),
+	R("PUT", h_schema_put, "v1", "domains", ":domain", "schema"),
+	R("POST", h_commit, "v1", "domains", ":domain", "commits"),
+	R("GET", h_page, "v1", "domains", ":domain", "records", ":kind"),
+	R("GET", h_record, "v1", "domains", ":domain", "records", ":kind", ":key"),
+	R("GET", h_links, "v1", "domains", ":domain", "records", ":kind", ":key", "links"),
+	R("GET", h_history, "v1", "domains", ":domain", "records", ":kind", ":key", "history"),
+	R("GET", h_lineage, "v1", "domains", ":domain", "records", ":kind", ":key", "lineage"),
+	R("GET", h_link_history, "v1", "domains", ":domain", "links", ":rel", ":from", ":to",
+	  "history"),
+	R("GET", h_link_history, "v1", "domains", ":domain", "links", ":rel", ":from", ":to",
+	  "lineage"),
+	R("GET", h_counts, "v1", "domains", ":domain", "counts"),
+	R("GET", h_revisions, "v1", "domains", ":domain", "revisions"),
+	R("GET", h_revision, "v1", "domains", ":domain", "revisions", ":rev"),
+	R("GET", h_revision_changes, "v1", "domains", ":domain", "revisions", ":rev", "changes"),
+	R("GET", h_branches, "v1", "domains", ":domain", "branches"),
+	R("POST", h_branch_create, "v1", "domains", ":domain", "branches"),
+	R("PATCH", h_branch_rename, "v1", "domains", ":domain", "branches", ":branch"),
+	R("DELETE", h_branch_delete, "v1", "domains", ":domain", "branches", ":branch"),
+	R("GET", h_diff, "v1", "domains", ":domain", "diff"),
+	R("POST", h_merge, "v1", "domains", ":domain", "merges"),
+	R("GET", h_proposals, "v1", "domains", ":domain", "proposals"),
+	R("POST", h_propose, "v1", "domains", ":domain", "proposals"),
+	R("GET", h_proposal, "v1", "domains", ":domain", "proposals", ":id"),
+	R("GET", h_proposal_diff, "v1", "domains", ":domain", "proposals", ":id", "diff"),
+	R("POST", h_proposal_note, "v1", "domains", ":domain", "proposals", ":id", "notes"),
+	R("POST", h_proposal_accept, "v1", "domains", ":domain", "proposals", ":id", "accept"),
+	R("POST", h_proposal_close, "v1", "domains", ":domain", "proposals", ":id", "reject"),
+	R("POST", h_proposal_close, "v1", "domains", ":domain", "proposals", ":id", "withdraw"),
+	R("GET", h_export, "v1", "domains", ":domain", "export"),
+	R("POST", h_query, "v1", "domains", ":domain", "query"),
+	R("POST", h_query_count, "v1", "domains", ":domain", "query", "count"),
+	R("POST", h_neighborhood, "v1", "domains", ":domain", "neighborhood"),
+	R("POST", h_follow, "v1", "domains", ":domain", "follow"),
+	R("POST", h_path, "v1", "domains", ":domain", "path"),
+	R("POST", h_resolve, "v1", "domains", ":domain", "resolve"),
+	R("POST", h_search, "v1", "domains", ":domain", "search"),
+	R("POST", h_remember, "v1", "domains", ":domain", "remember"),
+	R("POST", h_retract, "v1", "domains", ":domain", "retract"),
+	R("POST", h_digest, "v1", "domains", ":domain", "digest"),
+	R("POST", h_recall, "v1", "domains", ":domain", "recall"),
+	R("POST", h_reembed, "v1", "domains", ":domain", "reembed"),
+	R("POST", h_compact, "v1", "domains", ":domain", "compact"),
 	R("POST", h_mcp, "v1", "mcp"),
-	R("POST", h_import_late, "v1", "domains", ":d", "import"),
+	R("POST", h_import_late, "v1", "domains", ":domain", "import"),
 };
 
+/* A segment that held %00 is cut short there: it matches no literal, only a parameter. */
 static int matches(const route_def *rd, req *r)
 {
 	if (rd->n != r->nseg)
 		return 0;
 	for (int i = 0; i < rd->n; i++)
-		if (rd->pattern[i][0] != ':' && strcmp(rd->pattern[i], r->seg[i]) != 0)
+		if (rd->pattern[i][0] != ':' &&
+		    (i == r->nul_seg || strcmp(rd->pattern[i], r->seg[i]) != 0))
 			return 0;
+	return 1;
+}
+
+/*
+ * A parameter of the path that held %00 is refused, named: it would reach
+ * the library cut short, naming another Record, branch or Domain.
+ */
+static int nul_refused(req *r, const char *param)
+{
+	if (r->nul_seg < 0)
+		return 0;
+	reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "the path segment %s " JSON_NUL_REFUSED,
+		    param);
 	return 1;
 }
 
@@ -577,11 +590,12 @@ static int allow_write(req *r, const char *domain, const char *branch)
 
 int route_stream(req *r)
 {
-	if (strcmp(r->method, "POST") != 0 || r->nseg != 4 || strcmp(r->seg[0], "v1") != 0 ||
-	    strcmp(r->seg[1], "domains") != 0 || strcmp(r->seg[3], "import") != 0)
+	static const route_def import = R("POST", NULL, "v1", "domains", ":domain", "import");
+
+	if (strcmp(r->method, "POST") != 0 || !matches(&import, r))
 		return 0;
 	r->route = "h_import";
-	if (import_start(r, allow_write))
+	if (nul_refused(r, "domain") || args_ok(r) || import_start(r, allow_write))
 		r->refused = 1;
 	return 1;
 }
@@ -597,7 +611,8 @@ void route(req *r)
 		if (strcmp(routes[i].method, r->method) != 0)
 			continue;
 		r->route = routes[i].name;
-		routes[i].fn(r);
+		if (!nul_refused(r, routes[i].pattern[r->nul_seg < 0 ? 0 : r->nul_seg] + 1))
+			routes[i].fn(r);
 		return;
 	}
 	if (path_found)

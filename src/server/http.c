@@ -149,7 +149,12 @@ static int hexval(int c)
 				      : -1;
 }
 
-/* Decode %HH (and, in query values, '+' as a space) in place; -1 on a bad escape or a NUL. */
+/*
+ * Decode %HH (and, in query values, '+' as a space) in place: 0, -1 on a
+ * bad escape, or ESC_NUL for %00, which a decoded C string could not hold
+ * (the name would end there): it is refused, naming what held it.
+ */
+#define ESC_NUL (-2)
 static int unescape(char *s, int plus)
 {
 	char *o = s;
@@ -158,8 +163,10 @@ static int unescape(char *s, int plus)
 		if (*s == '%') {
 			int h = hexval((unsigned char)s[1]), l = h < 0 ? -1 : hexval((unsigned char)s[2]);
 
-			if (h < 0 || l < 0 || (h == 0 && l == 0))
+			if (h < 0 || l < 0)
 				return -1;
+			if (h == 0 && l == 0)
+				return ESC_NUL;
 			*o++ = (char)(h << 4 | l);
 			s += 2;
 		} else if (plus && *s == '+') {
@@ -180,31 +187,61 @@ static size_t keep_escapes(void *cls, struct MHD_Connection *c, char *s)
 	return strlen(s);
 }
 
+/* The first query argument that does not decode: how (unescape's code), and its name. */
+struct bad_arg {
+	req *r;
+	int rc, oom;
+	const char *name;
+};
+
 static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 				 const char *value)
 {
-	int *bad = cls;
-	char t[4096];
+	struct bad_arg *b = cls;
 
 	(void)kind;
-	for (int i = 0; i < 2 && !*bad; i++) {
+	for (int i = 0; i < 2 && !b->rc; i++) {
 		const char *v = i ? value : key;
+		char *t = v ? arena_strndup(&b->r->mem, v, strlen(v)) : NULL;
 
-		if (v && strlen(v) < sizeof(t)) {
-			memcpy(t, v, strlen(v) + 1);
-			*bad = unescape(t, 1) != 0;
+		if (v && !t) {
+			b->rc = b->oom = 1;
+			break;
 		}
+		if (t && (b->rc = unescape(t, 1)) != 0)
+			b->name = i ? key : NULL;
 	}
-	return *bad ? MHD_NO : MHD_YES;
+	return b->rc ? MHD_NO : MHD_YES;
 }
 
-/* Every query argument decodes (a bad escape is the client's mistake, told as such). */
-static int args_ok(req *r)
+/*
+ * Every query argument decodes (a bad escape is the client's mistake, told
+ * as such): 0, or -1 replied.
+ */
+int args_ok(req *r)
 {
-	int bad = 0;
+	struct bad_arg b = {r, 0, 0, NULL};
+	char *name;
 
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &bad);
-	return !bad;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &b);
+	if (b.rc == 0)
+		return 0;
+	if (b.oom) {
+		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
+	} else if (b.rc != ESC_NUL) {
+		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the query");
+	} else if (!b.name) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+			    "a query argument's name " JSON_NUL_REFUSED);
+	} else {
+		/* The name as sent, decoded when it can be (it is in the answer, as JSON). */
+		name = arena_strndup(&r->mem, b.name, strlen(b.name));
+		if (name && unescape(name, 1))
+			name = NULL;
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "the query argument %s " JSON_NUL_REFUSED,
+			    name ? name : b.name);
+	}
+	return -1;
 }
 
 const char *arg(req *r, const char *name)
@@ -240,8 +277,16 @@ static int split_path(req *r, const char *url)
 			*slash = '\0';
 		if (!*p)
 			return -1;
-		if (unescape(p, 0))
+		switch (unescape(p, 0)) {
+		case 0:
+			break;
+		case ESC_NUL: /* routed, then refused naming the segment (route) */
+			if (r->nul_seg < 0)
+				r->nul_seg = r->nseg;
+			break;
+		default:
 			return -2; /* a bad percent-escape */
+		}
 		r->seg[r->nseg++] = p;
 		if (!slash)
 			break;
@@ -415,6 +460,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->conn = conn;
 		r->method = method;
 		r->t0 = now_ns();
+		r->nul_seg = -1;
 		atomic_fetch_add(&s->inflight, 1);
 		*req_cls = r;
 		if (cl && te) { /* two framings: a request smuggling attempt, or a broken client */
@@ -480,8 +526,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		reply_error(r, 503, cairn_errname(CAIRN_ENOMEM), "out of memory");
 	else if (r->path_ok == -2)
 		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the path");
-	else if (!args_ok(r))
-		reply_error(r, 400, E_FRAMING, "a bad percent-escape in the query");
+	else if (args_ok(r))
+		; /* replied */
 	else if (r->path_ok < 0)
 		reply_error(r, 404, E_ROUTE, "no such path");
 	else if (s->stopping)

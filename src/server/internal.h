@@ -76,6 +76,7 @@ struct req {
 	char *path;		/* the path as received, before decoding */
 	char *seg[MAX_SEGS];	/* decoded path segments */
 	int nseg, path_ok;	/* path_ok: 0, or -1 no such path, -2 a bad escape */
+	int nul_seg;		/* the segment that held %00 (cut short there), or -1 */
 	buf body;
 	int too_large, bad_framing;
 	arena mem;		/* parsed JSON and other per-request data */
@@ -118,6 +119,8 @@ void reply_error(req *r, unsigned status, const char *code, const char *fmt, ...
 /* The error of a library call (cairn_errmsg, cairn_errchange) with its HTTP status. */
 void reply_cairn(req *r, int rc);
 unsigned status_of(int rc);
+/* Every query argument decodes, none to U+0000: 0, or -1 replied. */
+int args_ok(req *r);
 /* A query argument, decoded (NULL when absent). */
 const char *arg(req *r, const char *name);
 uint64_t now_ns(void);

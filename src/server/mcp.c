@@ -931,7 +931,17 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 
 	m = jv_parse(&mem, msg, len, "message");
 	if (!m) {
-		rpc_error(out, NULL, RPC_PARSE, cairn_errmsg());
+		/*
+		 * Nested too deep, or broken further on: the id, read without the
+		 * rest, lets the client match the error to its request.
+		 */
+		char why[512];
+		const char *iv;
+		size_t il;
+
+		snprintf(why, sizeof(why), "%s", cairn_errmsg());
+		id = json_peek_member(msg, len, "id", &iv, &il) ? jv_parse(&mem, iv, il, "id") : NULL;
+		rpc_error(out, jv_is(id, JV_STRING) || jv_is(id, JV_INT) ? id : NULL, RPC_PARSE, why);
 		arena_release(&mem);
 		return 1;
 	}
@@ -944,10 +954,18 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 	method = jv_get(m, "method");
 	params = jv_get(m, "params");
 	if (m->type != JV_OBJECT || !jv_is(jv_get(m, "jsonrpc"), JV_STRING) ||
-	    strcmp(jv_get(m, "jsonrpc")->u.s, "2.0") != 0 ||
+	    strcmp(jv_get(m, "jsonrpc")->u.s, "2.0") != 0 || jv_get(m, "jsonrpc")->len != 3 ||
 	    (id && id->type != JV_STRING && id->type != JV_INT)) {
 		rpc_error(out, id && (id->type == JV_STRING || id->type == JV_INT) ? id : NULL,
 			  RPC_INVALID, "not a JSON-RPC 2.0 message");
+		arena_release(&mem);
+		return 1;
+	}
+	if (c->max_depth && !jv_depth_ok(m, c->max_depth)) { /* as every request of the server */
+		char why[96];
+
+		snprintf(why, sizeof(why), "the message nests deeper than %u levels", c->max_depth);
+		rpc_error(out, id, RPC_INVALID, why);
 		arena_release(&mem);
 		return 1;
 	}
@@ -955,8 +973,8 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		arena_release(&mem);
 		return 0;
 	}
-	if (method->type != JV_STRING) {
-		rpc_error(out, id, RPC_INVALID, "method is a string");
+	if (method->type != JV_STRING || jv_str_nul(method)) {
+		rpc_error(out, id, RPC_INVALID, "method is a string without U+0000");
 		arena_release(&mem);
 		return 1;
 	}
@@ -1004,7 +1022,33 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		tools_list(c, out);
 		buf_put_u8(out, '}');
 	} else if (strcmp(method->u.s, "tools/call") == 0) {
-		tools_call(c, &mem, params ? params : jv_object(&mem, 0), id, out);
+		/*
+		 * A tool's string arguments go on as C strings, which U+0000 would cut
+		 * ("m-0003\u0000evil" would be m-0003): refused, as a tool error, for
+		 * a tool the caller has.
+		 */
+		const jv *name = jv_get(params, "name"), *nul = jv_nul_member(jv_get(params, "arguments"));
+		int known = 0;
+
+		for (size_t i = 0; nul && jv_is(name, JV_STRING) && i < sizeof(tools) / sizeof(tools[0]);
+		     i++)
+			known |= strcmp(tools[i].name, name->u.s) == 0 && tool_visible(c, &tools[i]);
+		if (jv_str_nul(name)) {
+			rpc_error(out, id, RPC_PARAMS, "no such tool");
+		} else if (known) {
+			char why[160];
+
+			if (jv_key_nul(nul))
+				snprintf(why, sizeof(why), "an argument's name " JSON_NUL_REFUSED);
+			else
+				snprintf(why, sizeof(why), "\"%.64s\" " JSON_NUL_REFUSED, nul->key);
+			rpc_id(out, id);
+			PUTS(out, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+			json_quote(out, why, strlen(why));
+			PUTS(out, "}],\"isError\":true}}");
+		} else {
+			tools_call(c, &mem, params ? params : jv_object(&mem, 0), id, out);
+		}
 	} else {
 		rpc_error(out, id, RPC_METHOD, "no such method");
 	}

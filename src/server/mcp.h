@@ -15,13 +15,17 @@ typedef struct mcp_ctx {
 	/* Whether the caller may write to a branch (NULL: any). */
 	int (*branch_ok)(void *ctx, const char *branch);
 	void *branch_ctx;
+	/* Levels of nesting a message may have (the server's --max-depth); 0: the reader's own. */
+	unsigned max_depth;
 	int initialized;
 } mcp_ctx;
 
 /*
  * Answer one JSON-RPC message (msg[0..len-1]): appends the response to out
  * and returns 1, or returns 0 for a message that needs none (a notification
- * or a response).
+ * or a response). A message that does not parse, or nests deeper than
+ * max_depth, is answered with an error that carries its "id" whenever the
+ * top-level member can still be read, so that the caller's request ends.
  */
 int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out);
 

@@ -64,6 +64,11 @@ void h_query(req *r)
 				return reply_error(r, 400, cairn_errname(CAIRN_ETYPE),
 						   "fields is an array of attribute names");
 			}
+			if (jv_str_nul(&f->u.items[i])) {
+				buf_release(&where);
+				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+						   "fields[%u] " JSON_NUL_REFUSED, i);
+			}
 			fields[i] = f->u.items[i].u.s;
 		}
 		q.fields = fields;

@@ -647,6 +647,12 @@ static int res_parse(mctx *m, dctx *d, const char *text, size_t len, resolutions
 			return err_set(CAIRN_EINVAL, "resolution line %ld: an object with kind and key "
 						     "(or rel, from and to), attribute and take",
 				       line);
+		/* The names are read as C strings: U+0000 would make them other names. */
+		for (size_t i = 0; allowed[i]; i++)
+			if (strcmp(allowed[i], "value") != 0 && jv_str_nul(jv_get(o, allowed[i])))
+				return err_set(CAIRN_EINVAL,
+					       "resolution line %ld: \"%s\" " JSON_NUL_REFUSED, line,
+					       allowed[i]);
 		take = jv_get(o, "take");
 		attr = jv_get(o, "attribute");
 		val = jv_get(o, "value");

@@ -6,11 +6,21 @@
 #include "base/text.h"
 #include "wire/wire.h"
 
+/* Is v the string w (by its length: "out\u0000x" is not "out")? */
+static int word_is(const jv *v, const char *w)
+{
+	return jv_is(v, JV_STRING) && v->len == strlen(w) && memcmp(v->u.s, w, v->len) == 0;
+}
+
 int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, size_t errlen)
 {
 	const char *colon;
 
 	memset(r, 0, sizeof(*r));
+	if (jv_str_nul(v)) { /* the Kind goes on as a C string */
+		snprintf(err, errlen, "%s " JSON_NUL_REFUSED, what);
+		return -1;
+	}
 	if (!v || v->type != JV_STRING || !(colon = memchr(v->u.s, ':', v->len)) || colon == v->u.s ||
 	    (size_t)(colon - v->u.s) + 1 == v->len) {
 		snprintf(err, errlen, "%s is a Record as \"Kind:key\"", what);
@@ -46,6 +56,10 @@ static int names(arena *a, const jv *v, const char *what, const char *member,
 	for (uint32_t i = 0; i < v->len; i++) {
 		if (v->u.items[i].type != JV_STRING || !v->u.items[i].len)
 			goto bad;
+		if (jv_str_nul(&v->u.items[i])) {
+			snprintf(err, errlen, "%s.%s[%u] " JSON_NUL_REFUSED, what, member, i);
+			return -1;
+		}
 		l[i] = v->u.items[i].u.s;
 	}
 	*out = l;
@@ -85,11 +99,11 @@ int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char
 	memset(h, 0, sizeof(*h));
 	h->dir = CAIRN_BOTH;
 	if ((dir = jv_get(v, "dir")) && dir->type != JV_NULL) {
-		if (jv_is(dir, JV_STRING) && strcmp(dir->u.s, "out") == 0)
+		if (word_is(dir, "out"))
 			h->dir = CAIRN_OUT;
-		else if (jv_is(dir, JV_STRING) && strcmp(dir->u.s, "in") == 0)
+		else if (word_is(dir, "in"))
 			h->dir = CAIRN_IN;
-		else if (!jv_is(dir, JV_STRING) || strcmp(dir->u.s, "both") != 0) {
+		else if (!word_is(dir, "both")) {
 			snprintf(err, errlen, "%s.dir is \"out\", \"in\" or \"both\"", what);
 			return -1;
 		}
@@ -415,6 +429,10 @@ int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_
 			snprintf(err, errlen, "near is {\"kind\": name, \"key\": key}");
 			return -1;
 		}
+		if (jv_str_nul(k) || jv_str_nul(key)) {
+			snprintf(err, errlen, "near.%s " JSON_NUL_REFUSED, jv_str_nul(k) ? "kind" : "key");
+			return -1;
+		}
 		near->kind = k->u.s;
 		near->key = key->u.s;
 		near->key_len = key->len;
@@ -423,8 +441,7 @@ int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_
 		return -1;
 	}
 	if (m && m->type != JV_NULL) {
-		if (!jv_is(m, JV_STRING) ||
-		    (strcmp(m->u.s, "cosine") && strcmp(m->u.s, "dot") && strcmp(m->u.s, "l2"))) {
+		if (!word_is(m, "cosine") && !word_is(m, "dot") && !word_is(m, "l2")) {
 			snprintf(err, errlen, "metric is \"cosine\", \"dot\" or \"l2\"");
 			return -1;
 		}
@@ -503,6 +520,10 @@ static int str_member(const jv *o, const char *name, const char **s, char *err, 
 		snprintf(err, errlen, "%s is a name", name);
 		return -1;
 	}
+	if (jv_str_nul(v)) {
+		snprintf(err, errlen, "rank.%s " JSON_NUL_REFUSED, name);
+		return -1;
+	}
 	*s = v->u.s;
 	return 0;
 }
@@ -552,6 +573,10 @@ int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, s
 				snprintf(err, errlen, "rank.trust maps a source or an actor to a weight >= 0");
 				return -1;
 			}
+			if (jv_key_nul(x)) {
+				snprintf(err, errlen, "rank.trust: a source or an actor " JSON_NUL_REFUSED);
+				return -1;
+			}
 			w[i].name = t->u.items[i].key;
 			w[i].weight = jv_number(x);
 		}
@@ -591,7 +616,7 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
 	if (v && v->type != JV_NULL && vector_array(a, v, &h->vector, &h->dim, err, errlen))
 		return -1;
 	if (f && f->type != JV_NULL) {
-		if (f->type != JV_STRING || (strcmp(f->u.s, "rrf") && strcmp(f->u.s, "weighted"))) {
+		if (!word_is(f, "rrf") && !word_is(f, "weighted")) {
 			snprintf(err, errlen, "fusion is \"rrf\" or \"weighted\"");
 			return -1;
 		}

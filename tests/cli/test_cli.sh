@@ -1528,6 +1528,69 @@ run recall "Sam" --domain mem --limit 51
 want_rc 2
 run recall --domain mem
 want_rc 2
+# A name with U+0000 in a file the command reads (JSON escapes it as
+# \u0000; the command line cannot hold one) was cut there where it became a
+# C string: it is refused, as other bad input, and nothing is written.
+begin "U+0000 in names from files and JSON options: refused, the store unchanged"
+run put Plant nul1 --values '{"city":"Lyon"}'
+want_rc 0
+run branch create nul/b
+want_rc 0
+run put Plant nul1 --values '{"city":"Oslo"}' --branch nul/b
+want_rc 0
+run put Plant nul1 --values '{"city":"Rome"}'
+want_rc 0
+run export
+cp "$T/out" "$T/nul_before"
+run branch list
+cp "$T/out" "$T/nul_branches"
+run schema show
+cp "$T/out" "$T/nul_schema"
+printf '%s\n' '{"kind":"Plant","key":"nul1\u0000evil","values":{"city":"Oslo"}}' >"$T/nul_key.jsonl"
+run import "$T/nul_key.jsonl"
+want_rc 4
+err_has '"code":"invalid_utf8"'
+err_has 'nul_key.jsonl:1: the key may not contain U+0000'
+printf '%s\n' '{"kind":"Plant\u0000x","key":"nul1","values":{"city":"Oslo"}}' >"$T/nul_kind.jsonl"
+run import "$T/nul_kind.jsonl"
+want_rc 2
+err_has '"code":"invalid_argument"'
+err_has 'the Kind name may not contain U+0000'
+printf '%s\n' '{"kind":"Plant","key":"nul1","values":{"city\u0000x":"Oslo"}}' >"$T/nul_attr.jsonl"
+run import "$T/nul_attr.jsonl"
+want_rc 2
+err_has 'an attribute name may not contain U+0000'
+printf '%s\n' '{"kind":"Part","key":"p1","op":"delete\u0000x","cascade":true}' >"$T/nul_op.jsonl"
+run import "$T/nul_op.jsonl"
+want_rc 2
+err_has '\"op\" may not contain U+0000'
+printf '%s\n' '{"kinds":[{"name":"Plant\u0000x"}]}' >"$T/nul_schema.json"
+run schema apply "$T/nul_schema.json"
+want_rc 4
+err_has '"code":"invalid_schema"'
+err_has 'a name may not contain U+0000'
+printf '%s\n' '{"kind":"Plant\u0000x","key":"nul1","attribute":"city","take":"theirs"}' >"$T/nul_res.jsonl"
+run merge nul/b --resolutions "$T/nul_res.jsonl"
+want_rc 2
+err_has 'resolution line 1: \"kind\" may not contain U+0000'
+run query Plant --where '{"city\u0000x":"Rome"}'
+want_rc 2
+err_has '"code":"invalid_query"'
+err_has 'where.city: an attribute name may not contain U+0000'
+run put Plant nul2 --values '{"ci\u0000ty":"x"}'
+want_rc 2
+err_has 'an attribute name may not contain U+0000'
+run search --hybrid rome --rank '{"trust":{"a\u0000b":1}}'
+want_rc 2
+err_has 'rank.trust: a source or an actor may not contain U+0000'
+run export
+cmp -s "$T/out" "$T/nul_before" || why="${why}the export changed; "
+run branch list
+cmp -s "$T/out" "$T/nul_branches" || why="${why}the branches changed; "
+run schema show
+cmp -s "$T/out" "$T/nul_schema" || why="${why}the schema changed; "
+run get Plant nul1
+out_has '"values":{"city":"Rome"}'
 end
 
 [ "$fails" -eq 0 ]

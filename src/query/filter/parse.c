@@ -237,7 +237,7 @@ static int parse_attr(qctx *c, const attr_def *a, const jv *v, const char *path,
 	if (v->len == 0)
 		return qerr(path, "an empty condition");
 	if (v->len == 1) {
-		int op = is_op(v->u.items[0].key);
+		int op = jv_key_nul(&v->u.items[0]) ? 0 : is_op(v->u.items[0].key);
 
 		path_key(p, path, v->u.items[0].key);
 		if (!op)
@@ -252,7 +252,7 @@ static int parse_attr(qctx *c, const attr_def *a, const jv *v, const char *path,
 	if (!out->kids)
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < v->len; i++) {
-		int op = is_op(v->u.items[i].key), rc;
+		int op = jv_key_nul(&v->u.items[i]) ? 0 : is_op(v->u.items[i].key), rc;
 
 		path_key(p, path, v->u.items[i].key);
 		if (!op)
@@ -299,6 +299,8 @@ int qf_parse_node(qctx *c, const jv *f, const char *path, qnode *out)
 		const jv *m = &f->u.items[0];
 
 		path_key(p, path, m->key);
+		if (jv_key_nul(m)) /* cut at U+0000, it would name another attribute, or "and" */
+			return qerr(p, "an attribute name " JSON_NUL_REFUSED);
 		if (strcmp(m->key, "and") == 0)
 			return parse_list(c, m, p, Q_AND, out);
 		if (strcmp(m->key, "or") == 0)
