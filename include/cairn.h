@@ -1440,7 +1440,7 @@ typedef struct cairn_recall_options {
 	const cairn_embedder *embedder; /* by meaning too (NULL: by words) */
 	const char *const *kinds;  /* only these Kinds (NULL: every Kind) */
 	size_t n_kinds;
-	size_t limit;		   /* hits, 1 to 50 (0: 10) */
+	size_t limit;		   /* hits, 1 to 50 (0: 10, or cap when less) */
 	int include_inactive;	   /* superseded and retracted memories too */
 	int64_t valid_at_ms;	   /* only Records true then (valid_from, valid_to); 0: any */
 	double half_life_days;	   /* recency: 0: 30 */

@@ -405,6 +405,24 @@ void test_memory_errors(void)
 	in[0].values = NULL;
 	CHECK_RC(cairn_remember(plain, &co, in, 1, out, &r), CAIRN_EUNKNOWNKIND);
 	CHECK(strstr(cairn_errmsg(), "cairn init --memory"));
+	/* A digest or a recall of a Domain without memories finds none, and says so without error. */
+	{
+		cairn_read_options ro = {.domain = "d"};
+		cairn_digest_options dopt = {0};
+		cairn_recall_options ropt = {0};
+		cairn_digest_item it[4];
+		cairn_hit h[4];
+		size_t n = 9, total = 9;
+		cairn_txn *t;
+
+		OK(cairn_txn_begin(plain, &ro, &t));
+		OK(cairn_digest(t, &dopt, 0, it, 4, &n, &total, NULL, NULL));
+		CHECK(n == 0 && total == 0);
+		ropt.text = "anything";
+		OK(cairn_recall(t, &ropt, h, NULL, 4, &n));
+		CHECK(n == 0);
+		cairn_txn_end(t);
+	}
 	cairn_close(plain);
 }
 

@@ -354,7 +354,8 @@ int cairn_digest(cairn_txn *t, const cairn_digest_options *o, size_t offset, cai
 			m++;
 	if (rc)
 		goto out;
-	qsort(items, m, sizeof(*items), by_score);
+	if (m)
+		qsort(items, m, sizeof(*items), by_score);
 	for (size_t i = offset; i < m && *n < cap; i++)
 		out[(*n)++] = items[i];
 	if (total)
@@ -424,8 +425,8 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 		return err_set(CAIRN_EINVAL, "cairn_recall: NULL argument");
 	if ((rc = err_reserved(o->reserved, "cairn_recall", "cairn_recall_options")))
 		return rc;
-	limit = o->limit ? o->limit : 10;
-	if (limit > 50 || limit > cap)
+	limit = o->limit ? o->limit : cap < 10 ? cap : 10;
+	if (!limit || limit > 50 || limit > cap)
 		return err_set(CAIRN_EINVAL, "cairn_recall: limit is 1 to 50 (and no more than out holds)");
 	if (o->half_life_days < 0 || !isfinite(o->half_life_days))
 		return err_set(CAIRN_EINVAL, "cairn_recall: half_life_days is 0 (30) or more");

@@ -112,7 +112,7 @@ await test('no token and bad tokens: 401 everywhere but health and the descripti
 
 await test('a reader of the Domain cannot write anywhere', async () => {
 	for (const [m, tpl] of ops) {
-		if (m === 'GET' || tpl === '/v1/mcp' || /\/(query|neighborhood|follow|path|resolve|search)/.test(tpl)) continue; /* reads */
+		if (m === 'GET' || tpl === '/v1/mcp' || /\/(query|neighborhood|follow|path|resolve|search|digest|recall)/.test(tpl)) continue; /* reads */
 		const key = `${m} ${tpl}`;
 		const res = await call(srv, m, concrete(tpl), { token: victimReader, body: bodies[key] || {} });
 		eq(res.status, 403, `${key}: ${res.text.slice(0, 120)}`);
