@@ -275,15 +275,46 @@ static void write_opts(call *k, cairn_commit_options *co)
 	co->prov.client_time_ms = time_now_ms();
 }
 
-/* A write may be refused by the caller's branch pattern. */
-static int branch_ok(call *k, const char *branch)
+/* A branch name the pattern allows, for the model to follow: each '*' as "work". */
+static void pattern_example(buf *b, const char *pattern)
 {
+	for (const char *p = pattern; *p; p++) {
+		if (*p == '*')
+			PUTS(b, "work");
+		else
+			buf_put_u8(b, (uint8_t)*p);
+	}
+}
+
+/*
+ * What the session may write, for the instructions and refusals: "only to
+ * branches matching P: make one with the branch tool, e.g. E, write there
+ * (the branch argument) and propose it", or "to any branch".
+ */
+static void w_branch_rule(buf *b, const mcp_ctx *c)
+{
+	if (!c->branches) {
+		PUTS(b, "to any branch, main included");
+		return;
+	}
+	buf_printf(b, "only to branches matching %s: make one with the branch tool, e.g. ",
+		   c->branches);
+	pattern_example(b, c->branches);
+	PUTS(b, ", write there (the branch argument of remember and link) and propose it");
+}
+
+/* A write may be refused by the caller's branch pattern; the refusal names it. */
+static int branch_ok(call *k, const char *branch, const char *verb)
+{
+	buf e = BUF_INIT;
+
 	if (!k->c->branch_ok || k->c->branch_ok(k->c->branch_ctx, branch ? branch : "main"))
 		return 0;
-	snprintf(k->err, sizeof(k->err),
-		 "you may not write to branch %s: make a branch of your own (tool branch) and "
-		 "propose it",
-		 branch ? branch : "main");
+	buf_printf(&e, "you may not %s branch %s: this session may write ", verb,
+		   branch ? branch : "main");
+	w_branch_rule(&e, k->c);
+	snprintf(k->err, sizeof(k->err), "%.*s", e.oom ? 0 : (int)e.len, (const char *)e.p);
+	buf_release(&e);
 	return -1;
 }
 
@@ -698,7 +729,7 @@ static int t_remember(call *k)
 	if (!vals || vals->type != JV_OBJECT)
 		vals = jv_object(k->mem, 0);
 	write_opts(k, &co);
-	if (!vals || branch_ok(k, co.branch))
+	if (!vals || branch_ok(k, co.branch, "write to"))
 		return vals ? -1 : lib_fail(k, CAIRN_ENOMEM);
 	ro.domain = k->c->domain;
 	ro.branch = co.branch;
@@ -786,7 +817,7 @@ static int t_link(call *k)
 	memcpy(tk, to, (size_t)(tc - to));
 	tk[tc - to] = '\0';
 	write_opts(k, &co);
-	if (branch_ok(k, co.branch))
+	if (branch_ok(k, co.branch, "write to"))
 		return -1;
 	if (vals && vals->type == JV_OBJECT)
 		jv_canon(vals, &v);
@@ -809,7 +840,7 @@ static int t_branch(call *k)
 	const char *name, *from = s_arg(k, "from");
 	int rc;
 
-	if (need(k, "name", &name) || branch_ok(k, name))
+	if (need(k, "name", &name) || branch_ok(k, name, "make"))
 		return -1;
 	if ((rc = cairn_branch_create(k->c->st, k->c->domain, name, from)))
 		return lib_fail(k, rc);
@@ -825,7 +856,8 @@ static int t_propose(call *k)
 	uint64_t id;
 	int rc;
 
-	if (need(k, "source", &source) || need(k, "title", &title) || branch_ok(k, source))
+	if (need(k, "source", &source) || need(k, "title", &title) ||
+	    branch_ok(k, source, "propose"))
 		return -1;
 	rc = cairn_proposal_create(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
 				   s_arg(k, "description"), k->c->actor, &id);
@@ -981,18 +1013,23 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		json_quote(out, CAIRN_VERSION_STRING, strlen(CAIRN_VERSION_STRING));
 		PUTS(out, "},\"instructions\":");
 		{
-			char ins[512];
+			buf ins = BUF_INIT;
 
-			snprintf(ins, sizeof(ins),
-				 "A memory of typed Records and Links (Domain %s). Call describe "
-				 "first. Everything written is kept with who wrote it, from which "
-				 "source and with what confidence; history and lineage show it.%s",
-				 c->domain,
-				 c->writes ? " Before you remember something, resolve its name: it "
-					     "may be known already. Write on a branch of your own and "
-					     "propose it when main is not yours."
-					   : " This session can read only.");
-			json_quote(out, ins, strlen(ins));
+			buf_printf(&ins,
+				   "A memory of typed Records and Links (Domain %s). Call describe "
+				   "first. Everything written is kept with who wrote it, from which "
+				   "source and with what confidence; history and lineage show it.",
+				   c->domain);
+			if (c->writes) {
+				PUTS(&ins, " Before you remember something, resolve its name: it may "
+					   "be known already. This session may write ");
+				w_branch_rule(&ins, c);
+				PUTS(&ins, ".");
+			} else {
+				PUTS(&ins, " This session can read only.");
+			}
+			json_quote(out, ins.oom ? "" : (const char *)ins.p, ins.oom ? 0 : ins.len);
+			buf_release(&ins);
 		}
 		PUTS(out, "}}");
 	} else if (strcmp(method->u.s, "ping") == 0) {

@@ -15,6 +15,12 @@ typedef struct mcp_ctx {
 	/* Whether the caller may write to a branch (NULL: any). */
 	int (*branch_ok)(void *ctx, const char *branch);
 	void *branch_ctx;
+	/*
+	 * The pattern branch_ok holds to ('*' matches any run of characters),
+	 * named in the instructions and in refusals so that the model knows
+	 * where it may write; NULL: any branch.
+	 */
+	const char *branches;
 	int initialized;
 } mcp_ctx;
 

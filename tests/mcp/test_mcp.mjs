@@ -169,7 +169,8 @@ await test('stdio with --branches: writes only there', async () => {
 	const client = await connect(transport);
 	let e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' } } });
 	eq(e.isError, true);
-	check(e.content[0].text.includes('make a branch of your own'), e.content[0].text);
+	check(e.content[0].text.includes('only to branches matching agent/p7/*') && e.content[0].text.includes('agent/p7/work'), e.content[0].text);
+	check(client.getInstructions().includes('only to branches matching agent/p7/*'), client.getInstructions());
 	result(await client.callTool({ name: 'branch', arguments: { name: 'agent/p7/work' } }));
 	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
 	await client.close();
@@ -216,6 +217,8 @@ await test('streamable HTTP: a token\'s branch pattern holds for tools', async (
 	const client = await connect(http(patterned));
 	const e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'q', values: { sku: 'q' } } });
 	eq(e.isError, true);
+	check(e.content[0].text.includes('only to branches matching agent/x/*'), e.content[0].text);
+	check(client.getInstructions().includes('only to branches matching agent/x/*'), client.getInstructions());
 	await client.close();
 });
 
