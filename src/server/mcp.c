@@ -17,6 +17,7 @@
 
 #include "wire/wire.h"
 #include "server/mcp.h"
+#include "server/mcp_args.h"
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/text.h"
@@ -189,11 +190,101 @@ static int need(call *k, const char *name, const char **out)
 	return 0;
 }
 
+/* The names of a Domain's schema that an unknown name could have meant. */
+typedef struct names {
+	const char *v[256];
+	size_t n;
+	const char *what; /* "Kinds", "Relations", "attributes of Part" */
+} names;
+
+static void names_add(names *ns, const jv *list, const char *member)
+{
+	for (uint32_t i = 0; jv_is(list, JV_ARRAY) && i < list->len && ns->n < 256; i++) {
+		const jv *nm = jv_get(&list->u.items[i], member);
+		size_t j = 0;
+
+		if (!jv_is(nm, JV_STRING))
+			continue;
+		while (j < ns->n && strcmp(ns->v[j], nm->u.s))
+			j++;
+		if (j == ns->n)
+			ns->v[ns->n++] = nm->u.s;
+	}
+}
+
+/*
+ * After an unknown Kind, Relation or Attribute, the names there are, and
+ * the closest to the one given (the last quoted name of the library's
+ * message), appended to the tool error. The schema is read on the branch
+ * of the call; nothing is added when it cannot be.
+ */
+static void suggest(call *k, int rc, buf *e, const char *msg)
+{
+	cairn_read_options ro = {0};
+	const char *js, *q, *p, *near, *kind = s_arg(k, "kind");
+	const jv *s, *kinds;
+	char what[CAIRN_MAX_NAME + 32];
+	cairn_txn *t;
+	names ns;
+	size_t n;
+
+	if (rc != CAIRN_EUNKNOWNKIND && rc != CAIRN_EUNKNOWNREL && rc != CAIRN_EUNKNOWNATTR)
+		return;
+	ro.domain = k->c->domain;
+	ro.branch = s_arg(k, "branch");
+	if (cairn_txn_begin(k->c->st, &ro, &t))
+		return;
+	s = cairn_schema_get(t, &js, &n) ? NULL : jv_parse(k->mem, js, n, "schema");
+	cairn_txn_end(t);
+	if (!s)
+		return;
+	ns.n = 0;
+	kinds = jv_get(s, "kinds");
+	if (rc == CAIRN_EUNKNOWNKIND) {
+		names_add(&ns, kinds, "name");
+		ns.what = "the Kinds are";
+	} else if (rc == CAIRN_EUNKNOWNREL) {
+		names_add(&ns, jv_get(s, "relations"), "name");
+		ns.what = "the Relations are";
+	} else {
+		for (uint32_t i = 0; jv_is(kinds, JV_ARRAY) && i < kinds->len; i++) {
+			const jv *nm = jv_get(&kinds->u.items[i], "name");
+
+			if (!kind || (jv_is(nm, JV_STRING) && strcmp(nm->u.s, kind) == 0))
+				names_add(&ns, jv_get(&kinds->u.items[i], "attributes"), "name");
+		}
+		snprintf(what, sizeof(what), "the attributes%s%s are", kind ? " of " : "",
+			 kind ? kind : "");
+		ns.what = what;
+	}
+	if ((q = strrchr(msg, '"')) && q > msg) {
+		for (p = q - 1; p > msg && *p != '"'; p--)
+			;
+		if (*p == '"' && (near = mcp_closest(p + 1, (size_t)(q - p - 1), ns.v, ns.n)))
+			buf_printf(e, " (did you mean \"%s\"?)", near);
+	}
+	buf_printf(e, "; %s ", ns.what);
+	for (size_t i = 0; i < ns.n && i < 32; i++)
+		buf_printf(e, "%s%s", i ? ", " : "", ns.v[i]);
+	if (ns.n > 32)
+		buf_printf(e, " and %zu more (describe lists them)", ns.n - 32);
+	if (!ns.n)
+		PUTS(e, "none");
+}
+
 static int lib_fail(call *k, int rc)
 {
-	const char *m = cairn_errmsg();
+	char m[512];
+	buf e = BUF_INIT;
 
-	snprintf(k->err, sizeof(k->err), "%s: %s", cairn_errname(rc), *m ? m : cairn_strerror(rc));
+	/* A copy: reading the schema for suggestions sets the message anew. */
+	snprintf(m, sizeof(m), "%s", *cairn_errmsg() ? cairn_errmsg() : cairn_strerror(rc));
+	buf_printf(&e, "%s: %s", cairn_errname(rc), m);
+	suggest(k, rc, &e, m);
+	snprintf(k->err, sizeof(k->err), "%.*s", e.oom ? 0 : (int)e.len, (const char *)e.p);
+	if (e.oom)
+		snprintf(k->err, sizeof(k->err), "%s", cairn_errname(rc));
+	buf_release(&e);
 	return -1;
 }
 
