@@ -138,8 +138,10 @@ await test('stdio with a model: search is hybrid by default, with receipts and r
 	const client = await connect(transport);
 	let r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
 	eq(r.mode, 'hybrid');
+	check(r.hits.length > 0 && r.hits.every((h) => !('receipt' in h)), 'no receipts unless asked');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], receipt: true } }));
 	check(r.hits.length > 0 && r.hits.every((h) => h.receipt.fusion === 'rrf' && h.receipt.text.rank > 0), 'receipts');
-	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], rank: { confidence: true, trust: { nobody: 0.5 } } } }));
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], receipt: true, rank: { confidence: true, trust: { nobody: 0.5 } } } }));
 	check(r.hits.every((h) => typeof h.receipt.confidence === 'number'), 'the confidence of the last change');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], explain: true } }));
 	eq(r.mode, 'words', 'explain is by words');
