@@ -1177,7 +1177,8 @@ static void tools_call(mcp_ctx *c, arena *mem, const jv *params, const jv *id, b
 	if (rc || res.oom) {
 		const char *e = res.oom ? "out of memory" : k.err;
 
-		json_quote(o, e, strlen(e));
+		/* An error cut to fit k.err may end inside a character. */
+		json_quote(o, e, mcp_utf8_cut(e, strlen(e)));
 		PUTS(o, "}],\"isError\":true}}");
 	} else {
 		json_quote(o, (const char *)res.p, res.len);

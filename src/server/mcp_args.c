@@ -156,6 +156,24 @@ const char *mcp_closest(const char *s, size_t len, const char *const *names, siz
 	return best;
 }
 
+size_t mcp_utf8_cut(const char *s, size_t n)
+{
+	size_t i = n, cont = 0;
+
+	/* Back over continuation bytes to the lead byte of the last sequence. */
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && cont < 3) {
+		i--;
+		cont++;
+	}
+	if (i > 0 && (unsigned char)s[i - 1] >= 0xC0) {
+		unsigned char c = (unsigned char)s[i - 1];
+		size_t need = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+
+		return cont >= need ? n : i - 1;
+	}
+	return n;
+}
+
 const mcp_arg *mcp_arg_find(const mcp_arg *args, const char *name)
 {
 	for (const mcp_arg *a = args; a && a->name; a++)
@@ -351,7 +369,8 @@ static int check_object(buf *c, const mcp_arg *args, const jv *o, const char *pa
 		if (a)
 			continue;
 		buf_printf(c, "unknown %s \"%.*s\"", *path ? "member" : "argument",
-			   m->key_len > NAME_CAP ? NAME_CAP : (int)m->key_len, m->key);
+			   (int)mcp_utf8_cut(m->key, m->key_len > NAME_CAP ? NAME_CAP : m->key_len),
+			   m->key);
 		if (strlen(m->key) != m->key_len)
 			PUTS(c, " (it holds U+0000)");
 		else if ((near = mcp_closest(m->key, m->key_len, names, n)))
@@ -391,7 +410,10 @@ int mcp_args_check(const mcp_arg *args, const jv *o, const char *tool, char *err
 		if (c.oom)
 			snprintf(err, errlen, "out of memory");
 		else
-			snprintf(err, errlen, "%.*s", (int)c.len, (const char *)c.p);
+			snprintf(err, errlen, "%.*s",
+				 (int)mcp_utf8_cut((const char *)c.p,
+						   c.len < errlen ? c.len : errlen - 1),
+				 (const char *)c.p);
 	}
 	buf_release(&c);
 	return rc;

@@ -71,4 +71,10 @@ const mcp_arg *mcp_arg_find(const mcp_arg *args, const char *name);
  */
 const char *mcp_closest(const char *s, size_t len, const char *const *names, size_t n);
 
+/*
+ * The length of s[0..n-1] without a UTF-8 sequence cut short at its end
+ * (text truncated to fit a buffer must stay valid UTF-8 in an answer).
+ */
+size_t mcp_utf8_cut(const char *s, size_t n);
+
 #endif

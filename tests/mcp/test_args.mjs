@@ -160,6 +160,15 @@ await test('a session limited to a branch pattern names it when it refuses, and 
 	await free.close();
 });
 
+await test('a refusal cut to fit stays valid UTF-8', () => {
+	const out = raw(['--domain', 'd', '--model', 'none'], [callMsg(1, 'get', { ['é'.repeat(40)]: 1 }), callMsg(2, 'get', { kind: 'Supplier', key: '€'.repeat(400) })]);
+	for (const l of out) {
+		const text = JSON.parse(l).result.content[0].text;
+		check(!text.includes('\uFFFD'), text);
+	}
+	check(JSON.parse(out[0]).result.content[0].text.startsWith(`unknown argument "${'é'.repeat(32)}"`));
+});
+
 // The significant digits of a number as JSON writes it.
 const digits = (x) => String(x).replace('-', '').replace('.', '').replace(/e.*$/, '').replace(/^0+/, '').length;
 
