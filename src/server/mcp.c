@@ -20,6 +20,7 @@
  * brought into it. To add a tool: its table of arguments, its function,
  * one line in tools[].
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,14 +430,20 @@ static void write_opts(call *k, cairn_commit_options *co)
 	co->prov.client_time_ms = time_now_ms();
 }
 
-/* A branch name the pattern allows, for the model to follow: each '*' as "work". */
+/*
+ * A branch name the pattern allows, for the model to follow: each '*' as
+ * "work", with a '-' before it after a letter or digit (agent/p7-work for a
+ * star after agent/p7, agent/p7/work for one after agent/p7/).
+ */
 static void pattern_example(buf *b, const char *pattern)
 {
 	for (const char *p = pattern; *p; p++) {
-		if (*p == '*')
-			PUTS(b, "work");
-		else
+		if (*p != '*')
 			buf_put_u8(b, (uint8_t)*p);
+		else if (p > pattern && isalnum((unsigned char)p[-1]))
+			PUTS(b, "-work");
+		else
+			PUTS(b, "work");
 	}
 }
 
