@@ -105,6 +105,7 @@ int cmd_mcp(cli *c)
 	if (branches) {
 		m.branch_ok = pattern_ok;
 		m.branch_ctx = (void *)branches;
+		m.branches = branches;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	while ((n = getline(&line, &cap, stdin)) >= 0) {

@@ -9,15 +9,27 @@
  * look at a Record's neighborhood, its history and lineage, describe the
  * schema, make a branch and propose it. Results are sized for a context
  * window: headers (kind, key, title) first, values when asked, a cursor
- * for more. Tools that write are listed and callable only when writes are
- * allowed (a writer token, or cairn mcp --writes).
+ * for more, and numbers no longer than they mean (a hybrid search answers
+ * its default 10 hits in about 1.2 KB; receipts only when asked). Tools
+ * that write are listed and callable only when writes are allowed (a
+ * writer token, or cairn mcp --writes).
+ *
+ * Every call's arguments are checked against the tool's table
+ * (mcp_args.h) before the tool runs, and a refusal says what would be
+ * right: the model reads it and calls again. Nothing out of range is
+ * brought into it. To add a tool: its table of arguments, its function,
+ * one line in tools[].
  */
+#include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wire/wire.h"
 #include "server/mcp.h"
+#include "server/mcp_args.h"
 #include "base/alloc.h"
+#include "base/assert.h"
 #include "base/err.h"
 #include "base/text.h"
 
@@ -29,21 +41,116 @@ enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS
 typedef struct call {
 	mcp_ctx *c;
 	arena *mem;
-	const jv *args;
+	const jv *args;	     /* checked against spec before the tool runs */
+	const mcp_arg *spec; /* the tool's arguments */
 	buf *out;	/* the tool's result object, as JSON */
 	char err[1024]; /* a tool error: shown to the model, isError */
 } call;
 
-/* ------------------------------------------------------------ schemas -- */
+/* ---------------------------------------------------------- the tools -- */
 
-#define STR "{\"type\":\"string\"}"
-#define INT "{\"type\":\"integer\"}"
-#define BOOL "{\"type\":\"boolean\"}"
-#define AT "\"at\":{\"type\":\"string\",\"description\":\"read as of a revision number or an RFC 3339 time\"}"
-#define BRANCH "\"branch\":{\"type\":\"string\",\"description\":\"default main\"}"
+/*
+ * Each tool's arguments are one table (mcp_args.h): tools/list publishes it
+ * as the tool's inputSchema, and tools/call checks a call against it before
+ * the tool runs, so a tool reads only arguments of the right type, in range,
+ * and finds a default in the table for an integer left out (int_arg).
+ */
+/* clang-format off */
+#define A_STR(n, d) {.name = n, .type = MCP_STRING, .description = d}
+#define A_NEED(n, d) {.name = n, .type = MCP_STRING, .required = 1, .description = d}
+#define A_INT(n, lo, hi, dv) \
+	{.name = n, .type = MCP_INTEGER, .ranged = 1, .min = lo, .max = hi, .def = #dv}
+#define A_NUM(n, lo, hi) {.name = n, .type = MCP_NUMBER, .ranged = 1, .min = lo, .max = hi}
+#define A_BOOL(n) {.name = n, .type = MCP_BOOLEAN}
+#define A_NAMES(n) {.name = n, .type = MCP_ARRAY, .items = MCP_STRING}
+#define A_OBJ(n) {.name = n, .type = MCP_OBJECT}
+/* branch and at are the same for every read: describe's description tells them once. */
+#define A_BRANCH A_STR("branch", NULL)
+#define A_AT A_STR("at", NULL)
+#define A_KIND A_NEED("kind", NULL)
+#define A_KEY A_NEED("key", NULL)
+#define A_PROV A_STR("source", NULL), \
+	{.name = "confidence", .type = MCP_NUMBER, .ranged = 1, .min = 0, .max = 1, .def = "1"}, \
+	A_STR("message", NULL)
+#define A_END {.name = NULL}
+/* clang-format on */
+
+static const char *const dirs[] = {"out", "in", "both", NULL};
+static const char *const modes[] = {"hybrid", "words", "semantic", NULL};
+
+static const mcp_arg describe_args[] = {A_BRANCH, A_AT, A_END};
+static const mcp_arg record_args[] = {A_KIND, A_KEY, A_BRANCH, A_AT, A_END};
+static const mcp_arg list_args[] = {
+	A_KIND, A_STR("after", NULL), A_INT("limit", 1, 100, 20), A_BOOL("values"), A_BRANCH, A_AT,
+	A_END};
+static const mcp_arg neighborhood_args[] = {
+	A_KIND,
+	A_KEY,
+	A_INT("depth", 1, CAIRN_MAX_DEPTH, 1),
+	{.name = "dir", .type = MCP_STRING, .enums = dirs, .def = "\"both\""},
+	A_NAMES("rels"),
+	A_NAMES("kinds"),
+	A_INT("fanout", 1, 100, 10),
+	A_INT("limit", 1, 200, 30),
+	A_BOOL("values"),
+	A_BRANCH,
+	A_AT,
+	A_END};
+static const mcp_arg resolve_args[] = {A_NEED("text", NULL),
+				       A_NAMES("kinds"),
+				       A_INT("limit", 1, 20, 5),
+				       A_BOOL("exact"),
+				       A_BRANCH,
+				       A_AT,
+				       A_END};
+static const mcp_arg near_args[] = {A_KIND, A_KEY, A_END};
+static const mcp_arg rank_args[] = {A_BOOL("confidence"),
+				    A_OBJ("trust"),
+				    A_NUM("half_life_days", 0, 1e9),
+				    A_NUM("recency_weight", 0, 1),
+				    A_STR("time_attribute", NULL),
+				    A_STR("status_attribute", NULL),
+				    A_NAMES("exclude"),
+				    A_NAMES("demote"),
+				    A_NUM("demote_factor", 0, 1),
+				    A_END};
+static const mcp_arg search_args[] = {
+	A_STR("text", NULL),
+	{.name = "near", .type = MCP_OBJECT, .members = near_args},
+	A_NAMES("kinds"),
+	A_OBJ("where"),
+	A_INT("limit", 1, 20, 10),
+	A_BOOL("all_words"),
+	A_BOOL("explain"),
+	A_BOOL("receipt"),
+	{.name = "mode", .type = MCP_STRING, .enums = modes},
+	{.name = "rank",
+	 .type = MCP_OBJECT,
+	 .members = rank_args,
+	 .terse = 1,
+	 .description = "{confidence:true, trust:{source or actor: weight}, half_life_days, "
+			"time_attribute, status_attribute, exclude:[values], demote:[values]}"},
+	A_BRANCH,
+	A_AT,
+	A_END};
+static const mcp_arg history_args[] = {
+	A_KIND, A_KEY, A_INT("limit", 1, 50, 10), A_STR("cursor", NULL), A_BRANCH, A_AT, A_END};
+static const mcp_arg remember_args[] = {
+	A_KIND, A_KEY, A_STR("title", NULL), A_OBJ("values"), A_PROV, A_BRANCH, A_END};
+static const mcp_arg link_args[] = {A_NEED("rel", NULL),
+				    A_NEED("from", "Kind:key"),
+				    A_NEED("to", "Kind:key"),
+				    A_OBJ("values"),
+				    A_PROV,
+				    A_BRANCH,
+				    A_END};
+static const mcp_arg branch_args[] = {A_NEED("name", NULL), A_STR("from", NULL), A_END};
+static const mcp_arg propose_args[] = {A_NEED("source", "the branch"), A_NEED("title", NULL),
+				       A_STR("target", NULL), A_STR("description", NULL), A_END};
 
 typedef struct tool {
-	const char *name, *title, *description, *input;
+	const char *name, *title, *description;
+	const mcp_arg *args;
 	int writes;
 	int (*fn)(call *k);
 } tool;
@@ -63,108 +170,62 @@ static int t_propose(call *k);
 
 static const tool tools[] = {
 	{"describe", "Describe the memory",
-	 "What this memory holds: its Kinds (types of Records) with their attributes, its Relations "
-	 "(types of Links between Records), and how many Records of each Kind there are. Call it "
-	 "first to learn which kinds and attributes exist.",
-	 "{\"type\":\"object\",\"properties\":{" BRANCH "," AT "}}", 0, t_describe},
+	 "What this memory holds: its Kinds (types of Records) with their attributes, its "
+	 "Relations (types of Links) and the Records of each Kind. Call it first. Every read "
+	 "takes branch (default main) and at (a revision or an RFC 3339 time, to read as of it).",
+	 describe_args, 0, t_describe},
 	{"get", "Get a Record",
-	 "One Record by kind and key: its title, its values, and who last changed it, when, from "
-	 "which source and with what confidence.",
-	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR "," BRANCH "," AT "}}",
-	 0, t_get},
+	 "One Record by kind and key: its title, its values, and its last change (who, when, "
+	 "from which source, with what confidence).",
+	 record_args, 0, t_get},
 	{"list", "List Records of a Kind",
-	 "Records of one kind in key order: key and title only unless values is true. Pass the "
-	 "returned next as after for more.",
-	 "{\"type\":\"object\",\"required\":[\"kind\"],\"properties\":{\"kind\":" STR ",\"after\":" STR
-	 ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"values\":" BOOL "," BRANCH
-	 "," AT "}}",
-	 0, t_list},
+	 "Records of one kind in key order: key and title, values if asked. Pass the answer's "
+	 "next as after for more.",
+	 list_args, 0, t_list},
 	{"neighborhood", "The Records around a Record",
-	 "The Records linked to one Record, and with depth 2 or 3 the Records linked to those: "
-	 "each with its depth and title, and the Links between them (rel, from, to as Kind:key). "
-	 "Narrow it with dir (out, in, both), rels and kinds (the Kinds reached). Hubs are cut at "
-	 "fanout Links per Record and the answer at limit Records; truncated says when.",
-	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR ",\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3},\"dir\":"
-	 "{\"type\":\"string\",\"enum\":[\"out\",\"in\",\"both\"]},\"rels\":{\"type\":\"array\","
-	 "\"items\":" STR "},\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"fanout\":{\"type\":"
-	 "\"integer\",\"minimum\":1,\"maximum\":100},\"limit\":{\"type\":\"integer\",\"minimum\":1,"
-	 "\"maximum\":200},\"values\":" BOOL "," BRANCH "," AT "}}",
-	 0, t_neighborhood},
+	 "The Records linked to one Record, to depth 3, each with its depth and title, and the "
+	 "Links between them (rel, from, to as Kind:key). dir, rels and kinds (of the Records "
+	 "reached) narrow each hop; fanout cuts hubs, limit the answer; truncated says when.",
+	 neighborhood_args, 0, t_neighborhood},
 	{"resolve", "Find the Records a name names",
-	 "Before you remember something, look whether it is known already: the Records a text (a "
-	 "name, an identifier, a phrase) most likely names, best first, each with a score from 0 "
-	 "to 1 and the reason (its key, title, a unique value or an alias; the same ignoring case "
-	 "and accents; a close spelling; a name that starts with the text). Narrow it with kinds.",
-	 "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":" STR
-	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"limit\":{\"type\":\"integer\","
-	 "\"minimum\":1,\"maximum\":20},\"exact\":" BOOL "," BRANCH "," AT "}}",
-	 0, t_resolve},
-	{"search", "Search by words",
-	 "The Records whose title and searchable values hold every word of a text, best first "
-	 "by BM25, each with its score, then (when few have them all) Records with some of the "
-	 "words, words saying how many: for what you know by its words rather than its name. "
-	 "Words match as written and by their stem, close spellings count for less, and a word "
-	 "ending in * stands for the words that start with it. Narrow it with kinds, and with "
-	 "kinds, with where: a filter on their attributes ({\"status\":\"open\"}, "
-	 "{\"amount\":{\"gte\":100}}). Words in double quotes are a phrase, in a row. explain: "
-	 "why each hit matched (terms, fields, snippets with <em> marks). Instead of text, near "
-	 "({\"kind\",\"key\"}) finds the Records whose vectors are closest to that Record's. "
-	 "mode: hybrid (the default when the server has a model: words and meaning fused, each "
-	 "hit with a receipt of its score's parts), words, or semantic (meaning only). rank "
-	 "weighs memories: {\"confidence\":true, \"trust\":{source or actor: weight}, "
-	 "\"half_life_days\":30, \"time_attribute\":name, \"status_attribute\":name, "
-	 "\"exclude\":[values], \"demote\":[values]}.",
-	 "{\"type\":\"object\",\"properties\":{\"text\":" STR
-	 ",\"near\":{\"type\":\"object\",\"properties\":{\"kind\":" STR ",\"key\":" STR "}}"
-	 ",\"kinds\":{\"type\":\"array\",\"items\":" STR "},\"where\":{\"type\":\"object\"},"
-	 "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":20},\"all_words\":" BOOL
-	 ",\"explain\":" BOOL ",\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"words\","
-	 "\"semantic\"]},\"rank\":{\"type\":\"object\"}," BRANCH "," AT "}}",
-	 0, t_search},
+	 "Before you remember something, look whether it is known: the Records a name or "
+	 "phrase most likely names, best first, with a score from 0 to 1 and why (key, title, "
+	 "unique value, alias; ignoring case and accents; close spelling unless exact; prefix).",
+	 resolve_args, 0, t_resolve},
+	{"search", "Search by words and meaning",
+	 "The Records whose title and searchable values hold the words of text, best first "
+	 "(by stem; close spellings count less; word* is a prefix; \"a phrase\" is in a row). "
+	 "kinds narrows it; where filters their attributes ({\"status\":\"open\"}, "
+	 "{\"amount\":{\"gte\":100}}). mode: hybrid (words and meaning; the default with a "
+	 "model), words or semantic. near instead of text: the Records whose vectors are closest "
+	 "to that one's. explain: why words matched; receipt: the parts of each hybrid score; "
+	 "rank: weigh by confidence, trust, age and status.",
+	 search_args, 0, t_search},
 	{"history", "History of a Record",
 	 "How a Record came to be: its versions newest first, each with what changed (before and "
-	 "after per attribute) and who changed it, when, from which source.",
-	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},\"cursor\":" STR
-	 "," BRANCH "," AT "}}",
-	 0, t_history},
+	 "after per attribute) and who, when, from which source. Pass next as cursor for more.",
+	 history_args, 0, t_history},
 	{"lineage", "Lineage of a Record",
 	 "For each current value of a Record, the change that set it: who, when, from which "
 	 "source, with what confidence.",
-	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR "," BRANCH "," AT "}}",
-	 0, t_lineage},
+	 record_args, 0, t_lineage},
 	{"remember", "Remember a Record",
-	 "Store what you learned as a Record: kind, key, an optional title and values. Values are "
-	 "merged into an existing Record (null removes one). Say where it came from (source), how "
-	 "sure you are (confidence, 0 to 1) and why (message): they are kept with it.",
-	 "{\"type\":\"object\",\"required\":[\"kind\",\"key\"],\"properties\":{\"kind\":" STR
-	 ",\"key\":" STR ",\"title\":" STR ",\"values\":{\"type\":\"object\"},\"source\":" STR
-	 ",\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"message\":" STR
-	 "," BRANCH "}}",
-	 1, t_remember},
+	 "Store what you learned as a Record: kind, key, optional title and values (merged into "
+	 "an existing Record; null removes a value). Say where it came from (source), how sure "
+	 "you are (confidence) and why (message): they are kept with it.",
+	 remember_args, 1, t_remember},
 	{"link", "Link two Records",
-	 "Record a relation between two Records, named as Kind:key, with optional values.",
-	 "{\"type\":\"object\",\"required\":[\"rel\",\"from\",\"to\"],\"properties\":{\"rel\":" STR
-	 ",\"from\":{\"type\":\"string\",\"description\":\"Kind:key\"},\"to\":{\"type\":\"string\","
-	 "\"description\":\"Kind:key\"},\"values\":{\"type\":\"object\"},\"source\":" STR
-	 ",\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"message\":" STR
-	 "," BRANCH "}}",
-	 1, t_link},
+	 "Link two Records (Kind:key) by the Relation rel, with optional values, source, "
+	 "confidence and message.",
+	 link_args, 1, t_link},
 	{"branch", "Make a branch",
-	 "Make a branch of your own to work on without touching main (from another branch, or "
-	 "main). Write to it with branch, then propose it.",
-	 "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":" STR ",\"from\":" STR
-	 "}}",
-	 1, t_branch},
+	 "Make a branch of your own (from main, or from) to write on: pass it as branch to "
+	 "remember and link, then propose it.",
+	 branch_args, 1, t_branch},
 	{"propose", "Propose a branch",
-	 "Offer a branch for review and merge into main (or target), with a title and a "
-	 "description of what changed and why.",
-	 "{\"type\":\"object\",\"required\":[\"source\",\"title\"],\"properties\":{\"source\":" STR
-	 ",\"target\":" STR ",\"title\":" STR ",\"description\":" STR "}}",
-	 1, t_propose},
+	 "Offer a branch (source) for review and merge into main (or target), with a title and "
+	 "a description of what changed and why.",
+	 propose_args, 1, t_propose},
 };
 
 /* ------------------------------------------------------------ helpers -- */
@@ -176,24 +237,127 @@ static const char *s_arg(call *k, const char *name)
 	return v && v->type == JV_STRING ? v->u.s : NULL;
 }
 
-/* A string argument that must be there, or the tool fails with a word for the model. */
-static int need(call *k, const char *name, const char **out)
+/* A required string argument: the check of the arguments made sure it is there. */
+static const char *req_arg(call *k, const char *name)
+{
+	const char *s = s_arg(k, name);
+
+	CR_ASSERT(s && *s);
+	return s ? s : "";
+}
+
+/* An integer argument as given, else its default in the tool's table. */
+static long int_arg(call *k, const char *name)
 {
 	const jv *v = jv_get(k->args, name);
+	const mcp_arg *a = mcp_arg_find(k->spec, name);
 
-	if (!v || v->type != JV_STRING || !v->len) {
-		snprintf(k->err, sizeof(k->err), "\"%s\" is required, a non-empty string", name);
-		return -1;
+	CR_ASSERT(a && a->type == MCP_INTEGER && a->def);
+	if (v && jv_is_number(v))
+		return (long)jv_number(v);
+	return a && a->def ? strtol(a->def, NULL, 10) : 0;
+}
+
+static int bool_arg(call *k, const char *name)
+{
+	return jv_is(jv_get(k->args, name), JV_TRUE);
+}
+
+/* The names of a Domain's schema that an unknown name could have meant. */
+typedef struct names {
+	const char *v[256];
+	size_t n;
+	const char *what; /* "Kinds", "Relations", "attributes of Part" */
+} names;
+
+static void names_add(names *ns, const jv *list, const char *member)
+{
+	for (uint32_t i = 0; jv_is(list, JV_ARRAY) && i < list->len && ns->n < 256; i++) {
+		const jv *nm = jv_get(&list->u.items[i], member);
+		size_t j = 0;
+
+		if (!jv_is(nm, JV_STRING))
+			continue;
+		while (j < ns->n && strcmp(ns->v[j], nm->u.s))
+			j++;
+		if (j == ns->n)
+			ns->v[ns->n++] = nm->u.s;
 	}
-	*out = v->u.s;
-	return 0;
+}
+
+/*
+ * After an unknown Kind, Relation or Attribute, the names there are, and
+ * the closest to the one given (the last quoted name of the library's
+ * message), appended to the tool error. The schema is read on the branch
+ * of the call; nothing is added when it cannot be.
+ */
+static void suggest(call *k, int rc, buf *e, const char *msg)
+{
+	cairn_read_options ro = {0};
+	const char *js, *q, *p, *near, *kind = s_arg(k, "kind");
+	const jv *s, *kinds;
+	char what[CAIRN_MAX_NAME + 32];
+	cairn_txn *t;
+	names ns;
+	size_t n;
+
+	if (rc != CAIRN_EUNKNOWNKIND && rc != CAIRN_EUNKNOWNREL && rc != CAIRN_EUNKNOWNATTR)
+		return;
+	ro.domain = k->c->domain;
+	ro.branch = s_arg(k, "branch");
+	if (cairn_txn_begin(k->c->st, &ro, &t))
+		return;
+	s = cairn_schema_get(t, &js, &n) ? NULL : jv_parse(k->mem, js, n, "schema");
+	cairn_txn_end(t);
+	if (!s)
+		return;
+	ns.n = 0;
+	kinds = jv_get(s, "kinds");
+	if (rc == CAIRN_EUNKNOWNKIND) {
+		names_add(&ns, kinds, "name");
+		ns.what = "the Kinds are";
+	} else if (rc == CAIRN_EUNKNOWNREL) {
+		names_add(&ns, jv_get(s, "relations"), "name");
+		ns.what = "the Relations are";
+	} else {
+		for (uint32_t i = 0; jv_is(kinds, JV_ARRAY) && i < kinds->len; i++) {
+			const jv *nm = jv_get(&kinds->u.items[i], "name");
+
+			if (!kind || (jv_is(nm, JV_STRING) && strcmp(nm->u.s, kind) == 0))
+				names_add(&ns, jv_get(&kinds->u.items[i], "attributes"), "name");
+		}
+		snprintf(what, sizeof(what), "the attributes%s%s are", kind ? " of " : "",
+			 kind ? kind : "");
+		ns.what = what;
+	}
+	if ((q = strrchr(msg, '"')) && q > msg) {
+		for (p = q - 1; p > msg && *p != '"'; p--)
+			;
+		if (*p == '"' && (near = mcp_closest(p + 1, (size_t)(q - p - 1), ns.v, ns.n)))
+			buf_printf(e, " (did you mean \"%s\"?)", near);
+	}
+	buf_printf(e, "; %s ", ns.what);
+	for (size_t i = 0; i < ns.n && i < 32; i++)
+		buf_printf(e, "%s%s", i ? ", " : "", ns.v[i]);
+	if (ns.n > 32)
+		buf_printf(e, " and %zu more (describe lists them)", ns.n - 32);
+	if (!ns.n)
+		PUTS(e, "none");
 }
 
 static int lib_fail(call *k, int rc)
 {
-	const char *m = cairn_errmsg();
+	char m[512];
+	buf e = BUF_INIT;
 
-	snprintf(k->err, sizeof(k->err), "%s: %s", cairn_errname(rc), *m ? m : cairn_strerror(rc));
+	/* A copy: reading the schema for suggestions sets the message anew. */
+	snprintf(m, sizeof(m), "%s", *cairn_errmsg() ? cairn_errmsg() : cairn_strerror(rc));
+	buf_printf(&e, "%s: %s", cairn_errname(rc), m);
+	suggest(k, rc, &e, m);
+	snprintf(k->err, sizeof(k->err), "%.*s", e.oom ? 0 : (int)e.len, (const char *)e.p);
+	if (e.oom)
+		snprintf(k->err, sizeof(k->err), "%s", cairn_errname(rc));
+	buf_release(&e);
 	return -1;
 }
 
@@ -220,15 +384,6 @@ static int begin(call *k, cairn_txn **t)
 	if ((rc = cairn_txn_begin(k->c->st, &ro, t)))
 		return lib_fail(k, rc);
 	return 0;
-}
-
-static long int_arg(call *k, const char *name, long def, long lo, long hi)
-{
-	const jv *v = jv_get(k->args, name);
-
-	if (!v || v->type != JV_INT)
-		return def;
-	return v->u.i < lo ? lo : v->u.i > hi ? hi : (long)v->u.i;
 }
 
 static void w_prov(buf *b, const cairn_revision *r)
@@ -275,15 +430,52 @@ static void write_opts(call *k, cairn_commit_options *co)
 	co->prov.client_time_ms = time_now_ms();
 }
 
-/* A write may be refused by the caller's branch pattern. */
-static int branch_ok(call *k, const char *branch)
+/*
+ * A branch name the pattern allows, for the model to follow: each '*' as
+ * "work", with a '-' before it after a letter or digit (agent/p7-work for a
+ * star after agent/p7, agent/p7/work for one after agent/p7/).
+ */
+static void pattern_example(buf *b, const char *pattern)
 {
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '*')
+			buf_put_u8(b, (uint8_t)*p);
+		else if (p > pattern && isalnum((unsigned char)p[-1]))
+			PUTS(b, "-work");
+		else
+			PUTS(b, "work");
+	}
+}
+
+/*
+ * What the session may write, for the instructions and refusals: "only to
+ * branches matching P: make one with the branch tool, e.g. E, write there
+ * (the branch argument) and propose it", or "to any branch".
+ */
+static void w_branch_rule(buf *b, const mcp_ctx *c)
+{
+	if (!c->branches) {
+		PUTS(b, "to any branch, main included");
+		return;
+	}
+	buf_printf(b, "only to branches matching %s: make one with the branch tool, e.g. ",
+		   c->branches);
+	pattern_example(b, c->branches);
+	PUTS(b, ", write there (the branch argument of remember and link) and propose it");
+}
+
+/* A write may be refused by the caller's branch pattern; the refusal names it. */
+static int branch_ok(call *k, const char *branch, const char *verb)
+{
+	buf e = BUF_INIT;
+
 	if (!k->c->branch_ok || k->c->branch_ok(k->c->branch_ctx, branch ? branch : "main"))
 		return 0;
-	snprintf(k->err, sizeof(k->err),
-		 "you may not write to branch %s: make a branch of your own (tool branch) and "
-		 "propose it",
-		 branch ? branch : "main");
+	buf_printf(&e, "you may not %s branch %s: this session may write ", verb,
+		   branch ? branch : "main");
+	w_branch_rule(&e, k->c);
+	snprintf(k->err, sizeof(k->err), "%.*s", e.oom ? 0 : (int)e.len, (const char *)e.p);
+	buf_release(&e);
 	return -1;
 }
 
@@ -332,7 +524,9 @@ static int t_get(call *k)
 	cairn_txn *t;
 	int rc;
 
-	if (need(k, "kind", &kind) || need(k, "key", &key) || begin(k, &t))
+	kind = req_arg(k, "kind");
+	key = req_arg(k, "key");
+	if (begin(k, &t))
 		return -1;
 	rc = cairn_get(t, kind, key, strlen(key), &r);
 	if (!rc)
@@ -353,16 +547,15 @@ static int t_get(call *k)
 
 static int t_list(call *k)
 {
-	const char *kind, *after = s_arg(k, "after");
-	long limit = int_arg(k, "limit", 20, 1, 100);
-	const jv *vals = jv_get(k->args, "values");
-	int with_values = vals && vals->type == JV_TRUE;
+	const char *kind = req_arg(k, "kind"), *after = s_arg(k, "after");
+	long limit = int_arg(k, "limit");
+	int with_values = bool_arg(k, "values");
 	cairn_record *r;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
-	if (need(k, "kind", &kind) || begin(k, &t))
+	if (begin(k, &t))
 		return -1;
 	r = arena_alloc(k->mem, (size_t)limit * sizeof(*r));
 	rc = r ? cairn_page(t, kind, after, after ? strlen(after) : 0, r, (size_t)limit, &n)
@@ -395,33 +588,27 @@ static int t_list(call *k)
 
 static int t_neighborhood(call *k)
 {
-	const char *kind, *key;
+	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key");
 	cairn_neighborhood_options o = {0};
 	cairn_ref ref;
 	cairn_hop hop;
 	cairn_graph g;
 	cairn_txn *t;
-	const jv *v = jv_get(k->args, "values");
 	int rc;
 
-	if (need(k, "kind", &kind) || need(k, "key", &key) ||
-	    wire_hop_members(k->mem, k->args, "arguments", &hop, k->err, sizeof(k->err)))
+	if (wire_hop_members(k->mem, k->args, "arguments", &hop, k->err, sizeof(k->err)))
 		return -1;
-	if (v && !jv_is_bool(v)) {
-		snprintf(k->err, sizeof(k->err), "values is true or false");
-		return -1;
-	}
 	ref.kind = kind;
 	ref.key = key;
 	ref.key_len = strlen(key);
 	o.start = &ref;
 	o.n_start = 1;
-	o.depth = (unsigned)int_arg(k, "depth", 1, 1, CAIRN_MAX_DEPTH);
+	o.depth = (unsigned)int_arg(k, "depth");
 	o.hops = &hop;
 	o.n_hops = 1;
-	o.fanout = (size_t)int_arg(k, "fanout", 10, 1, 100);
-	o.max_nodes = (size_t)int_arg(k, "limit", 30, 1, 200);
-	o.values = jv_is(v, JV_TRUE);
+	o.fanout = (size_t)int_arg(k, "fanout");
+	o.max_nodes = (size_t)int_arg(k, "limit");
+	o.values = bool_arg(k, "values");
 	if (begin(k, &t))
 		return -1;
 	if ((rc = cairn_neighborhood(t, &o, &g))) {
@@ -445,7 +632,7 @@ static int t_resolve(call *k)
 
 	if (wire_resolve_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
-	o.limit = (size_t)int_arg(k, "limit", 5, 1, 20);
+	o.limit = (size_t)int_arg(k, "limit");
 	if (!(m = arena_alloc(k->mem, o.limit * sizeof(*m)))) {
 		snprintf(k->err, sizeof(k->err), "out of memory");
 		return -1;
@@ -464,16 +651,105 @@ static int t_resolve(call *k)
 }
 
 /*
+ * A number rounded to 4 significant digits, in a form that prints short:
+ * the scores of a hybrid search and the numbers of its receipts say what
+ * matters for a ranking in 4 digits, not 17 (0.03252, not
+ * 0.03252247488101534).
+ */
+static double sig4(double d)
+{
+	static const double p10[] = {1,	  1e1, 1e2,  1e3,  1e4,	 1e5,  1e6,  1e7,
+				     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	int e;
+
+	if (d == 0 || !isfinite(d))
+		return d;
+	e = 3 - (int)floor(log10(fabs(d)));
+	/* Dividing by an exact power of ten gives the double nearest the decimal. */
+	if (e > 0 && e < 16)
+		return round(d * p10[e]) / p10[e];
+	if (e <= 0 && -e < 16)
+		return round(d / p10[-e]) * p10[-e];
+	return d;
+}
+
+/* v as JSON, members in their order, every number that is not an integer rounded by sig4. */
+static void w_rounded(buf *b, const jv *v)
+{
+	switch (v->type) {
+	case JV_NULL:
+		PUTS(b, "null");
+		return;
+	case JV_TRUE:
+		PUTS(b, "true");
+		return;
+	case JV_FALSE:
+		PUTS(b, "false");
+		return;
+	case JV_INT:
+		buf_printf(b, "%lld", (long long)v->u.i);
+		return;
+	case JV_REAL:
+		json_number(b, sig4(v->u.d));
+		return;
+	case JV_STRING:
+		json_quote(b, v->u.s, v->len);
+		return;
+	default:
+		buf_put_u8(b, v->type == JV_ARRAY ? '[' : '{');
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (i)
+				buf_put_u8(b, ',');
+			if (v->type == JV_OBJECT) {
+				json_quote(b, v->u.items[i].key, v->u.items[i].key_len);
+				buf_put_u8(b, ':');
+			}
+			w_rounded(b, &v->u.items[i]);
+		}
+		buf_put_u8(b, v->type == JV_ARRAY ? ']' : '}');
+	}
+}
+
+/*
+ * The hits of a hybrid or semantic search: header, score (4 digits) and
+ * words per hit, and with receipts the receipt of each, its numbers
+ * rounded alike. The members words, partial and corrected of a search by
+ * words say nothing here and are left out.
+ */
+static int w_fused_hits(call *k, const cairn_hit *h, size_t n, int receipts)
+{
+	PUTS(k->out, "{\"hits\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_put_u8(k->out, ',');
+		wire_record_open(k->out, &h[i].rec);
+		PUTS(k->out, ",\"score\":");
+		json_number(k->out, sig4(h[i].score));
+		buf_printf(k->out, ",\"words\":%u", h[i].words);
+		if (receipts && h[i].explain) {
+			const jv *r = jv_parse(k->mem, h[i].explain, h[i].explain_len, "receipt");
+
+			if (!r)
+				return lib_fail(k, CAIRN_ENOMEM);
+			PUTS(k->out, ",\"receipt\":");
+			w_rounded(k->out, r);
+		}
+		buf_put_u8(k->out, '}');
+	}
+	buf_put_u8(k->out, ']');
+	return 0;
+}
+
+/*
  * search in hybrid or semantic mode: words and meaning (the text embedded
- * by the server's model), ranked with the rank signals, with receipts.
- * *fallback is set when the default mode met vectors of another model
- * (another dimension): the caller searches by words instead.
+ * by the server's model), ranked with the rank signals, receipts when
+ * asked. *fallback is set when the default mode met vectors of another
+ * model (another dimension): the caller searches by words instead.
  */
 static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *fallback)
 {
 	cairn_hybrid_options o;
 	cairn_rank_options rk;
-	cairn_search_info info;
 	cairn_hit *h;
 	cairn_txn *t;
 	size_t n;
@@ -508,11 +784,11 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
-	memset(&info, 0, sizeof(info));
-	buf_put_u8(k->out, '{');
-	wire_hits_as(k->out, h, n, &info, 0, "receipt");
-	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
+	rc = w_fused_hits(k, h, n, bool_arg(k, "receipt"));
 	cairn_txn_end(t);
+	if (rc)
+		return -1;
+	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
 	return 0;
 }
 
@@ -523,29 +799,26 @@ static int t_search(call *k)
 {
 	int by_vector = wire_is_vsearch(k->args);
 	const char *mode = s_arg(k, "mode");
-	const jv *rank = jv_get(k->args, "rank");
 	cairn_search_options o;
 	cairn_vsearch_options vo;
 	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
-	size_t n, limit = (size_t)int_arg(k, "limit", 10, 1, 20);
+	size_t n, limit = (size_t)int_arg(k, "limit");
 	cairn_hit *h;
 	cairn_txn *t;
 	int rc;
 
-	if (mode && strcmp(mode, "hybrid") && strcmp(mode, "words") && strcmp(mode, "semantic")) {
-		snprintf(k->err, sizeof(k->err), "mode is hybrid, words or semantic");
-		return -1;
-	}
 	if (mode && strcmp(mode, "words") && !k->c->emb) {
-		snprintf(k->err, sizeof(k->err), "%s search needs a model: this server has none "
-						 "(cairn serve --model FILE)", mode);
+		snprintf(k->err, sizeof(k->err),
+			 "%s search needs a model: this server has none "
+			 "(cairn serve --model FILE); use mode words",
+			 mode);
 		return -1;
 	}
 	/* Hybrid by default when there is a model, a text, and nothing only words can do. */
-	if (!by_vector && k->c->emb && (mode ? strcmp(mode, "words") != 0
-					      : !jv_is(jv_get(k->args, "explain"), JV_TRUE) &&
-							!jv_is(jv_get(k->args, "all_words"), JV_TRUE))) {
+	if (!by_vector && k->c->emb &&
+	    (mode ? strcmp(mode, "words") != 0
+		  : !bool_arg(k, "explain") && !bool_arg(k, "all_words"))) {
 		int fallback;
 
 		if (t_search_hybrid(k, mode && strcmp(mode, "semantic") == 0, mode != NULL, limit,
@@ -554,8 +827,10 @@ static int t_search(call *k)
 		if (!fallback)
 			return 0;
 	}
-	if (rank && rank->type != JV_NULL) {
-		snprintf(k->err, sizeof(k->err), "rank needs mode hybrid or semantic (and a model)");
+	if (jv_get(k->args, "rank") || bool_arg(k, "receipt")) {
+		snprintf(k->err, sizeof(k->err), "%s needs mode hybrid or semantic (and a model)%s",
+			 jv_get(k->args, "rank") ? "rank" : "receipt",
+			 k->c->emb ? ", without explain or all_words" : "");
 		return -1;
 	}
 	if (by_vector ? wire_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
@@ -586,16 +861,14 @@ static int t_search(call *k)
 static int t_history(call *k)
 {
 	static const char *const what[] = {"?", "created", "updated", "deleted"};
-	const char *kind, *key, *cur = s_arg(k, "cursor");
-	long limit = int_arg(k, "limit", 10, 1, 50);
+	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key"), *cur = s_arg(k, "cursor");
+	long limit = int_arg(k, "limit");
 	cairn_history_cursor c = {0, 0};
 	cairn_history_entry *h;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
-	if (need(k, "kind", &kind) || need(k, "key", &key))
-		return -1;
 	if (cur) {
 		char *end;
 
@@ -635,14 +908,14 @@ static int t_history(call *k)
 
 static int t_lineage(call *k)
 {
-	const char *kind, *key;
+	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key");
 	cairn_lineage_entry *le;
 	cairn_revision created;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
-	if (need(k, "kind", &kind) || need(k, "key", &key) || begin(k, &t))
+	if (begin(k, &t))
 		return -1;
 	le = arena_alloc(k->mem, 257 * sizeof(*le));
 	rc = le ? cairn_lineage(t, kind, key, strlen(key), le, 257, &n, &created) : CAIRN_ENOMEM;
@@ -682,23 +955,17 @@ static int commit_one(call *k, cairn_changeset *cs, const cairn_commit_options *
 
 static int t_remember(call *k)
 {
-	const char *kind, *key, *title = s_arg(k, "title");
+	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key"), *title = s_arg(k, "title");
 	const jv *vals = jv_get(k->args, "values");
 	cairn_read_options ro = {0};
 	cairn_commit_options co;
 	cairn_commit_result res;
 	int rc = CAIRN_ECONFLICT;
 
-	if (need(k, "kind", &kind) || need(k, "key", &key))
-		return -1;
-	if (vals && vals->type != JV_OBJECT && vals->type != JV_NULL) {
-		snprintf(k->err, sizeof(k->err), "values is an object of attribute values");
-		return -1;
-	}
-	if (!vals || vals->type != JV_OBJECT)
+	if (!vals)
 		vals = jv_object(k->mem, 0);
 	write_opts(k, &co);
-	if (!vals || branch_ok(k, co.branch))
+	if (!vals || branch_ok(k, co.branch, "write to"))
 		return vals ? -1 : lib_fail(k, CAIRN_ENOMEM);
 	ro.domain = k->c->domain;
 	ro.branch = co.branch;
@@ -764,7 +1031,8 @@ static int t_remember(call *k)
 
 static int t_link(call *k)
 {
-	const char *rel, *from, *to, *fc, *tc;
+	const char *rel = req_arg(k, "rel"), *from = req_arg(k, "from"), *to = req_arg(k, "to");
+	const char *fc, *tc;
 	const jv *vals = jv_get(k->args, "values");
 	cairn_commit_options co;
 	cairn_changeset *cs;
@@ -772,8 +1040,6 @@ static int t_link(call *k)
 	char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
 	int rc;
 
-	if (need(k, "rel", &rel) || need(k, "from", &from) || need(k, "to", &to))
-		return -1;
 	fc = strchr(from, ':');
 	tc = strchr(to, ':');
 	if (!fc || !tc || fc == from || tc == to || (size_t)(fc - from) > CAIRN_MAX_NAME ||
@@ -786,9 +1052,9 @@ static int t_link(call *k)
 	memcpy(tk, to, (size_t)(tc - to));
 	tk[tc - to] = '\0';
 	write_opts(k, &co);
-	if (branch_ok(k, co.branch))
+	if (branch_ok(k, co.branch, "write to"))
 		return -1;
-	if (vals && vals->type == JV_OBJECT)
+	if (vals)
 		jv_canon(vals, &v);
 	if ((rc = cairn_changeset_new(&cs))) {
 		buf_release(&v);
@@ -806,10 +1072,10 @@ static int t_link(call *k)
 
 static int t_branch(call *k)
 {
-	const char *name, *from = s_arg(k, "from");
+	const char *name = req_arg(k, "name"), *from = s_arg(k, "from");
 	int rc;
 
-	if (need(k, "name", &name) || branch_ok(k, name))
+	if (branch_ok(k, name, "make"))
 		return -1;
 	if ((rc = cairn_branch_create(k->c->st, k->c->domain, name, from)))
 		return lib_fail(k, rc);
@@ -821,11 +1087,11 @@ static int t_branch(call *k)
 
 static int t_propose(call *k)
 {
-	const char *source, *title;
+	const char *source = req_arg(k, "source"), *title = req_arg(k, "title");
 	uint64_t id;
 	int rc;
 
-	if (need(k, "source", &source) || need(k, "title", &title) || branch_ok(k, source))
+	if (branch_ok(k, source, "propose"))
 		return -1;
 	rc = cairn_proposal_create(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
 				   s_arg(k, "description"), k->c->actor, &id);
@@ -879,7 +1145,7 @@ static void tools_list(mcp_ctx *c, buf *o)
 		PUTS(o, ",\"description\":");
 		json_quote(o, t->description, strlen(t->description));
 		PUTS(o, ",\"inputSchema\":");
-		buf_put(o, t->input, strlen(t->input));
+		mcp_schema_write(o, t->args);
 		buf_printf(o, ",\"annotations\":{\"readOnlyHint\":%s}}", t->writes ? "false" : "true");
 	}
 	PUTS(o, "]}");
@@ -906,14 +1172,20 @@ static void tools_call(mcp_ctx *c, arena *mem, const jv *params, const jv *id, b
 	k.c = c;
 	k.mem = mem;
 	k.args = args ? args : jv_object(mem, 0);
+	k.spec = t->args;
 	k.out = &res;
-	rc = k.args ? t->fn(&k) : (snprintf(k.err, sizeof(k.err), "out of memory"), -1);
+	/* The arguments are checked against the tool's table before it runs. */
+	if (!k.args)
+		rc = (snprintf(k.err, sizeof(k.err), "out of memory"), -1);
+	else
+		rc = mcp_args_check(t->args, k.args, t->name, k.err, sizeof(k.err)) || t->fn(&k);
 	rpc_id(o, id);
 	PUTS(o, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
 	if (rc || res.oom) {
 		const char *e = res.oom ? "out of memory" : k.err;
 
-		json_quote(o, e, strlen(e));
+		/* An error cut to fit k.err may end inside a character. */
+		json_quote(o, e, mcp_utf8_cut(e, strlen(e)));
 		PUTS(o, "}],\"isError\":true}}");
 	} else {
 		json_quote(o, (const char *)res.p, res.len);
@@ -999,18 +1271,23 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		json_quote(out, CAIRN_VERSION_STRING, strlen(CAIRN_VERSION_STRING));
 		PUTS(out, "},\"instructions\":");
 		{
-			char ins[512];
+			buf ins = BUF_INIT;
 
-			snprintf(ins, sizeof(ins),
-				 "A memory of typed Records and Links (Domain %s). Call describe "
-				 "first. Everything written is kept with who wrote it, from which "
-				 "source and with what confidence; history and lineage show it.%s",
-				 c->domain,
-				 c->writes ? " Before you remember something, resolve its name: it "
-					     "may be known already. Write on a branch of your own and "
-					     "propose it when main is not yours."
-					   : " This session can read only.");
-			json_quote(out, ins, strlen(ins));
+			buf_printf(&ins,
+				   "A memory of typed Records and Links (Domain %s). Call describe "
+				   "first. Everything written is kept with who wrote it, from which "
+				   "source and with what confidence; history and lineage show it.",
+				   c->domain);
+			if (c->writes) {
+				PUTS(&ins, " Before you remember something, resolve its name: it may "
+					   "be known already. This session may write ");
+				w_branch_rule(&ins, c);
+				PUTS(&ins, ".");
+			} else {
+				PUTS(&ins, " This session can read only.");
+			}
+			json_quote(out, ins.oom ? "" : (const char *)ins.p, ins.oom ? 0 : ins.len);
+			buf_release(&ins);
 		}
 		PUTS(out, "}}");
 	} else if (strcmp(method->u.s, "ping") == 0) {
@@ -1022,33 +1299,11 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		tools_list(c, out);
 		buf_put_u8(out, '}');
 	} else if (strcmp(method->u.s, "tools/call") == 0) {
-		/*
-		 * A tool's string arguments go on as C strings, which U+0000 would cut
-		 * ("m-0003\u0000evil" would be m-0003): refused, as a tool error, for
-		 * a tool the caller has.
-		 */
-		const jv *name = jv_get(params, "name"), *nul = jv_nul_member(jv_get(params, "arguments"));
-		int known = 0;
-
-		for (size_t i = 0; nul && jv_is(name, JV_STRING) && i < sizeof(tools) / sizeof(tools[0]);
-		     i++)
-			known |= strcmp(tools[i].name, name->u.s) == 0 && tool_visible(c, &tools[i]);
-		if (jv_str_nul(name)) {
+		/* U+0000 in the arguments is refused by their check (mcp_args.c); in the name, no tool has it. */
+		if (jv_str_nul(jv_get(params, "name")))
 			rpc_error(out, id, RPC_PARAMS, "no such tool");
-		} else if (known) {
-			char why[160];
-
-			if (jv_key_nul(nul))
-				snprintf(why, sizeof(why), "an argument's name " JSON_NUL_REFUSED);
-			else
-				snprintf(why, sizeof(why), "\"%.64s\" " JSON_NUL_REFUSED, nul->key);
-			rpc_id(out, id);
-			PUTS(out, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
-			json_quote(out, why, strlen(why));
-			PUTS(out, "}],\"isError\":true}}");
-		} else {
+		else
 			tools_call(c, &mem, params ? params : jv_object(&mem, 0), id, out);
-		}
 	} else {
 		rpc_error(out, id, RPC_METHOD, "no such method");
 	}

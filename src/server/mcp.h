@@ -17,6 +17,12 @@ typedef struct mcp_ctx {
 	void *branch_ctx;
 	/* Levels of nesting a message may have (the server's --max-depth); 0: the reader's own. */
 	unsigned max_depth;
+	/*
+	 * The pattern branch_ok holds to ('*' matches any run of characters),
+	 * named in the instructions and in refusals so that the model knows
+	 * where it may write; NULL: any branch.
+	 */
+	const char *branches;
 	int initialized;
 } mcp_ctx;
 

@@ -138,8 +138,10 @@ await test('stdio with a model: search is hybrid by default, with receipts and r
 	const client = await connect(transport);
 	let r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'] } }));
 	eq(r.mode, 'hybrid');
+	check(r.hits.length > 0 && r.hits.every((h) => !('receipt' in h)), 'no receipts unless asked');
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], receipt: true } }));
 	check(r.hits.length > 0 && r.hits.every((h) => h.receipt.fusion === 'rrf' && h.receipt.text.rank > 0), 'receipts');
-	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], rank: { confidence: true, trust: { nobody: 0.5 } } } }));
+	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], receipt: true, rank: { confidence: true, trust: { nobody: 0.5 } } } }));
 	check(r.hits.every((h) => typeof h.receipt.confidence === 'number'), 'the confidence of the last change');
 	r = result(await client.callTool({ name: 'search', arguments: { text: 'bolts', kinds: ['Part'], explain: true } }));
 	eq(r.mode, 'words', 'explain is by words');
@@ -169,7 +171,8 @@ await test('stdio with --branches: writes only there', async () => {
 	const client = await connect(transport);
 	let e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' } } });
 	eq(e.isError, true);
-	check(e.content[0].text.includes('make a branch of your own'), e.content[0].text);
+	check(e.content[0].text.includes('only to branches matching agent/p7/*') && e.content[0].text.includes('agent/p7/work'), e.content[0].text);
+	check(client.getInstructions().includes('only to branches matching agent/p7/*'), client.getInstructions());
 	result(await client.callTool({ name: 'branch', arguments: { name: 'agent/p7/work' } }));
 	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
 	await client.close();
@@ -216,6 +219,8 @@ await test('streamable HTTP: a token\'s branch pattern holds for tools', async (
 	const client = await connect(http(patterned));
 	const e = await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'q', values: { sku: 'q' } } });
 	eq(e.isError, true);
+	check(e.content[0].text.includes('only to branches matching agent/x/*'), e.content[0].text);
+	check(client.getInstructions().includes('only to branches matching agent/x/*'), client.getInstructions());
 	await client.close();
 });
 
