@@ -522,9 +522,10 @@ enum cairn_revision_type {
 	CAIRN_REV_DATA = 1,	/* Records and Links */
 	CAIRN_REV_SCHEMA = 2,	/* a schema change */
 	CAIRN_REV_VECTORS = 3,	/* the Domain's vectors re-embedded (cairn_reembed) */
+	CAIRN_REV_ERASE = 4,	/* content erased for good (cairn_erase) */
 };
 
-/* "data", "schema" or "vectors" (the name the CLI and HTTP give a revision's type). */
+/* "data", "schema", "vectors" or "erase" (the name the CLI and HTTP give a revision's type). */
 CAIRN_API const char *cairn_revision_type_name(int type);
 
 typedef struct cairn_revision {
@@ -1421,7 +1422,13 @@ typedef struct cairn_check_report {
 	uint64_t versions;	/* Versions verified */
 	uint64_t index_entries; /* index entries verified */
 	uint64_t problems;	/* problems found (each reported to cb) */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	/*
+	 * Revisions of revision format 1 (written before store format 11) that
+	 * hold an erased Version: their change digest took the erased bytes, so
+	 * it cannot be recomputed; their hash chain is verified (not a problem).
+	 */
+	uint64_t unverifiable;
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_check_report;
 
 /*
