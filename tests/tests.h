@@ -65,6 +65,11 @@
 	X(crash_vindex)                                                                            \
 	X(crash_reembed)                                                                           \
 	X(crash_compact)                                                                           \
+	X(erase_record)                                                                            \
+	X(erase_source)                                                                            \
+	X(erase_actor)                                                                             \
+	X(erase_errors)                                                                            \
+	X(erase_crash)                                                                             \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \

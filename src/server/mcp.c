@@ -585,7 +585,7 @@ static int t_search(call *k)
 
 static int t_history(call *k)
 {
-	static const char *const what[] = {"?", "created", "updated", "deleted"};
+	static const char *const what[] = {"?", "created", "updated", "deleted", "erased"};
 	const char *kind, *key, *cur = s_arg(k, "cursor");
 	long limit = int_arg(k, "limit", 10, 1, 50);
 	cairn_history_cursor c = {0, 0};
@@ -617,10 +617,14 @@ static int t_history(call *k)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_put_u8(k->out, ',');
-		buf_printf(k->out, "{\"change\":\"%s\",\"diff\":", what[h[i].change & 3]);
+		buf_printf(k->out, "{\"change\":\"%s\",\"diff\":", what[h[i].change >= 0 && h[i].change <= CAIRN_ERASED ? h[i].change : 0]);
 		buf_put(k->out, h[i].diff, h[i].diff_len);
 		buf_put(k->out, ",\"by\":", 6);
 		w_prov(k->out, &h[i].rev);
+		if (h[i].change == CAIRN_ERASED) {
+			buf_put(k->out, ",\"erased_by\":", 13);
+			w_prov(k->out, &h[i].erased);
+		}
 		buf_put_u8(k->out, '}');
 	}
 	buf_put(k->out, "],\"next\":", 9);

@@ -27,7 +27,7 @@ void vrec_encode(const vrec *v, buf *b)
 	buf_put_varint(b, v->branch);
 	buf_put_varint(b, v->rev);
 	buf_put_varint(b, v->prev);
-	if (v->type == V_REC || v->type == V_LINK)
+	if (v->type != V_REC_DEL && v->type != V_LINK_DEL)
 		buf_put_varint(b, v->created);
 	if (vtype_rec(v->type)) {
 		buf_put_varint(b, v->rid);

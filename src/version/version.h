@@ -313,6 +313,15 @@ int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
  */
 int erase_list_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const uint8_t **p,
 		   size_t *n);
+/*
+ * Write the revision of an erasure (type CAIRN_REV_ERASE, on main, o->prov
+ * its provenance) in write transaction txn: the vids it erases (n,
+ * ascending) under catalog dom 'R' rev, its digest their SHA-256. *rev.
+ */
+int erase_revision_write(MDB_txn *txn, cairn_store *st, const cairn_commit_options *o,
+			 const uint64_t *vids, size_t n, uint64_t *rev);
+/* CAIRN_EINVAL unless the provenance is valid (commit.c: confidence, UTF-8, lengths). */
+int commit_prov_check(const cairn_provenance *p);
 /* The revision of the Domain's erase in progress (catalog dom 'r'), 0 if none. */
 int erase_pending(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
 

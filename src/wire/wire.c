@@ -154,9 +154,9 @@ void wire_revision(buf *b, const cairn_revision *v)
 
 const char *wire_change_name(int change)
 {
-	static const char *const names[] = {"unchanged", "created", "updated", "deleted"};
+	static const char *const names[] = {"unchanged", "created", "updated", "deleted", "erased"};
 
-	return change >= 0 && change <= CAIRN_DELETED ? names[change] : "?";
+	return change >= 0 && change <= CAIRN_ERASED ? names[change] : "?";
 }
 
 static const char *const proposal_status[] = {"?", "open", "merged", "rejected", "withdrawn"};
@@ -647,6 +647,21 @@ void wire_compact(buf *b, const cairn_compact_result *r)
 		   (unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
 		   (unsigned long long)r->postings, (unsigned long long)r->segments,
 		   (unsigned long long)r->cells, (unsigned long long)r->transactions, r->seconds);
+}
+
+void wire_erase(buf *b, const cairn_erase_result *r)
+{
+	buf_printf(b,
+		   "{\"revision\":%llu,\"records\":%llu,\"links\":%llu,\"versions\":%llu,"
+		   "\"index_entries\":%llu,\"attr_entries\":%llu,\"postings\":%llu,"
+		   "\"lexicon_words\":%llu,\"vectors\":%llu,\"vindex_entries\":%llu,"
+		   "\"transactions\":%llu,\"resumed\":%s,\"seconds\":%.3f}",
+		   (unsigned long long)r->revision, (unsigned long long)r->records,
+		   (unsigned long long)r->links, (unsigned long long)r->versions,
+		   (unsigned long long)r->index_entries, (unsigned long long)r->attr_entries,
+		   (unsigned long long)r->postings, (unsigned long long)r->lexicon_words,
+		   (unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
+		   (unsigned long long)r->transactions, r->resumed ? "true" : "false", r->seconds);
 }
 
 /* -------------------------------------------------------------- scalars -- */
