@@ -573,7 +573,8 @@ struct live_calc {
 	size_t last_len;
 };
 
-static int live_add(struct live_calc *lc, uint64_t vid)
+/* The chunk of vid, made (empty) when new; its bit set when on. */
+static int live_mark(struct live_calc *lc, uint64_t vid, int on)
 {
 	uint8_t mk[8];
 	uint64_t *slot, id = vid >> LIVE_CHUNK_BITS;
@@ -593,8 +594,14 @@ static int live_add(struct live_calc *lc, uint64_t vid)
 		memset(nb + lc->n_chunks * LIVE_CHUNK_BYTES, 0, LIVE_CHUNK_BYTES);
 		*slot = lc->n_chunks++;
 	}
-	lc->bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] |= (uint8_t)(1u << (bit & 7));
+	if (on)
+		lc->bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] |= (uint8_t)(1u << (bit & 7));
 	return 0;
+}
+
+static int live_add(struct live_calc *lc, uint64_t vid)
+{
+	return live_mark(lc, vid, 1);
 }
 
 /*
@@ -926,8 +933,8 @@ static int check_replay(chk *c)
 			 * follow what is left: a stub is not live nor counted.
 			 */
 			if (vtype_orig(ver.type) == V_REC || vtype_orig(ver.type) == V_LINK) {
-				if (ver.type == V_REC || ver.type == V_LINK)
-					rc = live_add(&lc, vid);
+				/* (a stub's chunk was written all the same) */
+				rc = live_mark(&lc, vid, ver.type == V_REC || ver.type == V_LINK);
 				n_ids = 1;
 			}
 			if (!rc && ((vtype_orig(pt) == V_REC && vtype_rec(ver.type)) ||

@@ -63,6 +63,7 @@ static const cli_opt options[] = {
 	{"fusion", T_STR, F(fusion)},		{"boost-near", T_STR, F(boost_near)},
 	{"boost", T_BOOST, F(boost)},		{"embed", T_ON, F(embed)},
 	{"vector-model", T_STR, F(vector_model)}, {"help", T_HELP, 0},
+	{"record", T_STR, F(record)},		{"actor-as", T_STR, F(actor_as)},
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
