@@ -552,6 +552,7 @@ static const route_def routes[] = {
 	R("POST", h_search, "v1", "domains", ":d", "search"),
 	R("POST", h_reembed, "v1", "domains", ":d", "reembed"),
 	R("POST", h_compact, "v1", "domains", ":d", "compact"),
+	R("POST", h_erase, "v1", "domains", ":d", "erase"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":d", "import"),
 };
