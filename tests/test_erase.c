@@ -19,6 +19,8 @@
 
 #include "tests.h"
 #include "admin/admin.h"
+#include "base/text.h"
+#include "version/version.h"
 
 #define MARK "zqxmarker7731"
 #define EN 40	/* other Records */
@@ -699,4 +701,119 @@ void test_erase_crash(void)
 		cairn_close(st);
 	}
 	CHECK(fails == 0);
+}
+
+/*
+ * Make revision rev (the branch head) of revision format 1, as a store
+ * written before format 11 has: its digest over each Version's bytes.
+ */
+static int to_format1(cairn_store *st, uint64_t rev)
+{
+	MDB_txn *txn;
+	MDB_val v;
+	uint32_t dom;
+	kbuf k;
+	rrec r;
+	buf b = BUF_INIT;
+	sha256_ctx h;
+	branch_info bi;
+	char name[CAIRN_MAX_BRANCH + 1];
+	int rc;
+
+	if ((rc = store_write_begin(st, &txn)))
+		return rc;
+	if ((rc = domain_id(txn, st, "e", &dom)))
+		goto fail;
+	key_u64(&k, dom, rev);
+	if ((rc = db_get(txn, st, DB_REVS, k.b, k.n, &v)) || (rc = rrec_decode(v.mv_data, v.mv_size, &r)))
+		goto fail;
+	if (sha256_init(&h)) {
+		rc = CAIRN_ENOMEM;
+		goto fail;
+	}
+	for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions; vid++) {
+		uint8_t vb[8];
+		kbuf vk;
+		MDB_val x;
+
+		key_u64(&vk, dom, vid);
+		if ((rc = db_get(txn, st, DB_VERSIONS, vk.b, vk.n, &x)))
+			goto fail;
+		be64_put(vb, vid);
+		sha256_update(&h, vb, 8);
+		sha256_update(&h, x.mv_data, x.mv_size);
+	}
+	sha256_final(&h, r.digest);
+	r.format = 1;
+	rrec_hash(dom, rev, &r, r.hash);
+	rrec_encode(&r, &b);
+	if ((rc = db_put(txn, st, DB_REVS, k.b, k.n, b.p, b.len, 0)) ||
+	    (rc = branch_get(txn, st, dom, r.branch, &bi)))
+		goto fail;
+	memcpy(bi.head_hash, r.hash, 32);
+	snprintf(name, sizeof(name), "%s", bi.name);
+	if ((rc = branch_put(txn, st, dom, &bi, name)))
+		goto fail;
+	buf_release(&b);
+	return store_write_commit(st, txn);
+fail:
+	buf_release(&b);
+	store_write_abort(st, txn);
+	return rc;
+}
+
+/* A format-1 revision holding an erased Version: its chain verifies, its digest is counted. */
+void test_erase_format1(void)
+{
+	cairn_check_report rep;
+	cairn_erase_options eo;
+	cairn_erase_result er;
+	cairn_store *st = erase_store();
+	uint64_t r1 = 0, r2 = 0;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(others(st, "notes"));
+	OK(commit_as(st, NULL, "agent", "chat",
+		     "{\"kind\":\"Note\",\"key\":\"old\",\"title\":\"Old " MARK "\"}", &r1));
+	OK(to_format1(st, r1));
+	OK(commit_as(st, NULL, "agent", "chat",
+		     "{\"kind\":\"Note\",\"key\":\"old\",\"title\":\"Newer " MARK "\"}", &r2));
+	memset(&rep, 0, sizeof(rep));
+	OK(cairn_check(st, "e", problem_print, NULL, &rep));
+	CHECK(rep.unverifiable == 0);
+	erase_opts(&eo);
+	eo.kind = "Note";
+	eo.key = "old";
+	eo.key_len = 3;
+	OK(cairn_erase(st, &eo, &er));
+	CHECK(er.versions == 2);
+	memset(&rep, 0, sizeof(rep));
+	OK(cairn_check(st, "e", problem_print, NULL, &rep));
+	CHECK(rep.unverifiable == 1 && rep.problems == 0); /* r1; r2 (format 2) verifies */
+	/* A stub whose kept hash is changed breaks its format-2 revision's digest. */
+	{
+		MDB_txn *txn;
+		MDB_val v;
+		uint32_t dom;
+		kbuf k;
+		rrec r;
+		uint8_t copy[512];
+
+		OK(store_write_begin(st, &txn));
+		OK(domain_id(txn, st, "e", &dom));
+		key_u64(&k, dom, r2);
+		OK(db_get(txn, st, DB_REVS, k.b, k.n, &v));
+		OK(rrec_decode(v.mv_data, v.mv_size, &r));
+		key_u64(&k, dom, r.first_vid);
+		OK(db_get(txn, st, DB_VERSIONS, k.b, k.n, &v));
+		CHECK(v.mv_size <= sizeof(copy));
+		memcpy(copy, v.mv_data, v.mv_size);
+		copy[v.mv_size - 4] ^= 1; /* (the hash's last byte: one lineage pair of small varints follows) */
+		OK(db_put(txn, st, DB_VERSIONS, k.b, k.n, copy, v.mv_size, 0));
+		OK(store_write_commit(st, txn));
+		CHECK_RC(cairn_check(st, "e", NULL, NULL, &rep), CAIRN_ECORRUPT);
+	}
+	cairn_close(st);
 }

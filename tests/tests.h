@@ -70,6 +70,7 @@
 	X(erase_actor)                                                                             \
 	X(erase_errors)                                                                            \
 	X(erase_crash)                                                                             \
+	X(erase_format1)                                                                           \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \

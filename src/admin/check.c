@@ -32,6 +32,7 @@ typedef struct chk {
 		const uint8_t *bloom;
 	} ks[KSEG_MAX];	/* the keys segments met so far */
 	unsigned n_ks;
+	uint64_t erasures;	/* erase revisions met */
 } chk;
 
 static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -241,6 +242,7 @@ static int check_revisions(chk *c)
 			problem(c, "revision %llu: Versions start at %llu, not %llu",
 				(unsigned long long)rev, (unsigned long long)r.first_vid,
 				(unsigned long long)expect_vid);
+		c->erasures += r.type == CAIRN_REV_ERASE;
 		if (r.type == CAIRN_REV_ERASE && (rc = erase_digest(c, rev, &sh))) {
 			sha256_final(&sh, h);
 			return rc;
@@ -889,6 +891,7 @@ static int check_replay(chk *c)
 	counters ctr;
 	int64_t *delta = NULL;
 	int64_t *odelta = NULL; /* what the revision wrote, before any erasure */
+	uint8_t *maybe = NULL;	/* Kinds whose count an erasure may have left a cell of */
 	uint64_t *touched = NULL, expected = 0, stored = 0;
 	size_t n_touched, cap_touched = 0;
 	int rc;
@@ -900,7 +903,8 @@ static int check_replay(chk *c)
 	lc.counts = cr_calloc(c->d.s->n_kinds + 1, sizeof(uint64_t));
 	delta = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
 	odelta = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
-	if (!lc.counts || !delta || !odelta) {
+	maybe = cr_calloc(c->d.s->n_kinds + 1, 1);
+	if (!lc.counts || !delta || !odelta || !maybe) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -916,6 +920,7 @@ static int check_replay(chk *c)
 		n_touched = 0;
 		memset(delta, 0, (c->d.s->n_kinds + 1) * sizeof(int64_t));
 		memset(odelta, 0, (c->d.s->n_kinds + 1) * sizeof(int64_t));
+		memset(maybe, 0, c->d.s->n_kinds + 1);
 		for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions && !rc; vid++) {
 			uint64_t ids[2] = {vid >> LIVE_CHUNK_BITS, 0};
 			int n_ids = 0, pt;
@@ -956,6 +961,12 @@ static int check_replay(chk *c)
 				/* A cell where the count changed then (odelta), or changes now. */
 				delta[ver.kr] += (ver.type == V_REC) - (pt == V_REC);
 				odelta[ver.kr] += (o == V_REC) - (op == V_REC);
+				/*
+				 * An erasure may leave a cell where the count came to
+				 * change by nothing (two Records' corrections that
+				 * cancel): kept, it must hold the count.
+				 */
+				maybe[ver.kr] |= c->erasures != 0;
 			}
 			for (int i = 0; i < n_ids && !rc; i++) {
 				size_t j;
@@ -1003,8 +1014,10 @@ static int check_replay(chk *c)
 			expected++;
 		}
 		for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
-			if (!delta[kd] && !odelta[kd])
-				continue;
+			if (!delta[kd] && !odelta[kd]) {
+				if (!maybe[kd] || cell_at(c, CELL_COUNT, kd, rev, &v))
+					continue;
+			}
 			lc.counts[kd] = (uint64_t)((int64_t)lc.counts[kd] + delta[kd]);
 			rc = cell_at(c, CELL_COUNT, kd, rev, &v);
 			if (rc == CAIRN_ENOTFOUND && cell_compacted(c, CELL_COUNT, kd, rev)) {
@@ -1054,6 +1067,7 @@ out:
 	cr_free(lc.counts);
 	cr_free(delta);
 	cr_free(odelta);
+	cr_free(maybe);
 	cr_free(touched);
 	return rc;
 }
