@@ -817,3 +817,35 @@ void test_erase_format1(void)
 	}
 	cairn_close(st);
 }
+
+/* A Record with Versions on a branch deleted but not yet cleared: erased there too; clearing goes on. */
+void test_erase_deleted_branch(void)
+{
+	cairn_erase_options eo;
+	cairn_erase_result er;
+	cairn_store *st = erase_store();
+	uint64_t r1 = 0;
+	int pending = 1;
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(others(st, "notes"));
+	OK(secret(st, "s4", "chat", &r1));
+	OK(cairn_branch_delete(st, "e", "b"));
+	erase_opts(&eo);
+	eo.kind = "Note";
+	eo.key = "s4";
+	eo.key_len = 2;
+	OK(cairn_erase(st, &eo, &er));
+	CHECK(er.versions == 4 && er.links == 1);
+	OK(cairn_check(st, "e", problem_print, NULL, NULL));
+	for (int i = 0; i < 100 && pending; i++)
+		OK(cairn_store_maintain(st, 1000, &pending));
+	CHECK(!pending);
+	OK(cairn_check(st, "e", problem_print, NULL, NULL));
+	others_found(st, NULL);
+	cairn_close(st);
+	OK(cairn_vacuum(test_path("store"), NULL));
+	CHECK(dir_has(test_path("store"), MARK) == 0);
+}

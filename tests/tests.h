@@ -71,6 +71,7 @@
 	X(erase_errors)                                                                            \
 	X(erase_crash)                                                                             \
 	X(erase_format1)                                                                           \
+	X(erase_deleted_branch)                                                                    \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \

@@ -416,7 +416,11 @@ static int count_idents(MDB_txn *txn, erun *e)
 		vrec v;
 		int isnew;
 
-		if ((rc = version_get(&d, e->vids[i], &v)))
+		if ((rc = version_get(&d, e->vids[i], &v)) == CAIRN_ENOTFOUND) {
+			rc = 0; /* (cleared with a deleted branch since) */
+			continue;
+		}
+		if (rc)
 			break;
 		if (vtype_rec(v.type)) {
 			k[0] = 'r';
