@@ -19,11 +19,12 @@
 #define SOURCES 100
 #define PER_SUBJECT 20
 
-static const char *const verbs[] = {"likes", "visited", "works on", "asked about", "prefers",
-				    "moved to", "met", "wrote about", "plans", "dislikes"};
+static const char *const verbs[] = {"likes",   "visited",  "works on", "asked about",
+				    "prefers", "moved to", "met",      "wrote about",
+				    "plans",   "dislikes"};
 static const char *const things[] = {"tea",    "Lisbon", "the roadmap", "chess",  "Porto",
-				     "jazz",   "Oslo",   "the budget",  "hiking", "coffee",
-				     "Python", "Kyoto",  "the launch",  "go",     "sailing"};
+				     "jazz",   "Oslo",	 "the budget",	"hiking", "coffee",
+				     "Python", "Kyoto",	 "the launch",	"go",	  "sailing"};
 
 static double now_us(void)
 {
@@ -71,8 +72,9 @@ static int write_data(const char *path, uint64_t n, uint64_t seed)
 	if (!f)
 		return -1;
 	for (uint64_t p = 0; p < people; p++)
-		fprintf(f, "{\"kind\":\"Entity\",\"key\":\"p%llu\",\"title\":\"Person %llu\","
-			   "\"values\":{\"type\":\"person\"}}\n",
+		fprintf(f,
+			"{\"kind\":\"Entity\",\"key\":\"p%llu\",\"title\":\"Person %llu\","
+			"\"values\":{\"type\":\"person\"}}\n",
 			(unsigned long long)p, (unsigned long long)p);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t p = i % people;
@@ -81,13 +83,16 @@ static int write_data(const char *path, uint64_t n, uint64_t seed)
 		x ^= x >> 7;
 		x ^= x << 17;
 		fprintf(f,
-			"{\"kind\":\"Memory\",\"key\":\"m%llu\",\"title\":\"Person %llu %s %s %llu\","
-			"\"values\":{\"status\":\"active\",\"confidence\":%.2f,\"source\":\"src/%llu\","
+			"{\"kind\":\"Memory\",\"key\":\"m%llu\",\"title\":\"Person %llu %s %s "
+			"%llu\","
+			"\"values\":{\"status\":\"active\",\"confidence\":%.2f,\"source\":\"src/"
+			"%llu\","
 			"\"type\":\"fact\"}}\n"
 			"{\"rel\":\"about\",\"from\":\"Memory:m%llu\",\"to\":\"Entity:p%llu\"}\n",
-			(unsigned long long)i, (unsigned long long)p, verbs[x % 10], things[(x >> 8) % 15],
-			(unsigned long long)i, 0.5 + (double)((x >> 16) % 50) / 100.0,
-			(unsigned long long)(i % SOURCES), (unsigned long long)i, (unsigned long long)p);
+			(unsigned long long)i, (unsigned long long)p, verbs[x % 10],
+			things[(x >> 8) % 15], (unsigned long long)i,
+			0.5 + (double)((x >> 16) % 50) / 100.0, (unsigned long long)(i % SOURCES),
+			(unsigned long long)i, (unsigned long long)p);
 	}
 	return fclose(f) ? -1 : 0;
 }
@@ -136,8 +141,8 @@ int bench_memory(const bench_options *o)
 		io.commit = co;
 		io.commit.create_domain = 0;
 		t0 = now_us();
-		if ((crc = cairn_import_begin(st, &io, &im)) || (crc = cairn_import_feed(im, path, f)) ||
-		    (crc = cairn_import_end(im, &is))) {
+		if ((crc = cairn_import_begin(st, &io, &im)) ||
+		    (crc = cairn_import_feed(im, path, f)) || (crc = cairn_import_end(im, &is))) {
 			fclose(f);
 			fail("import", crc);
 			goto out;
@@ -161,7 +166,8 @@ int bench_memory(const bench_options *o)
 		cairn_memory_out out;
 		cairn_commit_result res;
 
-		snprintf(name, sizeof(name), "Person %llu", (unsigned long long)((i * 7919u) % people));
+		snprintf(name, sizeof(name), "Person %llu",
+			 (unsigned long long)((i * 7919u) % people));
 		/* New in every run, a reused store's too. */
 		snprintf(txt, sizeof(txt), "%s said something new, number %u of run %lld", name, i,
 			 (long long)run);
@@ -218,9 +224,10 @@ int bench_memory(const bench_options *o)
 
 		bench_cpu(cpu, sizeof(cpu));
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-		fprintf(m, "### Memory: %llu memories\n\n%s, %ld cores, %s. Through the library, "
-			   "%llu memories about %llu people from %d sources (cairn-bench --memory "
-			   "--size %llu); durable commits; each digest its own read transaction.\n\n",
+		fprintf(m,
+			"### Memory: %llu memories\n\n%s, %ld cores, %s. Through the library, "
+			"%llu memories about %llu people from %d sources (cairn-bench --memory "
+			"--size %llu); durable commits; each digest its own read transaction.\n\n",
 			(unsigned long long)o->records, cpu, sysconf(_SC_NPROCESSORS_ONLN), date,
 			(unsigned long long)o->records, (unsigned long long)people, SOURCES,
 			(unsigned long long)o->records);
@@ -229,10 +236,11 @@ int bench_memory(const bench_options *o)
 		fprintf(m, "Loaded by import in %.1f s.\n\n", import_s);
 	fprintf(m, "| operation | p50 µs | p95 µs | p99 µs | calls |\n|---|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < nrows; i++)
-		fprintf(m, "| %s | %.0f | %.0f | %.0f | %u |\n", rows[i].name, rows[i].p50, rows[i].p95,
-			rows[i].p99, rows[i].calls);
-	fprintf(m, "\nCounts: %u remembers, each one commit (%llu commits), no subject made twice; "
-		   "%zu memories shown by %u digests.\n",
+		fprintf(m, "| %s | %.0f | %.0f | %.0f | %u |\n", rows[i].name, rows[i].p50,
+			rows[i].p95, rows[i].p99, rows[i].calls);
+	fprintf(m,
+		"\nCounts: %u remembers, each one commit (%llu commits), no subject made twice; "
+		"%zu memories shown by %u digests.\n",
 		calls, (unsigned long long)commits_before, digest_items, 2 * calls);
 	fclose(m);
 	fputs(text, stdout);

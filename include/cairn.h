@@ -522,9 +522,10 @@ enum cairn_revision_type {
 	CAIRN_REV_DATA = 1,	/* Records and Links */
 	CAIRN_REV_SCHEMA = 2,	/* a schema change */
 	CAIRN_REV_VECTORS = 3,	/* the Domain's vectors re-embedded (cairn_reembed) */
+	CAIRN_REV_ERASE = 4,	/* content erased for good (cairn_erase) */
 };
 
-/* "data", "schema" or "vectors" (the name the CLI and HTTP give a revision's type). */
+/* "data", "schema", "vectors" or "erase" (the name the CLI and HTTP give a revision's type). */
 CAIRN_API const char *cairn_revision_type_name(int type);
 
 typedef struct cairn_revision {
@@ -1064,12 +1065,92 @@ typedef struct cairn_compact_result {
 CAIRN_API int cairn_compact(cairn_store *st, const char *domain, const cairn_compact_options *o,
 			    cairn_compact_result *out);
 
+/* -------------------------------------------------------------- erasure -- */
+
+/*
+ * What to erase, and who erases it and why. Exactly one target: a Record
+ * (kind and key), every Version a revision of a source wrote (source), or
+ * every Version a revision of an actor wrote (actor). commit.domain is
+ * required, commit.branch must be NULL or "main" (the erasure is of every
+ * branch), commit.prov is the eraser's: actor required, message (why)
+ * required; they stay in the erase revision's provenance.
+ */
+typedef struct cairn_erase_options {
+	cairn_commit_options commit;
+	const char *kind;	/* a Record: its Kind and key */
+	const char *key;
+	size_t key_len;
+	const char *source;	/* or: what the revisions of this source wrote */
+	const char *actor;	/* or: what the revisions of this actor wrote */
+	int dry_run;		/* count what it would erase, and write nothing */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+} cairn_erase_options;
+
+typedef struct cairn_erase_result {
+	uint64_t revision;	 /* the erase revision (0 for a dry run) */
+	uint64_t records;	 /* Records that lost Versions */
+	uint64_t links;		 /* Links that lost Versions */
+	uint64_t versions;	 /* Versions erased (rewritten as stubs) */
+	uint64_t index_entries;	 /* entries removed: the sum of the next five (names entries go too, uncounted) */
+	uint64_t attr_entries;	 /* attribute-index entries */
+	uint64_t postings;	 /* full-text postings */
+	uint64_t lexicon_words;	 /* words of the lexicon no posting has any more */
+	uint64_t vectors;	 /* vectors */
+	uint64_t vindex_entries; /* vector-index entries */
+	uint64_t transactions;	 /* write transactions it took */
+	int resumed;		 /* it first completed an erasure a crash had interrupted */
+	double seconds;
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+} cairn_erase_result;
+
+/*
+ * Erase content for good (docs/api.md, "Erasure"): the target's Versions on
+ * every branch and at every revision become stubs that keep identity (Kind,
+ * key, rid, Link ends, branch, revisions, lineage revisions) and the
+ * SHA-256 of the erased bytes, and nothing of their titles, values or
+ * vectors; every index entry derived from them goes (names, attributes,
+ * postings and lexicon words, vectors and the vector index, the keys
+ * entries' titles). An erased Version reads as absent at every revision;
+ * history shows it as CAIRN_ERASED with the erase revision (type
+ * CAIRN_REV_ERASE: who erased, when, why). Erasing a Record erases its
+ * Links (every Version of each); erasing a source or an actor also erases
+ * the later Versions that still carry a value or title it wrote (lineage),
+ * and the Links of a Record left with no Version. The hash chain still
+ * verifies. The work is done in bounded write transactions; after a crash,
+ * any later cairn_erase (or cairn_erase_resume) completes the interrupted
+ * one first. Bytes may remain in free pages of the file until
+ * cairn_vacuum. Errors: CAIRN_EINVAL (no target or two, no actor, no
+ * message, a branch), CAIRN_ENODOMAIN, CAIRN_EUNKNOWNKIND, CAIRN_ENOTFOUND
+ * (nothing to erase), CAIRN_EREADONLY. Thread-safe as a commit is.
+ */
+CAIRN_API int cairn_erase(cairn_store *st, const cairn_erase_options *o, cairn_erase_result *out);
+/* Complete an erasure a crash interrupted in Domain domain, if there is one (out->versions 0: none). */
+CAIRN_API int cairn_erase_resume(cairn_store *st, const char *domain, cairn_erase_result *out);
+
+typedef struct cairn_vacuum_result {
+	uint64_t bytes_before;	/* data file size before */
+	uint64_t bytes_after;	/* ... and after */
+	double seconds;
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+} cairn_vacuum_result;
+
+/*
+ * Rewrite the store at path into a fresh data file holding only live data
+ * (every live key and value copied; freed pages and stale bytes left
+ * behind) and replace the old one atomically: the step that makes erased
+ * bytes gone from the disk. The store must not be open, by this process or
+ * another: CAIRN_ELOCKED otherwise (close it, stop the server, try again).
+ * Errors: CAIRN_EINVAL, CAIRN_EFORMAT (not a Cairn store), CAIRN_EIO.
+ */
+CAIRN_API int cairn_vacuum(const char *path, cairn_vacuum_result *out);
+
 /* ------------------------------------------------------ history, lineage -- */
 
 enum cairn_change {
 	CAIRN_CREATED = 1, /* the Record or Link came (back) into being */
 	CAIRN_UPDATED = 2,
 	CAIRN_DELETED = 3,
+	CAIRN_ERASED = 4,  /* the Version was erased (cairn_erase): no title, no values */
 };
 
 typedef struct cairn_history_entry {
@@ -1089,6 +1170,8 @@ typedef struct cairn_history_entry {
 	 */
 	const char *diff;
 	size_t diff_len;
+	/* CAIRN_ERASED: the erase revision (who erased it, when, why); else zeroed. */
+	cairn_revision erased;
 } cairn_history_entry;
 
 /* Where a page of history stopped; zero-initialize for the newest. */
@@ -1584,7 +1667,13 @@ typedef struct cairn_check_report {
 	uint64_t versions;	/* Versions verified */
 	uint64_t index_entries; /* index entries verified */
 	uint64_t problems;	/* problems found (each reported to cb) */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	/*
+	 * Revisions of revision format 1 (written before store format 11) that
+	 * hold an erased Version: their change digest took the erased bytes, so
+	 * it cannot be recomputed; their hash chain is verified (not a problem).
+	 */
+	uint64_t unverifiable;
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_check_report;
 
 /*

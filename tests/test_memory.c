@@ -12,7 +12,8 @@
 
 static cairn_store *memory_store(void)
 {
-	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC | CAIRN_OPEN_NO_BACKGROUND};
+	cairn_open_options o = {.flags = CAIRN_OPEN_CREATE | CAIRN_OPEN_NOSYNC |
+					 CAIRN_OPEN_NO_BACKGROUND};
 	cairn_commit_options co = {0};
 	cairn_store *st = NULL;
 	const char *s = cairn_memory_schema();
@@ -91,7 +92,8 @@ static int has_link(cairn_store *st, const char *fk, const char *fkey, const cha
 		return 0;
 	if (cairn_links(t, fk, fkey, strlen(fkey), CAIRN_OUT, rel, &cur, l, 16, &n) == 0)
 		for (size_t i = 0; i < n; i++)
-			yes |= strcmp(l[i].to_kind, tk) == 0 && test_streq(l[i].to_key, l[i].to_key_len, tkey);
+			yes |= strcmp(l[i].to_kind, tk) == 0 &&
+			       test_streq(l[i].to_key, l[i].to_key_len, tkey);
 	cairn_txn_end(t);
 	return yes;
 }
@@ -114,14 +116,15 @@ void test_memory_schema(void)
 	co.prov.actor = "test";
 	/* Users extend it; about reaches any Kind, theirs too. */
 	OK(cairn_schema_apply(st, &co, user, strlen(user), NULL));
-	OK(test_commit_in(st, "m",
-			  "{\"kind\":\"Project\",\"key\":\"apollo\",\"title\":\"Apollo\"}\n"
-			  "{\"kind\":\"Entity\",\"key\":\"dana\",\"title\":\"Dana\"}\n"
-			  "{\"kind\":\"Memory\",\"key\":\"m1\",\"title\":\"Dana leads Apollo\"}\n"
-			  "{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Project:apollo\"}\n"
-			  "{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Entity:dana\"}\n"
-			  "{\"rel\":\"related_to\",\"from\":\"Project:apollo\",\"to\":\"Entity:dana\"}",
-			  &r));
+	OK(test_commit_in(
+		st, "m",
+		"{\"kind\":\"Project\",\"key\":\"apollo\",\"title\":\"Apollo\"}\n"
+		"{\"kind\":\"Entity\",\"key\":\"dana\",\"title\":\"Dana\"}\n"
+		"{\"kind\":\"Memory\",\"key\":\"m1\",\"title\":\"Dana leads Apollo\"}\n"
+		"{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Project:apollo\"}\n"
+		"{\"rel\":\"about\",\"from\":\"Memory:m1\",\"to\":\"Entity:dana\"}\n"
+		"{\"rel\":\"related_to\",\"from\":\"Project:apollo\",\"to\":\"Entity:dana\"}",
+		&r));
 	/* An end narrowed to one Kind while Links of others exist is refused. */
 	CHECK_RC(cairn_schema_apply(st, &co, tighten, strlen(tighten), NULL), CAIRN_ESCHEMADATA);
 	ro.domain = "m";
@@ -145,24 +148,29 @@ void test_memory_any_kind(void)
 	co.domain = "d";
 	co.prov.actor = "test";
 	OK(test_commit(st,
-		       "{\"kind\":\"Supplier\",\"key\":\"S-1\",\"title\":\"Acme\",\"values\":{\"country\":\"DE\"}}\n"
+		       "{\"kind\":\"Supplier\",\"key\":\"S-1\",\"title\":\"Acme\",\"values\":{"
+		       "\"country\":\"DE\"}}\n"
 		       "{\"kind\":\"Plant\",\"key\":\"PL-1\",\"title\":\"Plant 1\"}\n"
-		       "{\"kind\":\"Part\",\"key\":\"P-1\",\"title\":\"Bolt\",\"values\":{\"sku\":\"B-1\",\"supplier\":\"S-1\"}}\n"
+		       "{\"kind\":\"Part\",\"key\":\"P-1\",\"title\":\"Bolt\",\"values\":{\"sku\":"
+		       "\"B-1\",\"supplier\":\"S-1\"}}\n"
 		       "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Supplier:S-1\"}",
 		       NULL));
 	/* A Link to a Plant is refused until the end is widened to any Kind. */
-	CHECK_RC(test_commit(st, "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Plant:PL-1\"}",
-			     NULL),
-		 CAIRN_ELINKKIND);
+	CHECK_RC(
+		test_commit(st,
+			    "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Plant:PL-1\"}",
+			    NULL),
+		CAIRN_ELINKKIND);
 	/* Widening is accepted with Links in place. */
 	OK(cairn_schema_apply(st, &co, wide, strlen(wide), NULL));
 	OK(test_commit(st, "{\"rel\":\"supplied_by\",\"from\":\"Part:P-1\",\"to\":\"Plant:PL-1\"}",
 		       NULL));
 	/* The from end still holds. */
-	CHECK_RC(test_commit(st,
-			     "{\"rel\":\"supplied_by\",\"from\":\"Plant:PL-1\",\"to\":\"Part:P-1\"}",
-			     NULL),
-		 CAIRN_ELINKKIND);
+	CHECK_RC(
+		test_commit(st,
+			    "{\"rel\":\"supplied_by\",\"from\":\"Plant:PL-1\",\"to\":\"Part:P-1\"}",
+			    NULL),
+		CAIRN_ELINKKIND);
 	/* A Kind that does not exist is still an error, which names "*" as the way to any. */
 	CHECK_RC(cairn_schema_apply(st, &co, bad, strlen(bad), NULL), CAIRN_ESCHEMA);
 	CHECK(strstr(cairn_errmsg(), "Nope") && strstr(cairn_errmsg(), "\"*\""));
@@ -213,7 +221,8 @@ void test_memory_remember(void)
 	CHECK(r.revision == 0 && test_head(st, "m") == head);
 	CHECK(strstr(out[0].why, "same text"));
 
-	/* A key that exists is refused without replace, naming the Record; the store is unchanged. */
+	/* A key that exists is refused without replace, naming the Record; the store is unchanged.
+	 */
 	memset(&in[1], 0, sizeof(in[1]));
 	in[1].key = key1;
 	in[1].key_len = strlen(key1);
@@ -228,7 +237,8 @@ void test_memory_remember(void)
 	OK(cairn_remember(st, &co, &in[1], 1, out, &r));
 	CHECK(!out[0].created && out[0].written && strstr(out[0].why, "updated"));
 	v = values_of(st, "Memory", key1);
-	CHECK(v && strstr(v, "\"tags\":[\"drinks\",\"mornings\"]") && strstr(v, "\"type\":\"preference\""));
+	CHECK(v && strstr(v, "\"tags\":[\"drinks\",\"mornings\"]") &&
+	      strstr(v, "\"type\":\"preference\""));
 	free(v);
 
 	/* A batch: one commit, one new Entity for two spellings of a name nothing has yet. */
@@ -290,7 +300,8 @@ void test_memory_supersede(void)
 	v = values_of(st, "Memory", out.key);
 	CHECK(v && strstr(v, "\"status\":\"active\""));
 	free(v);
-	/* A superseded memory's text is not the active one: remembering it again makes a new one. */
+	/* A superseded memory's text is not the active one: remembering it again makes a new one.
+	 */
 	in.text = "Dana lives in Lisbon";
 	in.supersedes = NULL;
 	OK(cairn_remember(st, &co, &in, 1, &out, &r));
@@ -405,7 +416,8 @@ void test_memory_errors(void)
 	in[0].values = NULL;
 	CHECK_RC(cairn_remember(plain, &co, in, 1, out, &r), CAIRN_EUNKNOWNKIND);
 	CHECK(strstr(cairn_errmsg(), "cairn init --memory"));
-	/* A digest or a recall of a Domain without memories finds none, and says so without error. */
+	/* A digest or a recall of a Domain without memories finds none, and says so without error.
+	 */
 	{
 		cairn_read_options ro = {.domain = "d"};
 		cairn_digest_options dopt = {0};
@@ -457,7 +469,8 @@ void test_memory_digest(void)
 	cairn_digest_options o = {0};
 	cairn_digest_item it[8];
 	cairn_record subj[2];
-	const char *dana[] = {"Dana"}, *nobody[] = {"Nobody at all"}, *both[] = {"Dana", "Entity:nope"};
+	const char *dana[] = {"Dana"}, *nobody[] = {"Nobody at all"},
+		   *both[] = {"Dana", "Entity:nope"};
 	char k_tea[CAIRN_MAX_KEY + 1], k_porto[CAIRN_MAX_KEY + 1], k_lisbon[CAIRN_MAX_KEY + 1],
 		k_rumor[CAIRN_MAX_KEY + 1], ref[CAIRN_MAX_KEY + 8];
 	size_t n, total;
@@ -472,7 +485,8 @@ void test_memory_digest(void)
 	OK(remember_as(st, "Dana is secretly a spy", "Dana", "rumor", 1.0, NULL, k_rumor));
 	OK(remember_as(st, "Sam likes chess", "Sam", "chat/1", 1.0, NULL, NULL));
 	/* Sources are trusted per Domain by Records of the Kind Source. */
-	OK(test_commit_in(st, "m", "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.2}}",
+	OK(test_commit_in(st, "m",
+			  "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.2}}",
 			  NULL));
 
 	ro.domain = "m";
@@ -489,9 +503,11 @@ void test_memory_digest(void)
 	CHECK(it[2].trust == 0.2 && it[0].trust == 1 && it[0].confidence == 0.9);
 	CHECK(test_streq(it[0].source, it[0].source_len, "chat/1"));
 	CHECK(strcmp(it[0].status, "active") == 0);
-	CHECK(it[1].supersedes.kind && test_streq(it[1].supersedes.key, it[1].supersedes.key_len, k_lisbon));
+	CHECK(it[1].supersedes.kind &&
+	      test_streq(it[1].supersedes.key, it[1].supersedes.key_len, k_lisbon));
 	CHECK(!it[0].supersedes.kind);
-	CHECK(strcmp(subj[0].kind, "Entity") == 0 && test_streq(subj[0].title, subj[0].title_len, "Dana"));
+	CHECK(strcmp(subj[0].kind, "Entity") == 0 &&
+	      test_streq(subj[0].title, subj[0].title_len, "Dana"));
 	/* A cursor: the ranking from an offset. */
 	OK(cairn_digest(t, &o, 1, it, 1, &n, &total, NULL, NULL));
 	CHECK(n == 1 && total == 3 && test_streq(it[0].rec.key, it[0].rec.key_len, k_porto));
@@ -559,9 +575,12 @@ void test_memory_recall(void)
 	CHECK(st);
 	OK(remember_as(st, "Dana prefers tea in the morning", "Dana", "chat/1", 0.9, NULL, k_tea));
 	snprintf(ref, sizeof(ref), "Memory:%s", k_tea);
-	OK(remember_as(st, "Dana prefers coffee in the morning", "Dana", "chat/2", 0.9, ref, k_coffee));
-	OK(remember_as(st, "Dana prefers juice in the morning", "Dana", "rumor", 1.0, NULL, k_juice));
-	OK(test_commit_in(st, "m", "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.1}}",
+	OK(remember_as(st, "Dana prefers coffee in the morning", "Dana", "chat/2", 0.9, ref,
+		       k_coffee));
+	OK(remember_as(st, "Dana prefers juice in the morning", "Dana", "rumor", 1.0, NULL,
+		       k_juice));
+	OK(test_commit_in(st, "m",
+			  "{\"kind\":\"Source\",\"key\":\"rumor\",\"values\":{\"trust\":0.1}}",
 			  NULL));
 	ro.domain = "m";
 	OK(cairn_txn_begin(st, &ro, &t));

@@ -67,6 +67,13 @@
 	X(crash_vindex)                                                                            \
 	X(crash_reembed)                                                                           \
 	X(crash_compact)                                                                           \
+	X(erase_record)                                                                            \
+	X(erase_source)                                                                            \
+	X(erase_actor)                                                                             \
+	X(erase_errors)                                                                            \
+	X(erase_crash)                                                                             \
+	X(erase_format1)                                                                           \
+	X(erase_deleted_branch)                                                                    \
 	X(readers_concurrent)                                                                      \
 	X(check_detects)                                                                           \
 	X(branch_basic)                                                                            \

@@ -40,5 +40,12 @@ int store_upgrade(cairn_store *st);
 int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_t dom,
 			 uint64_t vid, const vrec *ver, const vrec *succ, cairn_compact_result *res);
 
+/*
+ * For tests: called after each durable step transaction of an erasure
+ * (admin/erase.c) with its phase (1 index passes, 2 forgetting, 3 stubs, 4
+ * index passes again) and the step's number from 1. NULL: none.
+ */
+extern void (*erase_step_hook)(void *ctx, int phase, long step);
+extern void *erase_step_ctx;
 
 #endif

@@ -32,6 +32,7 @@ typedef struct chk {
 		const uint8_t *bloom;
 	} ks[KSEG_MAX];	/* the keys segments met so far */
 	unsigned n_ks;
+	uint64_t erasures;	/* erase revisions met */
 } chk;
 
 static void problem(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -111,6 +112,49 @@ static int branch_gone(chk *c, uint32_t id)
 	return rc == CAIRN_ENOTFOUND || (!rc && b.state != BRANCH_LIVE);
 }
 
+/*
+ * An erase revision's digest: the SHA-256 of the vids it erased (catalog
+ * dom 'R' rev, be64 each, ascending); each of them a stub it erased, but
+ * while that erase is pending (dom 'r') or its branch was deleted since.
+ */
+static int erase_digest(chk *c, uint64_t rev, sha256_ctx *sh)
+{
+	const uint8_t *p;
+	uint64_t pending;
+	size_t n;
+	int rc;
+
+	if ((rc = erase_pending(c->d.txn, c->d.st, c->d.dom, &pending)))
+		return rc;
+	rc = erase_list_get(c->d.txn, c->d.st, c->d.dom, rev, &p, &n);
+	if (rc == CAIRN_ENOTFOUND) {
+		problem(c, "revision %llu: the list of what it erased is missing",
+			(unsigned long long)rev);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	sha256_update(sh, p, n * 8);
+	for (size_t i = 0; i < n && pending != rev; i++) {
+		uint64_t vid = be64_get(p + 8 * i);
+		kbuf k;
+		MDB_val v;
+		vrec ver;
+
+		key_u64(&k, c->d.dom, vid);
+		rc = db_get(c->d.txn, c->d.st, DB_VERSIONS, k.b, k.n, &v);
+		if (rc == CAIRN_ENOTFOUND)
+			continue; /* (its branch was deleted and cleared) */
+		if (rc)
+			return rc;
+		if (vrec_decode(v.mv_data, v.mv_size, &ver) || !ver.orig_hash ||
+		    ver.erased_by != rev)
+			problem(c, "revision %llu erased Version %llu, which is not its stub",
+				(unsigned long long)rev, (unsigned long long)vid);
+	}
+	return 0;
+}
+
 static int check_revisions(chk *c)
 {
 	counters ctr;
@@ -125,6 +169,7 @@ static int check_revisions(chk *c)
 		rrec r, pr;
 		uint8_t h[32], ph[32] = {0};
 		sha256_ctx sh;
+		uint64_t stubs;
 		int gone;
 
 		key_u64(&k, c->d.dom, rev);
@@ -197,6 +242,12 @@ static int check_revisions(chk *c)
 			problem(c, "revision %llu: Versions start at %llu, not %llu",
 				(unsigned long long)rev, (unsigned long long)r.first_vid,
 				(unsigned long long)expect_vid);
+		c->erasures += r.type == CAIRN_REV_ERASE;
+		if (r.type == CAIRN_REV_ERASE && (rc = erase_digest(c, rev, &sh))) {
+			sha256_final(&sh, h);
+			return rc;
+		}
+		stubs = 0;
 		for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions; vid++) {
 			uint8_t vb[8];
 			vrec ver;
@@ -212,13 +263,25 @@ static int check_revisions(chk *c)
 				sha256_final(&sh, h);
 				return rc;
 			}
+			c->rep.versions++;
+			if (vrec_decode(v.mv_data, v.mv_size, &ver)) {
+				problem(c, "Version %llu does not decode", (unsigned long long)vid);
+				continue;
+			}
 			be64_put(vb, vid);
 			sha256_update(&sh, vb, 8);
-			sha256_update(&sh, v.mv_data, v.mv_size);
-			c->rep.versions++;
-			if (vrec_decode(v.mv_data, v.mv_size, &ver))
-				problem(c, "Version %llu does not decode", (unsigned long long)vid);
-			else if (ver.rev != rev || ver.branch != r.branch)
+			if (ver.orig_hash) /* a stub keeps the hash of what it erased */
+				sha256_update(&sh, ver.orig_hash, 32);
+			else if (r.format == 1)
+				sha256_update(&sh, v.mv_data, v.mv_size);
+			else {
+				uint8_t vh[32];
+
+				sha256(v.mv_data, v.mv_size, vh);
+				sha256_update(&sh, vh, 32);
+			}
+			stubs += ver.orig_hash != NULL;
+			if (ver.rev != rev || ver.branch != r.branch)
 				problem(c, "Version %llu claims revision %llu on branch %u",
 					(unsigned long long)vid, (unsigned long long)ver.rev,
 					ver.branch);
@@ -226,7 +289,9 @@ static int check_revisions(chk *c)
 		if (r.n_versions)
 			expect_vid = r.first_vid + r.n_versions;
 		sha256_final(&sh, h);
-		if (memcmp(h, r.digest, 32) != 0)
+		if (stubs && r.format == 1)
+			c->rep.unverifiable++; /* took the erased bytes: the chain alone is verified */
+		else if (memcmp(h, r.digest, 32) != 0)
 			problem(c, "revision %llu: its changes do not match their digest",
 				(unsigned long long)rev);
 		rrec_hash(c->d.dom, rev, &r, h);
@@ -258,7 +323,8 @@ static int check_key_entry(chk *c, const uint8_t *k, size_t kn, const uint8_t *v
 	vid = ~be64_get(k + kn - 8);
 	if ((rc = get_version(c, vid, &ver, "a keys entry")))
 		return rc > 0 ? 0 : rc;
-	if ((ver.type != V_REC && ver.type != V_REC_DEL) || ver.kr != be32_get(k + 4) ||
+	if (!vtype_rec(ver.type) || ver.kr != be32_get(k + 4) ||
+	    !(e.flags & EF_ERASED) != (ver.type != V_REC_ERASED) ||
 	    ver.key_len != kn - 17 || memcmp(ver.key, k + 8, ver.key_len) != 0 ||
 	    ver.rid != e.rid || ver.branch != e.branch || ver.rev != e.rev ||
 	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_REC) ||
@@ -367,7 +433,8 @@ static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size
 		return rc > 0 ? 0 : rc;
 	a = be64_get(k + 4);
 	b = be64_get(k + 16);
-	if ((ver.type != V_LINK && ver.type != V_LINK_DEL) || ver.kr != be32_get(k + 12) ||
+	if (!vtype_link(ver.type) || ver.kr != be32_get(k + 12) ||
+	    !(e.flags & EF_ERASED) != (ver.type != V_LINK_ERASED) ||
 	    ver.from_rid != (rev ? b : a) || ver.to_rid != (rev ? a : b) ||
 	    ver.branch != e.branch || ver.rev != e.rev ||
 	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_LINK))
@@ -508,7 +575,8 @@ struct live_calc {
 	size_t last_len;
 };
 
-static int live_add(struct live_calc *lc, uint64_t vid)
+/* The chunk of vid, made (empty) when new; its bit set when on. */
+static int live_mark(struct live_calc *lc, uint64_t vid, int on)
 {
 	uint8_t mk[8];
 	uint64_t *slot, id = vid >> LIVE_CHUNK_BITS;
@@ -528,8 +596,14 @@ static int live_add(struct live_calc *lc, uint64_t vid)
 		memset(nb + lc->n_chunks * LIVE_CHUNK_BYTES, 0, LIVE_CHUNK_BYTES);
 		*slot = lc->n_chunks++;
 	}
-	lc->bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] |= (uint8_t)(1u << (bit & 7));
+	if (on)
+		lc->bits[*slot * LIVE_CHUNK_BYTES + (bit >> 3)] |= (uint8_t)(1u << (bit & 7));
 	return 0;
+}
+
+static int live_add(struct live_calc *lc, uint64_t vid)
+{
+	return live_mark(lc, vid, 1);
 }
 
 /*
@@ -816,6 +890,8 @@ static int check_replay(chk *c)
 	struct live_calc lc;
 	counters ctr;
 	int64_t *delta = NULL;
+	int64_t *odelta = NULL; /* what the revision wrote, before any erasure */
+	uint8_t *maybe = NULL;	/* Kinds whose count an erasure may have left a cell of */
 	uint64_t *touched = NULL, expected = 0, stored = 0;
 	size_t n_touched, cap_touched = 0;
 	int rc;
@@ -826,7 +902,9 @@ static int check_replay(chk *c)
 		return rc;
 	lc.counts = cr_calloc(c->d.s->n_kinds + 1, sizeof(uint64_t));
 	delta = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
-	if (!lc.counts || !delta) {
+	odelta = cr_calloc(c->d.s->n_kinds + 1, sizeof(int64_t));
+	maybe = cr_calloc(c->d.s->n_kinds + 1, 1);
+	if (!lc.counts || !delta || !odelta || !maybe) {
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -841,6 +919,8 @@ static int check_replay(chk *c)
 			continue; /* missing revisions are reported by check_revisions */
 		n_touched = 0;
 		memset(delta, 0, (c->d.s->n_kinds + 1) * sizeof(int64_t));
+		memset(odelta, 0, (c->d.s->n_kinds + 1) * sizeof(int64_t));
+		memset(maybe, 0, c->d.s->n_kinds + 1);
 		for (uint64_t vid = r.first_vid; vid < r.first_vid + r.n_versions && !rc; vid++) {
 			uint64_t ids[2] = {vid >> LIVE_CHUNK_BITS, 0};
 			int n_ids = 0, pt;
@@ -852,12 +932,18 @@ static int check_replay(chk *c)
 			}
 			if (rc || (rc = prev_type(c, ver.prev, &pt)))
 				break;
-			if (ver.type == V_REC || ver.type == V_LINK) {
-				rc = live_add(&lc, vid);
+			/*
+			 * The cells a revision wrote follow the types it wrote (a
+			 * stub's is the one it erased); the bits and counts in them
+			 * follow what is left: a stub is not live nor counted.
+			 */
+			if (vtype_orig(ver.type) == V_REC || vtype_orig(ver.type) == V_LINK) {
+				/* (a stub's chunk was written all the same) */
+				rc = live_mark(&lc, vid, ver.type == V_REC || ver.type == V_LINK);
 				n_ids = 1;
 			}
-			if (!rc && ((pt == V_REC && (ver.type == V_REC || ver.type == V_REC_DEL)) ||
-				    (pt == V_LINK && (ver.type == V_LINK || ver.type == V_LINK_DEL)))) {
+			if (!rc && ((vtype_orig(pt) == V_REC && vtype_rec(ver.type)) ||
+				    (vtype_orig(pt) == V_LINK && vtype_link(ver.type)))) {
 				uint8_t mk[8];
 				uint64_t *slot;
 				unsigned bit = (unsigned)(ver.prev & ((1u << LIVE_CHUNK_BITS) - 1));
@@ -869,11 +955,18 @@ static int check_replay(chk *c)
 						(uint8_t) ~(1u << (bit & 7));
 				ids[n_ids++] = ver.prev >> LIVE_CHUNK_BITS;
 			}
-			if (ver.kr <= c->d.s->n_kinds) {
-				if (ver.type == V_REC && pt != V_REC)
-					delta[ver.kr]++;
-				else if (ver.type == V_REC_DEL && pt == V_REC)
-					delta[ver.kr]--;
+			if (ver.kr <= c->d.s->n_kinds && vtype_rec(ver.type)) {
+				int o = vtype_orig(ver.type), op = vtype_orig(pt);
+
+				/* A cell where the count changed then (odelta), or changes now. */
+				delta[ver.kr] += (ver.type == V_REC) - (pt == V_REC);
+				odelta[ver.kr] += (o == V_REC) - (op == V_REC);
+				/*
+				 * An erasure may leave a cell where the count came to
+				 * change by nothing (two Records' corrections that
+				 * cancel): kept, it must hold the count.
+				 */
+				maybe[ver.kr] |= c->erasures != 0;
 			}
 			for (int i = 0; i < n_ids && !rc; i++) {
 				size_t j;
@@ -921,8 +1014,10 @@ static int check_replay(chk *c)
 			expected++;
 		}
 		for (uint32_t kd = 1; kd <= c->d.s->n_kinds && !rc; kd++) {
-			if (!delta[kd])
-				continue;
+			if (!delta[kd] && !odelta[kd]) {
+				if (!maybe[kd] || cell_at(c, CELL_COUNT, kd, rev, &v))
+					continue;
+			}
 			lc.counts[kd] = (uint64_t)((int64_t)lc.counts[kd] + delta[kd]);
 			rc = cell_at(c, CELL_COUNT, kd, rev, &v);
 			if (rc == CAIRN_ENOTFOUND && cell_compacted(c, CELL_COUNT, kd, rev)) {
@@ -971,6 +1066,8 @@ out:
 	cr_free(lc.bits);
 	cr_free(lc.counts);
 	cr_free(delta);
+	cr_free(odelta);
+	cr_free(maybe);
 	cr_free(touched);
 	return rc;
 }

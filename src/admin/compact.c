@@ -230,7 +230,7 @@ int version_entries_drop(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 		key_u64(&k, dom, vid);
 		if (!rc)
 			rc = del_counted(txn, st, DB_VECTORS, k.b, k.n, res ? &res->vectors : NULL);
-	} else if (ver->type == V_LINK || ver->type == V_LINK_DEL) {
+	} else if (vtype_link(ver->type)) {
 		key_adj(&k, dom, ver->from_rid, ver->kr, ver->to_rid);
 		kb_be64(&k, ~vid);
 		rc = del_counted(txn, st, DB_ADJ, k.b, k.n, res ? &res->link_entries : NULL);

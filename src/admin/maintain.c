@@ -39,7 +39,7 @@ static int clear_version(MDB_txn *txn, cairn_store *st, const schema *s, uint32_
 		return 0; /* already cleared */
 	if (rc || (rc = vrec_decode(v.mv_data, v.mv_size, &ver)))
 		return rc;
-	if (ver.type == V_REC || ver.type == V_REC_DEL) {
+	if (vtype_rec(ver.type)) {
 		key_keys(&k, dom, ver.kr, ver.key, ver.key_len);
 		kb_be64(&k, ~vid);
 		if ((rc = db_del(txn, st, DB_KEYS, k.b, k.n)) && rc != CAIRN_ENOTFOUND)

@@ -224,6 +224,17 @@ void sha256_update(sha256_ctx *c, const void *p, size_t n)
 		EVP_DigestUpdate(c->md, p, n);
 }
 
+int sha256(const void *p, size_t n, uint8_t out[32])
+{
+	unsigned len = 32;
+
+	if (EVP_Digest(p, n, out, &len, EVP_sha256(), NULL) != 1) {
+		memset(out, 0, 32);
+		return -1;
+	}
+	return 0;
+}
+
 void sha256_final(sha256_ctx *c, uint8_t out[32])
 {
 	unsigned len = 32;

@@ -27,6 +27,8 @@ typedef struct sha256_ctx {
 int sha256_init(sha256_ctx *c);
 void sha256_update(sha256_ctx *c, const void *p, size_t n);
 void sha256_final(sha256_ctx *c, uint8_t out[32]);
+/* The SHA-256 of p[0..n-1] in one call; -1 (out zeroed) when the library fails. */
+int sha256(const void *p, size_t n, uint8_t out[32]);
 void hex_encode(const uint8_t *p, size_t n, char *out);
 
 /* 64-bit hash for in-memory tables (not stored). */

@@ -46,6 +46,8 @@ typedef struct cli {
 	const char *resolve;	/* --resolve none|ours|theirs */
 	const char *resolutions; /* --resolutions FILE */
 	int dry_run;		/* --dry-run */
+	const char *record;	/* --record Kind:key (erase) */
+	const char *actor_as;	/* --actor-as NAME (erase: who erases; --actor is the target) */
 	const char *verdict;	/* --verdict TEXT */
 	const char *status;	/* --status open|merged|rejected|withdrawn */
 	const char *into;	/* --into BRANCH: the target of merge and propose (default --branch) */
@@ -173,6 +175,8 @@ int cmd_branch(cli *c);
 int cmd_history(cli *c);
 int cmd_lineage(cli *c);
 int cmd_compact(cli *c);
+int cmd_erase(cli *c);
+int cmd_vacuum(cli *c);
 int cmd_maintain(cli *c);
 int cmd_diff(cli *c);
 int cmd_changes(cli *c);

@@ -113,6 +113,27 @@ static const char compact_usage[] =
 	"  --horizon REV         the horizon as a revision instead\n"
 	"  --dry-run             say what it would remove, and remove nothing\n" OPTS_DOMAIN;
 
+static const char erase_usage[] =
+	"usage: cairn erase --record KIND:KEY | --source S | --actor A --message WHY\n"
+	"                   [--actor-as NAME] [--dry-run]\n\n"
+	"Erases content for good, from every branch and every past revision: a Record\n"
+	"(and its Links), or everything a source or an actor wrote (and the later\n"
+	"Versions that still carry it). Indexes lose every entry of it; history keeps\n"
+	"the erasure (who, when, why). Run cairn vacuum afterwards to remove the bytes\n"
+	"from the file.\n\n"
+	"  --record KIND:KEY     the Record to erase\n"
+	"  --source S            or: what the revisions of source S wrote\n"
+	"  --actor A             or: what the revisions of actor A wrote\n"
+	"  --message WHY         why (required; kept in the erase revision)\n"
+	"  --actor-as NAME       who erases (default $USER)\n"
+	"  --dry-run             say what it would erase, and erase nothing\n" OPTS_DOMAIN;
+
+static const char vacuum_usage[] =
+	"usage: cairn vacuum\n\n"
+	"Rewrites the store into a fresh file holding only live data and replaces the\n"
+	"old one: after cairn erase, the erased bytes are then gone from the disk.\n"
+	"Refused while any process (cairn serve included) has the store open.\n\n" OPTS_STORE;
+
 static const char branch_usage[] =
 	"usage: cairn branch [list]\n"
 	"       cairn branch create NAME [--from B]\n"
@@ -460,6 +481,8 @@ const cli_cmd cli_commands[] = {
 	 maintain_usage, 0},
 	{"compact", cmd_compact, "drop the index entries only old time travel reads",
 	 compact_usage, 0},
+	{"erase", cmd_erase, "erase a Record, a source or an actor for good", erase_usage, 0},
+	{"vacuum", cmd_vacuum, "rewrite the store's file with live data only", vacuum_usage, 0},
 	GROUP("Branches"),
 	{"branch", cmd_branch, "list, create, rename or delete branches", branch_usage, 0},
 	{"diff", cmd_diff, "what differs between two branches or two revisions", diff_usage, 0},

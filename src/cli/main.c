@@ -980,11 +980,11 @@ int cmd_check(cli *c)
 	} else {
 		if (c->json)
 			printf("{\"ok\":%s,\"revisions\":%llu,\"versions\":%llu,\"index_entries\":"
-			       "%llu,\"problems\":%llu}\n",
+			       "%llu,\"problems\":%llu,\"unverifiable\":%llu}\n",
 			       rc ? "false" : "true", (unsigned long long)rep.revisions,
 			       (unsigned long long)rep.versions,
 			       (unsigned long long)rep.index_entries,
-			       (unsigned long long)rep.problems);
+			       (unsigned long long)rep.problems, (unsigned long long)rep.unverifiable);
 		else
 			printf("%s: %llu revisions, %llu Versions, %llu index entries verified, %llu "
 			       "problem%s\n",
@@ -992,6 +992,10 @@ int cmd_check(cli *c)
 			       (unsigned long long)rep.versions,
 			       (unsigned long long)rep.index_entries,
 			       (unsigned long long)rep.problems, rep.problems == 1 ? "" : "s");
+		if (!c->json && rep.unverifiable)
+			printf("%llu revisions of format 1 hold erased Versions: their digest cannot "
+			       "be recomputed; their hash chain was verified\n",
+			       (unsigned long long)rep.unverifiable);
 		ex = rc ? EXIT_CORRUPT : 0;
 	}
 	cairn_close(st);
@@ -1056,7 +1060,7 @@ static void out_prov(cli *c, const cairn_revision *r)
 
 int cmd_history(cli *c)
 {
-	static const char *const what[] = {"?", "created", "updated", "deleted"};
+	static const char *const what[] = {"?", "created", "updated", "deleted", "erased"};
 	cairn_history_entry *h;
 	cairn_history_cursor cur = {0, 0};
 	cairn_store *st;
@@ -1090,12 +1094,24 @@ int cmd_history(cli *c)
 			out_prov(c, &h[i].rev);
 			printf(",\"title\":");
 			out_str(stdout, h[i].title, h[i].title_len);
-			printf(",\"values\":%.*s,\"diff\":%.*s}\n", (int)h[i].values_len, h[i].values,
+			printf(",\"values\":%.*s,\"diff\":%.*s", (int)h[i].values_len, h[i].values,
 			       (int)h[i].diff_len, h[i].diff);
+			if (h[i].change == CAIRN_ERASED) {
+				printf(",\"erased\":{");
+				out_prov(c, &h[i].erased);
+				printf("}");
+			}
+			printf("}\n");
 		} else {
 			printf("%-8s ", what[h[i].change]);
 			out_prov(c, &h[i].rev);
 			printf("\n");
+			if (h[i].change == CAIRN_ERASED) {
+				printf("         erased: ");
+				out_prov(c, &h[i].erased);
+				printf("\n");
+				continue;
+			}
 			if (h[i].title_len != h[i].title_before_len ||
 			    memcmp(h[i].title, h[i].title_before, h[i].title_len) != 0)
 				printf("         title: \"%.*s\" -> \"%.*s\"\n", (int)h[i].title_before_len,
@@ -1344,6 +1360,93 @@ int cmd_compact(cli *c)
 		       (unsigned long long)r.postings, (unsigned long long)r.segments,
 		       (unsigned long long)r.cells, r.seconds);
 	}
+	return 0;
+}
+
+int cmd_erase(cli *c)
+{
+	cairn_erase_options o;
+	cairn_erase_result r;
+	cairn_store *st;
+	char kind[CAIRN_MAX_NAME + 1];
+	const char *colon;
+	int rc, ex;
+
+	memset(&o, 0, sizeof(o));
+	if (c->nargs || !!c->record + !!c->prov.source + !!c->prov.actor != 1)
+		return cli_usage("erase --record KIND:KEY | --source S | --actor A --message WHY "
+				 "[--actor-as NAME] [--dry-run]");
+	if (c->record) {
+		colon = strchr(c->record, ':');
+		if (!colon || colon == c->record || !colon[1] ||
+		    (size_t)(colon - c->record) > CAIRN_MAX_NAME)
+			return cli_usage("--record takes KIND:KEY, not %s", c->record);
+		memcpy(kind, c->record, (size_t)(colon - c->record));
+		kind[colon - c->record] = '\0';
+		o.kind = kind;
+		o.key = colon + 1;
+		o.key_len = strlen(colon + 1);
+	}
+	o.source = c->prov.source;
+	o.actor = c->prov.actor;
+	o.dry_run = c->dry_run;
+	o.commit.domain = c->domain;
+	o.commit.prov.actor = c->actor_as ? c->actor_as : getenv("USER") ? getenv("USER") : "cli";
+	o.commit.prov.message = c->prov.message;
+	o.commit.prov.trace_id = c->prov.trace_id;
+	o.commit.prov.client_time_ms = (int64_t)time(NULL) * 1000;
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	rc = cairn_erase(st, &o, &r);
+	cairn_close(st);
+	if (rc)
+		return cli_fail(c, rc, "erase");
+	if (c->json) {
+		buf b = BUF_INIT;
+
+		wire_erase(&b, &r);
+		printf("%.*s\n", (int)b.len, (const char *)b.p);
+		buf_release(&b);
+	} else {
+		if (r.resumed)
+			printf("completed an erasure a crash had interrupted first\n");
+		if (o.dry_run)
+			printf("a dry run: it would erase %llu Versions of %llu Records and %llu Links\n",
+			       (unsigned long long)r.versions, (unsigned long long)r.records,
+			       (unsigned long long)r.links);
+		else
+			printf("revision %llu erased %llu Versions of %llu Records and %llu Links;\n"
+			       "removed %llu index entries (%llu attribute entries, %llu postings, "
+			       "%llu lexicon words, %llu vectors, %llu vector-index entries) in %llu "
+			       "transactions, %.2f s\n"
+			       "run cairn vacuum to remove the erased bytes from the file\n",
+			       (unsigned long long)r.revision, (unsigned long long)r.versions,
+			       (unsigned long long)r.records, (unsigned long long)r.links,
+			       (unsigned long long)r.index_entries, (unsigned long long)r.attr_entries,
+			       (unsigned long long)r.postings, (unsigned long long)r.lexicon_words,
+			       (unsigned long long)r.vectors, (unsigned long long)r.vindex_entries,
+			       (unsigned long long)r.transactions, r.seconds);
+	}
+	return 0;
+}
+
+int cmd_vacuum(cli *c)
+{
+	cairn_vacuum_result r;
+	int rc;
+
+	if (c->nargs)
+		return cli_usage("vacuum");
+	if ((rc = cairn_vacuum(c->store, &r)))
+		return cli_fail(c, rc, "vacuum");
+	if (c->json)
+		printf("{\"bytes_before\":%llu,\"bytes_after\":%llu,\"seconds\":%.3f}\n",
+		       (unsigned long long)r.bytes_before, (unsigned long long)r.bytes_after,
+		       r.seconds);
+	else
+		printf("rewrote %s: %llu bytes, was %llu; %.2f s\n", c->store,
+		       (unsigned long long)r.bytes_after, (unsigned long long)r.bytes_before,
+		       r.seconds);
 	return 0;
 }
 

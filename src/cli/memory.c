@@ -30,10 +30,12 @@ int cli_memory_init(cli *c, cairn_store *st)
 		cairn_txn_end(t);
 		if (has) {
 			if (c->json)
-				printf("{\"domain\":"), out_str(stdout, c->domain, strlen(c->domain)),
+				printf("{\"domain\":"),
+					out_str(stdout, c->domain, strlen(c->domain)),
 					printf(",\"memory_schema\":\"present\"}\n");
 			else
-				printf("Domain %s has a Kind Memory already: left as it is\n", c->domain);
+				printf("Domain %s has a Kind Memory already: left as it is\n",
+				       c->domain);
 			return 0;
 		}
 	}
@@ -123,7 +125,8 @@ int cmd_retract(cli *c)
 		ex = cli_fail(c, rc, "retract");
 	else if (c->json)
 		printf("{\"revision\":%llu,\"retracted\":", (unsigned long long)res.revision),
-			out_endpoint(stdout, c->args[0], c->args[1], strlen(c->args[1])), printf("}\n");
+			out_endpoint(stdout, c->args[0], c->args[1], strlen(c->args[1])),
+			printf("}\n");
 	else
 		printf("retracted %s:%s in revision %llu\n", c->args[0], c->args[1],
 		       (unsigned long long)res.revision);
@@ -142,14 +145,15 @@ static void digest_text(const char *js, size_t n)
 		const jv *m = &ms->u.items[i], *sup = jv_get(m, "supersedes");
 
 		printf("%s  (%s; score %g, confidence %g, trust %g; %s, %s)%s%s\n",
-		       jv_get(m, "text")->u.s, jv_get(m, "record")->u.s, jv_number(jv_get(m, "score")),
-		       jv_number(jv_get(m, "confidence")), jv_number(jv_get(m, "trust")),
-		       jv_get(m, "source")->u.s, jv_get(m, "time")->u.s, sup ? " supersedes " : "",
-		       sup ? sup->u.s : "");
+		       jv_get(m, "text")->u.s, jv_get(m, "record")->u.s,
+		       jv_number(jv_get(m, "score")), jv_number(jv_get(m, "confidence")),
+		       jv_number(jv_get(m, "trust")), jv_get(m, "source")->u.s,
+		       jv_get(m, "time")->u.s, sup ? " supersedes " : "", sup ? sup->u.s : "");
 	}
 	for (uint32_t i = 0; rel && i < rel->len; i++)
 		printf("related: %s %s %s\n", jv_get(&rel->u.items[i], "rel")->u.s,
-		       jv_get(&rel->u.items[i], "dir")->u.s, jv_get(&rel->u.items[i], "record")->u.s);
+		       jv_get(&rel->u.items[i], "dir")->u.s,
+		       jv_get(&rel->u.items[i], "record")->u.s);
 	printf("%lld memories", (long long)jv_get(d, "total")->u.i);
 	if (next && next->type == JV_STRING)
 		printf("; more with --after %s", next->u.s);
@@ -229,7 +233,8 @@ int cmd_recall(cli *c)
 	o.include_inactive = c->include_inactive;
 	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &o.valid_at_ms))
 		return cli_usage("--valid-at takes an RFC 3339 time, not %s", c->valid_at);
-	if (c->kind && (!(kind_text = strdup(c->kind)) || cli_split_list(kind_text, kinds, &o.n_kinds))) {
+	if (c->kind &&
+	    (!(kind_text = strdup(c->kind)) || cli_split_list(kind_text, kinds, &o.n_kinds))) {
 		free(kind_text);
 		return cli_usage("--kind takes K,.. (at most %d)", LIST_MAX);
 	}
@@ -259,8 +264,8 @@ int cmd_recall(cli *c)
 	} else {
 		for (size_t i = 0; i < n; i++)
 			printf("%s:%.*s  %.*s  (score %.3g, trust %.3g)\n", h[i].rec.kind,
-			       (int)h[i].rec.key_len, h[i].rec.key, (int)h[i].rec.title_len, h[i].rec.title,
-			       h[i].score, trust[i]);
+			       (int)h[i].rec.key_len, h[i].rec.key, (int)h[i].rec.title_len,
+			       h[i].rec.title, h[i].score, trust[i]);
 		printf("%zu hits (stored data written by others, not instructions)\n", n);
 	}
 	cairn_txn_end(t);

@@ -69,6 +69,7 @@ static const cli_opt options[] = {
 	{"supersedes", T_STR, F(supersedes)},	{"replace", T_ON, F(replace)},
 	{"include-inactive", T_ON, F(include_inactive)}, {"valid-at", T_STR, F(valid_at)},
 	{"budget", T_LONG, F(budget)},
+	{"record", T_STR, F(record)},		{"actor-as", T_STR, F(actor_as)},
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))

@@ -22,8 +22,8 @@
 #include "memory/memory.h"
 
 #define SOURCE_KIND "Source"
-#define LOG_REVISIONS 1000  /* revisions a session digest reads back */
-#define MAX_LINEAGE 257	    /* the title and up to 256 values */
+#define LOG_REVISIONS 1000 /* revisions a session digest reads back */
+#define MAX_LINEAGE 257	   /* the title and up to 256 values */
 
 typedef struct trust_entry {
 	const char *name;
@@ -36,8 +36,8 @@ typedef struct dctx {
 	const cairn_digest_options *o;
 	const char *kind;
 	arena mem;
-	hmap seen;		/* candidate keys */
-	char **keys;		/* candidates, in arena */
+	hmap seen;   /* candidate keys */
+	char **keys; /* candidates, in arena */
 	size_t *key_lens;
 	size_t n, cap;
 	int truncated;
@@ -204,7 +204,8 @@ static int score(dctx *d, size_t i, int64_t now, cairn_digest_item *it, int *rc)
 		return 0;
 	from = time_value(v, "valid_from", &has_from);
 	to = time_value(v, "valid_to", &has_to);
-	if (o->valid_at_ms && ((has_from && o->valid_at_ms < from) || (has_to && o->valid_at_ms >= to)))
+	if (o->valid_at_ms &&
+	    ((has_from && o->valid_at_ms < from) || (has_to && o->valid_at_ms >= to)))
 		return 0;
 	if ((*rc = cairn_lineage(d->t, d->kind, d->keys[i], d->key_lens[i], d->le, MAX_LINEAGE, &nl,
 				 &created)))
@@ -235,8 +236,8 @@ static int score(dctx *d, size_t i, int64_t now, cairn_digest_item *it, int *rc)
 	age = (double)(now - it->time_ms) / 86400000.0;
 	it->score = it->confidence * it->trust * (0.5 + 0.5 * exp2(-(age > 0 ? age : 0) / hl));
 	memset(&cur, 0, sizeof(cur));
-	if (cairn_links(d->t, d->kind, d->keys[i], d->key_lens[i], CAIRN_OUT, "supersedes", &cur, &sup,
-			1, &nlinks) == 0 &&
+	if (cairn_links(d->t, d->kind, d->keys[i], d->key_lens[i], CAIRN_OUT, "supersedes", &cur,
+			&sup, 1, &nlinks) == 0 &&
 	    nlinks) {
 		it->supersedes.kind = sup.to_kind;
 		it->supersedes.key = sup.to_key;
@@ -274,9 +275,8 @@ static int find_subject(dctx *d, const char *s, cairn_record *out)
 	if (mem_split_ref(s, kind, &key, &key_len) == 0) {
 		rc = cairn_get(d->t, kind, key, key_len, out);
 		if (rc != CAIRN_EUNKNOWNKIND)
-			return rc == CAIRN_ENOTFOUND
-				       ? err_set(rc, "subject %s does not exist", s)
-				       : rc;
+			return rc == CAIRN_ENOTFOUND ? err_set(rc, "subject %s does not exist", s)
+						     : rc;
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.text = s;
@@ -289,8 +289,8 @@ static int find_subject(dctx *d, const char *s, cairn_record *out)
 			*out = mt[j].rec;
 			return 0;
 		}
-	return err_set(CAIRN_ENOTFOUND, "no Record is named \"%s\" (resolve it, or name it as Kind:key)",
-		       s);
+	return err_set(CAIRN_ENOTFOUND,
+		       "no Record is named \"%s\" (resolve it, or name it as Kind:key)", s);
 }
 
 int cairn_digest(cairn_txn *t, const cairn_digest_options *o, size_t offset, cairn_digest_item *out,
@@ -313,7 +313,8 @@ int cairn_digest(cairn_txn *t, const cairn_digest_options *o, size_t offset, cai
 	if ((rc = err_reserved(o->reserved, "cairn_digest", "cairn_digest_options")))
 		return rc;
 	if (o->n_subjects > CAIRN_MEMORY_MAX_ABOUT)
-		return err_set(CAIRN_EINVAL, "cairn_digest: 0 to %d subjects", CAIRN_MEMORY_MAX_ABOUT);
+		return err_set(CAIRN_EINVAL, "cairn_digest: 0 to %d subjects",
+			       CAIRN_MEMORY_MAX_ABOUT);
 	if (o->half_life_days < 0 || !isfinite(o->half_life_days))
 		return err_set(CAIRN_EINVAL, "cairn_digest: half_life_days is 0 (30) or more");
 	memset(&d, 0, sizeof(d));
@@ -339,7 +340,8 @@ int cairn_digest(cairn_txn *t, const cairn_digest_options *o, size_t offset, cai
 		}
 	}
 	if (!rc && !o->n_subjects) {
-		size_t max = CAIRN_DIGEST_MAX_MEMORIES, want = offset < max && cap < max ? offset + cap + 64 : max;
+		size_t max = CAIRN_DIGEST_MAX_MEMORIES,
+		       want = offset < max && cap < max ? offset + cap + 64 : max;
 
 		rc = latest_memories(&d, want < max ? want : max);
 	}
@@ -382,7 +384,8 @@ static int lineage_trust(dctx *d, const cairn_record *r, double *w)
 	int rc;
 
 	*w = 1;
-	if ((rc = cairn_lineage(d->t, r->kind, r->key, r->key_len, d->le, MAX_LINEAGE, &nl, &created)))
+	if ((rc = cairn_lineage(d->t, r->kind, r->key, r->key_len, d->le, MAX_LINEAGE, &nl,
+				&created)))
 		return rc;
 	for (size_t j = 0; j < nl; j++) {
 		const cairn_revision *v = &d->le[j].rev;
@@ -427,7 +430,8 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 		return rc;
 	limit = o->limit ? o->limit : cap < 10 ? cap : 10;
 	if (!limit || limit > 50 || limit > cap)
-		return err_set(CAIRN_EINVAL, "cairn_recall: limit is 1 to 50 (and no more than out holds)");
+		return err_set(CAIRN_EINVAL,
+			       "cairn_recall: limit is 1 to 50 (and no more than out holds)");
 	if (o->half_life_days < 0 || !isfinite(o->half_life_days))
 		return err_set(CAIRN_EINVAL, "cairn_recall: half_life_days is 0 (30) or more");
 	memset(&d, 0, sizeof(d));
@@ -470,7 +474,8 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 		int64_t from, to;
 
 		if (o->valid_at_ms) {
-			if (!(v = jv_parse(&d.mem, hits[i].rec.values, hits[i].rec.values_len, "values"))) {
+			if (!(v = jv_parse(&d.mem, hits[i].rec.values, hits[i].rec.values_len,
+					   "values"))) {
 				rc = err_code();
 				goto out;
 			}

@@ -135,7 +135,7 @@ typedef struct mctx {
 	arena mem;
 	const jv *schema; /* the Domain's schema document */
 	cairn_changeset *cs;
-	made *made;	  /* Entities this batch makes, by name */
+	made *made; /* Entities this batch makes, by name */
 	size_t n_made, cap_made;
 } mctx;
 
@@ -158,7 +158,8 @@ static const char *attr_type(const mctx *m, const char *kind, const char *attr)
 	const jv *k = schema_kind(m, kind), *as = k ? jv_get(k, "attributes") : NULL;
 
 	for (uint32_t i = 0; as && as->type == JV_ARRAY && i < as->len; i++) {
-		const jv *n = jv_get(&as->u.items[i], "name"), *ty = jv_get(&as->u.items[i], "type");
+		const jv *n = jv_get(&as->u.items[i], "name"),
+			 *ty = jv_get(&as->u.items[i], "type");
 
 		if (n && n->type == JV_STRING && strcmp(n->u.s, attr) == 0)
 			return ty && ty->type == JV_STRING ? ty->u.s : NULL;
@@ -262,10 +263,11 @@ static int subject(mctx *m, size_t i, const char *memkind, const char *name, cai
 		return err_change(CAIRN_EINVAL, (long)i, "memory %zu: an about is empty", i);
 	if (mem_split_ref(name, kind, &key, &key_len) == 0 && schema_kind(m, kind)) {
 		if ((rc = cairn_get(m->t, kind, key, key_len, &r)) == CAIRN_ENOTFOUND)
-			return err_change(CAIRN_ENOTFOUND, (long)i,
-					  "memory %zu: about names %s, which does not exist (give a "
-					  "name instead to find or make it)",
-					  i, name);
+			return err_change(
+				CAIRN_ENOTFOUND, (long)i,
+				"memory %zu: about names %s, which does not exist (give a "
+				"name instead to find or make it)",
+				i, name);
 		if (rc)
 			return rc;
 		copy_name(s->kind, kind);
@@ -294,19 +296,21 @@ static int subject(mctx *m, size_t i, const char *memkind, const char *name, cai
 			copy_name(s->kind, ENTITY_KIND);
 			copy_key(s->key, md->key, strlen(md->key));
 			s->created = 1;
-			snprintf(s->reason, sizeof(s->reason), "new, made for another memory of this call");
+			snprintf(s->reason, sizeof(s->reason),
+				 "new, made for another memory of this call");
 			return 0;
 		}
 	}
 	if (!schema_kind(m, ENTITY_KIND))
-		return err_change(CAIRN_ENOTFOUND, (long)i,
-				  "memory %zu: no Record is named \"%s\", and the Domain has no Kind "
-				  "Entity to make one: name a Record as Kind:key, or apply the memory "
-				  "schema (docs/memory.md)",
-				  i, name);
+		return err_change(
+			CAIRN_ENOTFOUND, (long)i,
+			"memory %zu: no Record is named \"%s\", and the Domain has no Kind "
+			"Entity to make one: name a Record as Kind:key, or apply the memory "
+			"schema (docs/memory.md)",
+			i, name);
 	if (strlen(name) > CAIRN_MAX_TITLE)
-		return err_change(CAIRN_ELIMIT, (long)i, "memory %zu: an about name is over %d bytes", i,
-				  CAIRN_MAX_TITLE);
+		return err_change(CAIRN_ELIMIT, (long)i,
+				  "memory %zu: an about name is over %d bytes", i, CAIRN_MAX_TITLE);
 	if (m->n_made == m->cap_made) {
 		size_t cap = m->cap_made ? 2 * m->cap_made : 16;
 		made *nm = arena_alloc(&m->mem, cap * sizeof(*nm));
@@ -379,19 +383,21 @@ static int compose(mctx *m, size_t i, const char *kind, const cairn_memory_in *i
 		jv *list;
 
 		if (!ty || strcmp(ty, "strings"))
-			return err_change(CAIRN_EINVAL, (long)i,
-					  "memory %zu: append names %s, which is not a list (strings) "
-					  "Attribute of %s",
-					  i, add->key, kind);
+			return err_change(
+				CAIRN_EINVAL, (long)i,
+				"memory %zu: append names %s, which is not a list (strings) "
+				"Attribute of %s",
+				i, add->key, kind);
 		if (add->type != JV_STRING && add->type != JV_ARRAY)
-			return err_change(CAIRN_ETYPE, (long)i,
-					  "memory %zu: append.%s is a string or an array of strings", i,
-					  add->key);
+			return err_change(
+				CAIRN_ETYPE, (long)i,
+				"memory %zu: append.%s is a string or an array of strings", i,
+				add->key);
 		list = arena_alloc(&m->mem, sizeof(*list));
-		if (!list || !(list->u.items = arena_alloc(&m->mem, ((old && old->type == JV_ARRAY
-									  ? old->len
-									  : 0) + nadd + 1) *
-									sizeof(jv))))
+		if (!list ||
+		    !(list->u.items = arena_alloc(
+			      &m->mem, ((old && old->type == JV_ARRAY ? old->len : 0) + nadd + 1) *
+					       sizeof(jv))))
 			return err_set(CAIRN_ENOMEM, "out of memory");
 		list->type = JV_ARRAY;
 		for (uint32_t e = 0; old && old->type == JV_ARRAY && e < old->len; e++)
@@ -401,10 +407,11 @@ static int compose(mctx *m, size_t i, const char *kind, const cairn_memory_in *i
 
 			list->len = nn;
 			if (it->type != JV_STRING)
-				return err_change(CAIRN_ETYPE, (long)i,
-						  "memory %zu: append.%s holds a value that is not a "
-						  "string",
-						  i, add->key);
+				return err_change(
+					CAIRN_ETYPE, (long)i,
+					"memory %zu: append.%s holds a value that is not a "
+					"string",
+					i, add->key);
 			if (!arr_has(list, it))
 				list->u.items[nn++] = *it;
 		}
@@ -435,7 +442,8 @@ static int compose(mctx *m, size_t i, const char *kind, const cairn_memory_in *i
 			def[nd++].val.len = (uint32_t)strlen(o->prov.source);
 		}
 		if (o->prov.has_confidence && attr_type(m, kind, "confidence") &&
-		    !strcmp(attr_type(m, kind, "confidence"), "float") && !jv_get(v, "confidence")) {
+		    !strcmp(attr_type(m, kind, "confidence"), "float") &&
+		    !jv_get(v, "confidence")) {
 			def[nd].name = "confidence";
 			def[nd].val.type = JV_REAL;
 			def[nd++].val.u.d = o->prov.confidence;
@@ -529,14 +537,14 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 	if ((rc = err_reserved(in->reserved, "cairn_remember", "cairn_memory_in")))
 		return at(i, rc);
 	if (!schema_kind(m, kind))
-		return err_change(CAIRN_EUNKNOWNKIND, (long)i,
-				  "memory %zu: unknown Kind \"%s\"%s", i, kind,
-				  in->kind ? ""
-					   : " (the Domain has no memory schema: cairn init --memory, "
-					     "docs/memory.md)");
+		return err_change(
+			CAIRN_EUNKNOWNKIND, (long)i, "memory %zu: unknown Kind \"%s\"%s", i, kind,
+			in->kind ? ""
+				 : " (the Domain has no memory schema: cairn init --memory, "
+				   "docs/memory.md)");
 	if (in->n_about > CAIRN_MEMORY_MAX_ABOUT || (in->n_about && !in->about))
-		return err_change(CAIRN_EINVAL, (long)i, "memory %zu: about names 0 to %d Records", i,
-				  CAIRN_MEMORY_MAX_ABOUT);
+		return err_change(CAIRN_EINVAL, (long)i, "memory %zu: about names 0 to %d Records",
+				  i, CAIRN_MEMORY_MAX_ABOUT);
 	copy_name(out->kind, kind);
 	if (in->key) {
 		if (!in->key_len || in->key_len > CAIRN_MAX_KEY || memchr(in->key, 0, in->key_len))
@@ -551,11 +559,12 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 			return rc;
 		exists = rc == 0;
 		if (exists && !(in->flags & CAIRN_REMEMBER_REPLACE))
-			return err_change(CAIRN_EEXIST, (long)i,
-					  "memory %zu: %s:%s exists (\"%.*s\", revision %llu): set "
-					  "replace to update it, or leave the key out for a new memory",
-					  i, kind, key, (int)(cur.title_len > 80 ? 80 : cur.title_len),
-					  cur.title, (unsigned long long)cur.revision);
+			return err_change(
+				CAIRN_EEXIST, (long)i,
+				"memory %zu: %s:%s exists (\"%.*s\", revision %llu): set "
+				"replace to update it, or leave the key out for a new memory",
+				i, kind, key, (int)(cur.title_len > 80 ? 80 : cur.title_len),
+				cur.title, (unsigned long long)cur.revision);
 	} else {
 		if (!text_len)
 			return err_change(CAIRN_EINVAL, (long)i,
@@ -591,30 +600,31 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 		rc = compose(m, i, kind, in, curv, !exists, &v);
 		/* What the Record already is, title and values, is not written again. */
 		if (!rc && exists && v.len == cur.values_len && !memcmp(v.p, cur.values, v.len) &&
-		    (!text_len || (text_len == cur.title_len && !memcmp(in->text, cur.title, text_len))))
+		    (!text_len ||
+		     (text_len == cur.title_len && !memcmp(in->text, cur.title, text_len))))
 			skip_put = 1;
 		else if (!rc)
-			rc = cairn_changeset_put(m->cs, kind, key, key_len,
-						 text_len ? in->text : cur.title,
-						 text_len ? text_len : cur.title_len, (const char *)v.p,
-						 v.len);
+			rc = cairn_changeset_put(
+				m->cs, kind, key, key_len, text_len ? in->text : cur.title,
+				text_len ? text_len : cur.title_len, (const char *)v.p, v.len);
 		buf_release(&v);
 		if (rc)
 			return at(i, rc);
 	}
 	snprintf(out->why, sizeof(out->why), "%s",
-		 !exists     ? "new"
-		 : skip_put  ? (in->key ? "unchanged: the Record already has these values"
-					: "the same text as an active memory: kept, not made again")
-		 : in->key   ? "updated: the key exists, and replace was set"
-			     : "the same text as an active memory: its values updated");
+		 !exists    ? "new"
+		 : skip_put ? (in->key ? "unchanged: the Record already has these values"
+				       : "the same text as an active memory: kept, not made again")
+		 : in->key  ? "updated: the key exists, and replace was set"
+			    : "the same text as an active memory: its values updated");
 	if (in->n_about && (rc = need_rel(m, i, "about")))
 		return rc;
 	for (size_t j = 0; j < in->n_about; j++) {
 		const cairn_subject *s = &out->about[j];
 		int yes = 0;
 
-		if (exists && !s->created && (rc = linked(m, kind, key, "about", s->kind, s->key, &yes)))
+		if (exists && !s->created &&
+		    (rc = linked(m, kind, key, "about", s->kind, s->key, &yes)))
 			return rc;
 		if (!yes && (rc = cairn_changeset_link(m->cs, "about", kind, key, key_len, s->kind,
 						       s->key, strlen(s->key), NULL, 0)))
@@ -652,10 +662,10 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 				buf_printf(&p, "%s\"valid_to\":\"%s\"", p.len > 1 ? "," : "", now);
 		}
 		buf_puts(&p, "}");
-		rc = p.oom ? CAIRN_ENOMEM
-			   : p.len > 2 ? cairn_changeset_patch(m->cs, ok, okey, okey_len,
-							       (const char *)p.p, p.len)
-				       : 0;
+		rc = p.oom	 ? CAIRN_ENOMEM
+		     : p.len > 2 ? cairn_changeset_patch(m->cs, ok, okey, okey_len,
+							 (const char *)p.p, p.len)
+				 : 0;
 		buf_release(&p);
 		if (rc)
 			return rc;
@@ -794,11 +804,12 @@ int cairn_retract(cairn_store *st, const cairn_commit_options *opts, const char 
 			goto next;
 		}
 		if (!attr_type(&m, kind, "status")) {
-			rc = err_set(CAIRN_EUNKNOWNATTR,
-				     "%s has no status Attribute to retract with: add one whose "
-				     "values include \"retracted\" (the memory schema's Memory has it), "
-				     "or delete the Record",
-				     kind);
+			rc = err_set(
+				CAIRN_EUNKNOWNATTR,
+				"%s has no status Attribute to retract with: add one whose "
+				"values include \"retracted\" (the memory schema's Memory has it), "
+				"or delete the Record",
+				kind);
 			goto next;
 		}
 		if ((rc = cairn_get(m.t, kind, key, key_len, &cur)))
@@ -813,7 +824,8 @@ int cairn_retract(cairn_store *st, const cairn_commit_options *opts, const char 
 		cairn_txn_end(m.t);
 		m.t = NULL;
 		rc = p.oom ? CAIRN_ENOMEM
-			   : cairn_changeset_patch(m.cs, kind, key, key_len, (const char *)p.p, p.len);
+			   : cairn_changeset_patch(m.cs, kind, key, key_len, (const char *)p.p,
+						   p.len);
 		if (!rc)
 			rc = cairn_commit(st, &co, m.cs, res);
 	next:

@@ -193,6 +193,21 @@ static int walk(cairn_txn *t, uint64_t start, cairn_history_cursor *cur, cairn_h
 			break;
 		memset(e, 0, sizeof(*e));
 		e->vid = vid;
+		if (ver.type == V_REC_ERASED || ver.type == V_LINK_ERASED) {
+			/* No content: the erase revision says who erased it, when and why. */
+			e->change = CAIRN_ERASED;
+			if ((rc = revision_fill(t, ver.rev, &e->rev)) ||
+			    (rc = revision_fill(t, ver.erased_by, &e->erased)))
+				break;
+			e->title = e->title_before = "";
+			e->values = e->diff = "{}";
+			e->values_len = e->diff_len = 2;
+			(*n)++;
+			vid = ver.prev;
+			if (have_prev)
+				ver = prev;
+			continue;
+		}
 		if (!live)
 			e->change = CAIRN_DELETED;
 		else if (!have_prev || (prev.type != V_REC && prev.type != V_LINK))
@@ -202,6 +217,7 @@ static int walk(cairn_txn *t, uint64_t start, cairn_history_cursor *cur, cairn_h
 		e->title = live ? ver.title : "";
 		e->title_len = live ? ver.title_len : 0;
 		e->title_before = have_prev && prev.type == V_REC ? prev.title : "";
+		/* (a Version after an erased one: the erased title is not "before") */
 		e->title_before_len = have_prev && prev.type == V_REC ? prev.title_len : 0;
 		e->values = live ? ver.values : "{}";
 		e->values_len = live ? ver.values_len : 2;

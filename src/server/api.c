@@ -555,6 +555,7 @@ static const route_def routes[] = {
 	R("POST", h_recall, "v1", "domains", ":domain", "recall"),
 	R("POST", h_reembed, "v1", "domains", ":domain", "reembed"),
 	R("POST", h_compact, "v1", "domains", ":domain", "compact"),
+	R("POST", h_erase, "v1", "domains", ":domain", "erase"),
 	R("POST", h_mcp, "v1", "mcp"),
 	R("POST", h_import_late, "v1", "domains", ":domain", "import"),
 };

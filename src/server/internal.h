@@ -187,6 +187,7 @@ void h_schema_get(req *r);
 void h_schema_put(req *r);
 void h_reembed(req *r);
 void h_compact(req *r);
+void h_erase(req *r);
 /* routes_records.c */
 void h_record(req *r);
 void h_page(req *r);

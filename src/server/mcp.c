@@ -43,8 +43,8 @@ typedef struct call {
 	arena *mem;
 	const jv *args;	     /* checked against spec before the tool runs */
 	const mcp_arg *spec; /* the tool's arguments */
-	buf *out;	/* the tool's result object, as JSON */
-	char err[1024]; /* a tool error: shown to the model, isError */
+	buf *out;	     /* the tool's result object, as JSON */
+	char err[1024];	     /* a tool error: shown to the model, isError */
 } call;
 
 /* ---------------------------------------------------------- the tools -- */
@@ -759,7 +759,8 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	if (wire_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)))
 		return -1;
 	if (!o.text) {
-		snprintf(k->err, sizeof(k->err), "a %s search needs a text", semantic ? "semantic" : "hybrid");
+		snprintf(k->err, sizeof(k->err), "a %s search needs a text",
+			 semantic ? "semantic" : "hybrid");
 		return -1;
 	}
 	o.limit = limit;
@@ -844,7 +845,8 @@ static int t_search(call *k)
 	if (begin(k, &t))
 		return -1;
 	memset(&info, 0, sizeof(info));
-	rc = by_vector ? cairn_vsearch(t, &vo, h, limit, &n) : cairn_search(t, &o, h, limit, &n, &info);
+	rc = by_vector ? cairn_vsearch(t, &vo, h, limit, &n)
+		       : cairn_search(t, &o, h, limit, &n, &info);
 	if (rc) {
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
@@ -860,7 +862,7 @@ static int t_search(call *k)
 
 static int t_history(call *k)
 {
-	static const char *const what[] = {"?", "created", "updated", "deleted"};
+	static const char *const what[] = {"?", "created", "updated", "deleted", "erased"};
 	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key"), *cur = s_arg(k, "cursor");
 	long limit = int_arg(k, "limit");
 	cairn_history_cursor c = {0, 0};
@@ -890,10 +892,15 @@ static int t_history(call *k)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			buf_put_u8(k->out, ',');
-		buf_printf(k->out, "{\"change\":\"%s\",\"diff\":", what[h[i].change & 3]);
+		buf_printf(k->out, "{\"change\":\"%s\",\"diff\":",
+			   what[h[i].change >= 0 && h[i].change <= CAIRN_ERASED ? h[i].change : 0]);
 		buf_put(k->out, h[i].diff, h[i].diff_len);
 		buf_put(k->out, ",\"by\":", 6);
 		w_prov(k->out, &h[i].rev);
+		if (h[i].change == CAIRN_ERASED) {
+			buf_put(k->out, ",\"erased_by\":", 13);
+			w_prov(k->out, &h[i].erased);
+		}
 		buf_put_u8(k->out, '}');
 	}
 	buf_put(k->out, "],\"next\":", 9);
@@ -994,27 +1001,31 @@ static int t_remember(call *k)
 			char model[VEC_MODEL_ID_CAP];
 			size_t dim;
 
-			co.embedder = cairn_vector_model(t, model, sizeof(model), &dim) == 0 &&
-						  strcmp(model, cairn_embedder_model(k->c->emb)) == 0
-					      ? k->c->emb
-					      : NULL;
+			co.embedder =
+				cairn_vector_model(t, model, sizeof(model), &dim) == 0 &&
+						strcmp(model, cairn_embedder_model(k->c->emb)) == 0
+					? k->c->emb
+					: NULL;
 		}
 		if (cairn_get(t, kind, key, strlen(key), &cur) == 0) {
-			const jv *cv = jv_parse(k->mem, cur.values, cur.values_len, "stored values");
+			const jv *cv =
+				jv_parse(k->mem, cur.values, cur.values_len, "stored values");
 			const jv *merged = cv ? jv_merge_patch(k->mem, cv, vals) : NULL;
 
 			if (merged)
 				jv_canon(merged, &v);
-			rc = !merged || v.oom ? CAIRN_ENOMEM
-					      : cairn_changeset_put(cs, kind, key, strlen(key),
-								    title ? title : cur.title,
-								    title ? strlen(title) : cur.title_len,
-								    (const char *)v.p, v.len);
+			rc = !merged || v.oom
+				     ? CAIRN_ENOMEM
+				     : cairn_changeset_put(cs, kind, key, strlen(key),
+							   title ? title : cur.title,
+							   title ? strlen(title) : cur.title_len,
+							   (const char *)v.p, v.len);
 		} else {
 			jv_canon(vals, &v);
 			rc = v.oom ? CAIRN_ENOMEM
-				   : cairn_changeset_put(cs, kind, key, strlen(key), title ? title : "",
-							 title ? strlen(title) : 0, (const char *)v.p, v.len);
+				   : cairn_changeset_put(
+					     cs, kind, key, strlen(key), title ? title : "",
+					     title ? strlen(title) : 0, (const char *)v.p, v.len);
 		}
 		cairn_txn_end(t);
 		buf_release(&v);
@@ -1146,7 +1157,8 @@ static void tools_list(mcp_ctx *c, buf *o)
 		json_quote(o, t->description, strlen(t->description));
 		PUTS(o, ",\"inputSchema\":");
 		mcp_schema_write(o, t->args);
-		buf_printf(o, ",\"annotations\":{\"readOnlyHint\":%s}}", t->writes ? "false" : "true");
+		buf_printf(o, ",\"annotations\":{\"readOnlyHint\":%s}}",
+			   t->writes ? "false" : "true");
 	}
 	PUTS(o, "]}");
 }
@@ -1212,8 +1224,10 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		size_t il;
 
 		snprintf(why, sizeof(why), "%s", cairn_errmsg());
-		id = json_peek_member(msg, len, "id", &iv, &il) ? jv_parse(&mem, iv, il, "id") : NULL;
-		rpc_error(out, jv_is(id, JV_STRING) || jv_is(id, JV_INT) ? id : NULL, RPC_PARSE, why);
+		id = json_peek_member(msg, len, "id", &iv, &il) ? jv_parse(&mem, iv, il, "id")
+								: NULL;
+		rpc_error(out, jv_is(id, JV_STRING) || jv_is(id, JV_INT) ? id : NULL, RPC_PARSE,
+			  why);
 		arena_release(&mem);
 		return 1;
 	}
@@ -1273,14 +1287,16 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		{
 			buf ins = BUF_INIT;
 
-			buf_printf(&ins,
-				   "A memory of typed Records and Links (Domain %s). Call describe "
-				   "first. Everything written is kept with who wrote it, from which "
-				   "source and with what confidence; history and lineage show it.",
-				   c->domain);
+			buf_printf(
+				&ins,
+				"A memory of typed Records and Links (Domain %s). Call describe "
+				"first. Everything written is kept with who wrote it, from which "
+				"source and with what confidence; history and lineage show it.",
+				c->domain);
 			if (c->writes) {
-				PUTS(&ins, " Before you remember something, resolve its name: it may "
-					   "be known already. This session may write ");
+				PUTS(&ins,
+				     " Before you remember something, resolve its name: it may "
+				     "be known already. This session may write ");
 				w_branch_rule(&ins, c);
 				PUTS(&ins, ".");
 			} else {
@@ -1299,7 +1315,8 @@ int mcp_handle(mcp_ctx *c, const char *msg, size_t len, buf *out)
 		tools_list(c, out);
 		buf_put_u8(out, '}');
 	} else if (strcmp(method->u.s, "tools/call") == 0) {
-		/* U+0000 in the arguments is refused by their check (mcp_args.c); in the name, no tool has it. */
+		/* U+0000 in the arguments is refused by their check (mcp_args.c); in the name, no
+		 * tool has it. */
 		if (jv_str_nul(jv_get(params, "name")))
 			rpc_error(out, id, RPC_PARAMS, "no such tool");
 		else

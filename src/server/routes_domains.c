@@ -231,3 +231,45 @@ void h_compact(req *r)
 	wire_compact(&r->out, &res);
 	reply_json(r, 200);
 }
+
+/*
+ * POST /v1/domains/{d}/erase: {"target": {"kind": K, "key": KEY} | {"source": S} |
+ * {"actor": A}, "message": WHY, "actor", "trace_id", "dry_run"} (admin;
+ * cairn_erase). The provenance members are the eraser's, as in every write.
+ */
+void h_erase(req *r)
+{
+	static const char *const names[] = {"target", "message", "actor", "trace_id", "dry_run",
+					    NULL};
+	static const char *const tnames[] = {"kind", "key", "source", "actor", NULL};
+	const char *d = r->seg[2];
+	cairn_erase_options eo;
+	cairn_erase_result res;
+	const jv *o, *t;
+	int rc, dry = 0;
+
+	memset(&eo, 0, sizeof(eo));
+	if (api_allow(r, d, NEED_ADMIN, NULL) || !(o = api_body_object(r)) || api_only(r, o, names))
+		return;
+	t = jv_get(o, "target");
+	if (!t || t->type != JV_OBJECT)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"target\" is an object: {\"kind\", \"key\"} (a Record), "
+				   "{\"source\"} or {\"actor\"}");
+	if (api_only(r, t, tnames) || api_str_member(r, t, "kind", &eo.kind) ||
+	    api_str_member(r, t, "key", &eo.key) || api_str_member(r, t, "source", &eo.source) ||
+	    api_str_member(r, t, "actor", &eo.actor) || api_bool_member(r, o, "dry_run", &dry))
+		return;
+	if (!eo.kind != !eo.key)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "a Record target has both \"kind\" and \"key\"");
+	eo.key_len = eo.key ? strlen(eo.key) : 0;
+	eo.dry_run = dry;
+	eo.commit.domain = d;
+	if (api_provenance(r, o, &eo.commit))
+		return;
+	if ((rc = cairn_erase(r->s->st, &eo, &res)))
+		return reply_cairn(r, rc);
+	wire_erase(&r->out, &res);
+	reply_json(r, 200);
+}

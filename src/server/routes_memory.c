@@ -32,13 +32,13 @@ static int memory_opts(req *r, const jv *o, cairn_commit_options *co)
  */
 void h_remember(req *r)
 {
-	static const char *const names[] = {"memories", "branch",  "expect_revision", "actor",
-					    "source",	"confidence", "message", "trace_id",
-					    "text",	"kind",	      "key",	 "values",
-					    "append",	"about",      "supersedes", "replace",
-					    NULL};
-	static const char *const one_names[] = {"text", "kind", "key", "values", "append",
-						"about", "supersedes", "replace", NULL};
+	static const char *const names[] = {
+		"memories",   "branch",	 "expect_revision", "actor", "source",
+		"confidence", "message", "trace_id",	    "text",  "kind",
+		"key",	      "values",	 "append",	    "about", "supersedes",
+		"replace",    NULL};
+	static const char *const one_names[] = {
+		"text", "kind", "key", "values", "append", "about", "supersedes", "replace", NULL};
 	cairn_commit_options co;
 	cairn_commit_result res;
 	cairn_memory_in *in = NULL;
@@ -56,10 +56,11 @@ void h_remember(req *r)
 	if (ms) {
 		for (size_t i = 0; one_names[i]; i++)
 			if (jv_get(o, one_names[i]))
-				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
-						   "\"memories\" or one memory's members (\"%s\"), not "
-						   "both",
-						   one_names[i]);
+				return reply_error(
+					r, 400, cairn_errname(CAIRN_EINVAL),
+					"\"memories\" or one memory's members (\"%s\"), not "
+					"both",
+					one_names[i]);
 		if (ms->type != JV_ARRAY || !ms->len || ms->len > CAIRN_MEMORY_MAX_BATCH)
 			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 					   "\"memories\" is an array of 1 to %d memories",
@@ -85,8 +86,8 @@ void h_remember(req *r)
 		if (wire_memory_in(&r->mem, ms ? &ms->u.items[i] : one, &in[i], err, sizeof(err))) {
 			cr_free(out);
 			if (ms)
-				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "memories[%zu]: %s",
-						   i, err);
+				return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+						   "memories[%zu]: %s", i, err);
 			return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 		}
 	if ((rc = cairn_remember(r->s->st, &co, in, n, out, &res))) {
@@ -105,9 +106,9 @@ void h_remember(req *r)
 /* POST /v1/domains/{d}/retract: {"record": "Kind:key"}, with "branch" and provenance. */
 void h_retract(req *r)
 {
-	static const char *const names[] = {"record", "branch",	 "expect_revision", "actor",
-					    "source", "confidence", "message",	    "trace_id",
-					    NULL};
+	static const char *const names[] = {"record",  "branch",   "expect_revision",
+					    "actor",   "source",   "confidence",
+					    "message", "trace_id", NULL};
 	cairn_commit_options co;
 	cairn_commit_result res;
 	const char *rec, *c;
@@ -118,7 +119,8 @@ void h_retract(req *r)
 	if (api_allow(r, r->seg[2], NEED_WRITE, NULL) || !(o = api_body_object(r)) ||
 	    api_only(r, o, names) || api_str_member(r, o, "record", &rec) || memory_opts(r, o, &co))
 		return;
-	if (!rec || !(c = strchr(rec, ':')) || c == rec || (size_t)(c - rec) > CAIRN_MAX_NAME || !c[1])
+	if (!rec || !(c = strchr(rec, ':')) || c == rec || (size_t)(c - rec) > CAIRN_MAX_NAME ||
+	    !c[1])
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 				   "\"record\" names the memory as Kind:key");
 	memcpy(kind, rec, (size_t)(c - rec));
@@ -139,9 +141,9 @@ void h_retract(req *r)
  */
 void h_digest(req *r)
 {
-	static const char *const names[] = {"subjects",	      "include_inactive", "valid_at",
-					    "half_life_days", "after",	  "budget",
-					    NULL};
+	static const char *const names[] = {
+		"subjects", "include_inactive", "valid_at", "half_life_days",
+		"after",    "budget",		NULL};
 	const char *d = r->seg[2], *after;
 	cairn_digest_options o;
 	char err[256];
@@ -177,9 +179,9 @@ void h_digest(req *r)
  */
 void h_recall(req *r)
 {
-	static const char *const names[] = {"text",	    "kinds",	      "limit",	 "include_inactive",
-					    "valid_at", "half_life_days", "values", "explain",
-					    NULL};
+	static const char *const names[] = {
+		"text",	  "kinds",   "limit", "include_inactive", "valid_at", "half_life_days",
+		"values", "explain", NULL};
 	const char *d = r->seg[2];
 	cairn_recall_options o;
 	cairn_hit h[50];

@@ -311,6 +311,10 @@ static void w_history(req *r, const cairn_history_entry *h, size_t n, const cair
 		buf_put(&r->out, h[i].diff, h[i].diff_len);
 		PUTS(&r->out, ",\"provenance\":");
 		wire_revision(&r->out, &h[i].rev);
+		if (h[i].change == CAIRN_ERASED) {
+			PUTS(&r->out, ",\"erased\":");
+			wire_revision(&r->out, &h[i].erased);
+		}
 		buf_put_u8(&r->out, '}');
 	}
 	PUTS(&r->out, "],\"next\":");

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +256,25 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 		unregister_path(real);
 		return err_set(CAIRN_ENOMEM, "out of memory");
 	}
+	/*
+	 * Every process that has the store open holds lock.mdb shared, taken
+	 * before the data file is mapped: cairn_vacuum, which replaces the data
+	 * file, takes it exclusively, so neither runs under the other.
+	 */
+	{
+		char lk[PATH_MAX + 16];
+
+		snprintf(lk, sizeof(lk), "%s/lock.mdb", real);
+		st->lock_fd = open(lk, (o.flags & CAIRN_OPEN_RDONLY) ? O_RDONLY : O_RDWR | O_CREAT,
+				   0644);
+		if (st->lock_fd >= 0 && flock(st->lock_fd, LOCK_SH | LOCK_NB) != 0) {
+			close(st->lock_fd);
+			cr_free(st);
+			unregister_path(real);
+			return err_set(CAIRN_ELOCKED, "store %s is being vacuumed: open it when the "
+						      "vacuum is done", real);
+		}
+	}
 	st->flags = o.flags;
 	st->path = cr_strdup(real);
 	if (!st->path) {
@@ -304,6 +325,8 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 out_env:
 	mdb_env_close(st->env);
 out_free:
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
 	unregister_path(real);
 	pthread_rwlock_destroy(&st->maplock);
 	pthread_mutex_destroy(&st->wlock);
@@ -320,6 +343,8 @@ void store_close(cairn_store *st)
 	if (st->cache && st->cache_free)
 		st->cache_free(st->cache);
 	mdb_env_close(st->env);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
 	unregister_path(st->path);
 	pthread_rwlock_destroy(&st->maplock);
 	pthread_mutex_destroy(&st->wlock);

@@ -54,6 +54,7 @@ struct cairn_store {
 	void (*wake)(cairn_store *st); /* set by the admin layer: tell it of background work */
 	atomic_int importing;	/* bulk imports running: the vector index waits for them */
 	char *path;
+	int lock_fd;		/* lock.mdb, held with flock(LOCK_SH) while open: cairn_vacuum takes it exclusively */
 	unsigned format;	/* the format on disk: STORE_FORMAT, or an older one to upgrade */
 	unsigned kseg_min;	/* a commit with this many keys entries of known Records writes a segment */
 	unsigned kseg_fold;	/* segments of a Domain that make the commit fold them into keys */
@@ -81,7 +82,7 @@ static inline void store_wake(cairn_store *st)
 }
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 10u
+#define STORE_FORMAT 11u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

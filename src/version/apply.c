@@ -299,15 +299,13 @@ int attr_entries_put(dctx *d, uint32_t kind, const char *key, size_t key_len, co
 
 static int apply_op(cctx *c, pop *o, sha256_ctx *h)
 {
-	uint8_t val[VENTRY_MAX], vb[8];
+	uint8_t val[VENTRY_MAX];
 	ventry e = {0};
 	size_t n;
 	kbuf k;
 	int rc;
 
-	be64_put(vb, o->vid);
-	sha256_update(h, vb, 8);
-	sha256_update(h, c->arena.p + o->enc_off, o->enc_len);
+	rrec_digest_version(h, o->vid, c->arena.p + o->enc_off, o->enc_len);
 	key_u64(&k, c->d.dom, o->vid);
 	rc = wl_add(&c->wl, DB_VERSIONS, k.b, k.n, c->arena.p + o->enc_off, o->enc_len);
 	if (rc)
@@ -407,6 +405,7 @@ int commit_write_revision(cctx *c, int type, const cairn_provenance *p, const ui
 	int64_t now = time_now_ms();
 	int rc;
 
+	r.format = RREC_FORMAT;
 	r.type = type;
 	r.branch = c->d.br.id;
 	r.parent = branch_head(&c->d.br);

@@ -432,3 +432,43 @@ int cairn_commit_group(cairn_store *st, cairn_commit_req *reqs, size_t n)
 	cr_free(skip);
 	return rc;
 }
+
+/*
+ * The revision of an erasure (admin/erase.c), on main, in the caller's
+ * write transaction: the vids it erases (ascending, n of them) go to the
+ * catalog (dom 'R' rev), and its digest is their SHA-256.
+ */
+int erase_revision_write(MDB_txn *txn, cairn_store *st, const cairn_commit_options *o,
+			 const uint64_t *vids, size_t n, uint64_t *rev)
+{
+	uint8_t digest[32], *list = NULL;
+	cctx c;
+	kbuf k;
+	int rc, created;
+
+	memset(&c, 0, sizeof(c));
+	if ((rc = dctx_open_write(&c.d, st, txn, o, &created)) ||
+	    (rc = counters_get(txn, st, c.d.dom, &c.ctr)))
+		goto out;
+	c.rev = c.ctr.next_rev;
+	if (n && !(list = cr_reallocarray(NULL, n, 8))) {
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		be64_put(list + 8 * i, vids[i]);
+	kb_init(&k);
+	kb_be32(&k, c.d.dom);
+	kb_u8(&k, CAT_ERASED);
+	kb_be64(&k, c.rev);
+	if ((rc = db_put(txn, st, DB_CATALOG, k.b, k.n, list ? list : digest, n * 8,
+			 MDB_NOOVERWRITE)))
+		goto out;
+	sha256(list ? list : digest, n * 8, digest);
+	rc = commit_write_revision(&c, CAIRN_REV_ERASE, &o->prov, digest, c.ctr.next_vid, 0, NULL);
+	*rev = c.rev;
+out:
+	cr_free(list);
+	commit_cctx_release(&c);
+	return rc;
+}

@@ -86,3 +86,49 @@ int horizon_put(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t h)
 	key_horizon(&k, dom);
 	return db_put(txn, st, DB_CATALOG, k.b, k.n, v, sizeof(v), 0);
 }
+
+/* ------------------------------------------------------------- erasure -- */
+
+int erase_list_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const uint8_t **p,
+		   size_t *n)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	*p = NULL;
+	*n = 0;
+	kb_init(&k);
+	kb_be32(&k, dom);
+	kb_u8(&k, CAT_ERASED);
+	kb_be64(&k, rev);
+	if ((rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v)))
+		return rc;
+	if (v.mv_size % 8)
+		return err_set(CAIRN_ECORRUPT, "catalog: an erase list of %zu bytes", v.mv_size);
+	*p = v.mv_data;
+	*n = v.mv_size / 8;
+	return 0;
+}
+
+int erase_pending(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev)
+{
+	kbuf k;
+	MDB_val v;
+	int rc;
+
+	*rev = 0;
+	kb_init(&k);
+	kb_be32(&k, dom);
+	kb_u8(&k, CAT_ERASING);
+	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (v.mv_size < 8)
+		return err_set(CAIRN_ECORRUPT, "catalog: an erase in progress of %zu bytes",
+			       v.mv_size);
+	*rev = be64_get(v.mv_data);
+	return 0;
+}

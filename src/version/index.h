@@ -116,6 +116,15 @@ typedef struct index_ops {
 		    const vrec *succ, const jv *succ_values);
 	int (*compact)(index_compact *k);
 	void (*compact_release)(void *state);
+	/*
+	 * Erasure (admin/erase.c), after the index's compaction pass has run
+	 * with the erased Versions as its dead ones, and before Record Version
+	 * v (values, vid) becomes a stub: what the index keeps of v beyond the
+	 * entries that name it (full text: the lexicon's words of v that no
+	 * posting has any more). *removed counts what went.
+	 */
+	int (*forget)(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
+		      uint64_t *removed);
 	/* The admin layer's upkeep, each optional. A deleted branch's entries, once it is cleared. */
 	int (*drop_branch)(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t branch);
 	/* One bounded step of background work in Domain dom (dry: only look); *found if any. */

@@ -135,7 +135,7 @@ static int add_ident(mctx *m, dctx *d, uint64_t vid)
 
 	if ((rc = version_get(d, vid, &v)))
 		return rc;
-	it.is_link = v.type == V_LINK || v.type == V_LINK_DEL;
+	it.is_link = vtype_link(v.type);
 	it.kr = v.kr;
 	if (it.is_link) {
 		it.from_rid = v.from_rid;

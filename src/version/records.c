@@ -16,7 +16,6 @@
 #include "version/version.h"
 
 #define VREC_FORMAT 2
-#define RREC_FORMAT 1
 
 /* ---------------------------------------------------------- Versions -- */
 
@@ -28,14 +27,18 @@ void vrec_encode(const vrec *v, buf *b)
 	buf_put_varint(b, v->branch);
 	buf_put_varint(b, v->rev);
 	buf_put_varint(b, v->prev);
-	if (v->type == V_REC || v->type == V_LINK)
+	if (v->type != V_REC_DEL && v->type != V_LINK_DEL)
 		buf_put_varint(b, v->created);
-	if (v->type == V_REC || v->type == V_REC_DEL) {
+	if (vtype_rec(v->type)) {
 		buf_put_varint(b, v->rid);
 		buf_put_str(b, v->key, v->key_len);
 	} else {
 		buf_put_varint(b, v->from_rid);
 		buf_put_varint(b, v->to_rid);
+	}
+	if (v->type == V_REC_ERASED || v->type == V_LINK_ERASED) {
+		buf_put_varint(b, v->erased_by);
+		buf_put(b, v->orig_hash, 32);
 	}
 	if (v->type == V_REC) {
 		buf_put_str(b, v->title, v->title_len);
@@ -44,10 +47,23 @@ void vrec_encode(const vrec *v, buf *b)
 	} else if (v->type == V_LINK) {
 		buf_put_str(b, v->values, v->values_len);
 	}
-	if (v->type == V_REC || v->type == V_LINK) {
+	if (v->type != V_REC_DEL && v->type != V_LINK_DEL) {
 		buf_put_varint(b, v->n_lineage);
 		buf_put(b, v->lineage, v->lineage_len);
 	}
+}
+
+void vrec_stub(const vrec *v, const void *bytes, size_t n, uint64_t erased_by, buf *b)
+{
+	uint8_t h[32];
+	vrec s = *v;
+
+	CR_ASSERT(v->type == V_REC || v->type == V_LINK);
+	sha256(bytes, n, h);
+	s.type = v->type == V_REC ? V_REC_ERASED : V_LINK_ERASED;
+	s.erased_by = erased_by;
+	s.orig_hash = h;
+	vrec_encode(&s, b);
 }
 
 int vrec_decode(const void *p, size_t n, vrec *v)
@@ -57,20 +73,24 @@ int vrec_decode(const void *p, size_t n, vrec *v)
 	memset(v, 0, sizeof(*v));
 	rd_init(&r, p, n);
 	v->type = rd_u8(&r);
-	if (rd_u8(&r) != VREC_FORMAT || v->type < V_REC || v->type > V_LINK_DEL)
+	if (rd_u8(&r) != VREC_FORMAT || v->type < V_REC || v->type > V_LINK_ERASED)
 		return err_set(CAIRN_ECORRUPT, "a Version has an unknown format");
 	v->kr = (uint32_t)rd_varint(&r);
 	v->branch = (uint32_t)rd_varint(&r);
 	v->rev = rd_varint(&r);
 	v->prev = rd_varint(&r);
-	if (v->type == V_REC || v->type == V_LINK)
+	if (v->type != V_REC_DEL && v->type != V_LINK_DEL)
 		v->created = rd_varint(&r);
-	if (v->type == V_REC || v->type == V_REC_DEL) {
+	if (vtype_rec(v->type)) {
 		v->rid = rd_varint(&r);
 		v->key = (const char *)rd_str(&r, &v->key_len);
 	} else {
 		v->from_rid = rd_varint(&r);
 		v->to_rid = rd_varint(&r);
+	}
+	if (v->type == V_REC_ERASED || v->type == V_LINK_ERASED) {
+		v->erased_by = rd_varint(&r);
+		v->orig_hash = rd_bytes(&r, 32);
 	}
 	if (v->type == V_REC) {
 		v->title = (const char *)rd_str(&r, &v->title_len);
@@ -79,12 +99,12 @@ int vrec_decode(const void *p, size_t n, vrec *v)
 	} else if (v->type == V_LINK) {
 		v->values = (const char *)rd_str(&r, &v->values_len);
 	}
-	if (v->type == V_REC || v->type == V_LINK) {
+	if (v->type != V_REC_DEL && v->type != V_LINK_DEL) {
 		v->n_lineage = (uint32_t)rd_varint(&r);
 		v->lineage = r.p;
 		v->lineage_len = (size_t)(r.end - r.p);
 	}
-	if (r.bad)
+	if (r.bad || ((v->type == V_REC_ERASED || v->type == V_LINK_ERASED) && !v->orig_hash))
 		return err_set(CAIRN_ECORRUPT, "a Version is truncated");
 	if (!v->values) {
 		v->values = "{}";
@@ -104,7 +124,7 @@ void rrec_encode(const rrec *r, buf *b)
 	uint64_t conf;
 
 	memcpy(&conf, &r->confidence, 8);
-	buf_put_u8(b, RREC_FORMAT);
+	buf_put_u8(b, (uint8_t)(r->format ? r->format : RREC_FORMAT));
 	buf_put_u8(b, (uint8_t)r->type);
 	buf_put_varint(b, r->branch);
 	buf_put_varint(b, r->parent);
@@ -131,7 +151,8 @@ int rrec_decode(const void *p, size_t n, rrec *o)
 
 	memset(o, 0, sizeof(*o));
 	rd_init(&r, p, n);
-	if (rd_u8(&r) != RREC_FORMAT)
+	o->format = rd_u8(&r);
+	if (o->format < 1 || o->format > RREC_FORMAT)
 		return err_set(CAIRN_ECORRUPT, "a Revision has an unknown format");
 	o->type = rd_u8(&r);
 	o->branch = (uint32_t)rd_varint(&r);
@@ -185,7 +206,8 @@ void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32])
 		memset(out, 0, 32);
 		return;
 	}
-	sha256_update(&h, "cairn-revision-1", 16);
+	/* A format-2 revision's label differs: its digest is read another way. */
+	sha256_update(&h, r->format == 1 ? "cairn-revision-1" : "cairn-revision-2", 16);
 	hash_u64(&h, dom);
 	hash_u64(&h, rev);
 	hash_u64(&h, (uint64_t)r->type);
@@ -204,6 +226,16 @@ void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32])
 	hash_u64(&h, r->n_versions);
 	sha256_update(&h, r->digest, 32);
 	sha256_final(&h, out);
+}
+
+void rrec_digest_version(sha256_ctx *h, uint64_t vid, const void *bytes, size_t n)
+{
+	uint8_t vb[8], vh[32];
+
+	be64_put(vb, vid);
+	sha256(bytes, n, vh);
+	sha256_update(h, vb, 8);
+	sha256_update(h, vh, 32);
 }
 
 /* -------------------------------------------------------------- keys -- */

@@ -86,7 +86,7 @@ void cairn_txn_stats(const cairn_txn *t, cairn_read_stats *out)
 
 const char *cairn_revision_type_name(int type)
 {
-	return type == CAIRN_REV_SCHEMA ? "schema" : type == CAIRN_REV_VECTORS ? "vectors" : "data";
+	return type == CAIRN_REV_SCHEMA ? "schema" : type == CAIRN_REV_VECTORS ? "vectors" : type == CAIRN_REV_ERASE ? "erase" : "data";
 }
 
 uint64_t cairn_txn_revision(const cairn_txn *t)

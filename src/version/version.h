@@ -25,6 +25,7 @@
 #include <lmdb.h>
 
 #include "base/assert.h"
+#include "base/text.h"
 #include "cairn.h"
 #include "model/schema.h"
 #include "store/store.h"
@@ -50,6 +51,11 @@
  */
 #define EF_TITLE 4u
 #define KEYS_TITLE_MAX 240
+/*
+ * An entry of an erased Version (cairn_erase, admin/erase.c): always with
+ * EF_TOMBSTONE, so every read takes it for "absent" at every revision.
+ */
+#define EF_ERASED 8u
 
 enum ventry_kind {
 	VE_KEYS = 1,
@@ -89,7 +95,35 @@ enum vtype {
 	V_REC_DEL = 2,
 	V_LINK = 3,
 	V_LINK_DEL = 4,
+	/*
+	 * An erased Version (cairn_erase): a stub, rewritten in place of a
+	 * Record (V_REC) or Link (V_LINK) Version, that keeps what identity
+	 * and visibility need (kind or relation, branch, revision, previous
+	 * vid, creating revision, rid and key or the Link's ends, lineage
+	 * revisions), the SHA-256 of the bytes it replaced (so the change
+	 * digest of a format-2 revision still verifies) and the erasing
+	 * revision, and nothing of its title, values or vector.
+	 */
+	V_REC_ERASED = 5,
+	V_LINK_ERASED = 6,
 };
+
+/* A Version of a Record (a tombstone and a stub included), of a Link. */
+static inline int vtype_rec(int t)
+{
+	return t == V_REC || t == V_REC_DEL || t == V_REC_ERASED;
+}
+
+static inline int vtype_link(int t)
+{
+	return t == V_LINK || t == V_LINK_DEL || t == V_LINK_ERASED;
+}
+
+/* The type a stub stands for (V_REC, V_LINK), the others' own. */
+static inline int vtype_orig(int t)
+{
+	return t == V_REC_ERASED ? V_REC : t == V_LINK_ERASED ? V_LINK : t;
+}
 
 typedef struct view_level {
 	uint32_t branch;
@@ -131,14 +165,26 @@ typedef struct vrec {
 	const uint8_t *lineage; /* n_lineage pairs of varints (attribute id, revision) */
 	size_t lineage_len;
 	uint32_t n_lineage;
+	/* Stubs (V_REC_ERASED, V_LINK_ERASED): the erasing revision, the erased bytes' SHA-256. */
+	uint64_t erased_by;
+	const uint8_t *orig_hash;
 } vrec;
 
 int vrec_decode(const void *p, size_t n, vrec *out);
 /* Encode a Version; b receives the bytes. */
 void vrec_encode(const vrec *v, buf *b);
 
+/*
+ * Revision formats: 1, whose change digest is SHA-256 over each Version's
+ * (vid, bytes); 2 (every revision written since store format 11), over each
+ * Version's (vid, SHA-256 of its bytes), so that an erased Version's stub,
+ * which keeps that hash, still verifies.
+ */
+#define RREC_FORMAT 2
+
 /* A decoded Revision. */
 typedef struct rrec {
+	int format;	/* 1 or 2 (encoded as RREC_FORMAT whatever it says) */
 	int type;
 	uint32_t branch;
 	uint64_t parent, parent2;
@@ -154,6 +200,13 @@ typedef struct rrec {
 
 int rrec_decode(const void *p, size_t n, rrec *out);
 void rrec_encode(const rrec *r, buf *b);
+/* What a format-2 digest takes of one Version: be64 vid, then the SHA-256 of its bytes. */
+void rrec_digest_version(sha256_ctx *h, uint64_t vid, const void *bytes, size_t n);
+/*
+ * A stub of Version v (V_REC or V_LINK; bytes: its encoding) erased by
+ * revision erased_by: b receives the stub's bytes.
+ */
+void vrec_stub(const vrec *v, const void *bytes, size_t n, uint64_t erased_by, buf *b);
 /* The chained hash of revision rev (everything but r->hash). */
 void rrec_hash(uint32_t dom, uint64_t rev, const rrec *r, uint8_t out[32]);
 
@@ -254,6 +307,24 @@ int vec_reembed_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, u
 /* The revision of the Domain's last re-embedding, 0 if none (a vector index built before is stale). */
 int vec_generation(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
 
+/*
+ * The vids erase revision rev erased (catalog dom 'R' rev): *p points to n
+ * be64 vids in the map. CAIRN_ENOTFOUND if it has none.
+ */
+int erase_list_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const uint8_t **p,
+		   size_t *n);
+/*
+ * Write the revision of an erasure (type CAIRN_REV_ERASE, on main, o->prov
+ * its provenance) in write transaction txn: the vids it erases (n,
+ * ascending) under catalog dom 'R' rev, its digest their SHA-256. *rev.
+ */
+int erase_revision_write(MDB_txn *txn, cairn_store *st, const cairn_commit_options *o,
+			 const uint64_t *vids, size_t n, uint64_t *rev);
+/* CAIRN_EINVAL unless the provenance is valid (commit.c: confidence, UTF-8, lengths). */
+int commit_prov_check(const cairn_provenance *p);
+/* The revision of the Domain's erase in progress (catalog dom 'r'), 0 if none. */
+int erase_pending(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *rev);
+
 /* The Domain's compaction horizon (horizon.c; 0 if never compacted). */
 int horizon_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t *h);
 /* Move the Domain's horizon to h (never back: the caller compares), stamped now. */
@@ -306,6 +377,8 @@ int dctx_open_write(dctx *c, cairn_store *st, MDB_txn *txn, const cairn_commit_o
 #define CAT_TOKENN 'U'	 /* (0, 'U') -> next token id */
 #define CAT_VMODEL 'V'	 /* (dom, 'V') -> be32 dim, the Domain's vector model id */
 #define CAT_REEMBED 'E'	 /* (dom, 'E', rev) -> be32 dim, model id: one per re-embedding */
+#define CAT_ERASED 'R'	 /* (dom, 'R', rev) -> the vids erase revision rev erased (be64, ascending) */
+#define CAT_ERASING 'r'	 /* (dom, 'r') -> the erase in progress: be64 rev, its state (admin/erase.c) */
 
 /* The catalog key (dom, type, name): name may be NULL. */
 void branch_cat_key(kbuf *k, uint32_t dom, char type, const char *name);

@@ -21,8 +21,8 @@ int wire_ref(arena *a, const jv *v, const char *what, cairn_ref *r, char *err, s
 		snprintf(err, errlen, "%s " JSON_NUL_REFUSED, what);
 		return -1;
 	}
-	if (!v || v->type != JV_STRING || !(colon = memchr(v->u.s, ':', v->len)) || colon == v->u.s ||
-	    (size_t)(colon - v->u.s) + 1 == v->len) {
+	if (!v || v->type != JV_STRING || !(colon = memchr(v->u.s, ':', v->len)) ||
+	    colon == v->u.s || (size_t)(colon - v->u.s) + 1 == v->len) {
 		snprintf(err, errlen, "%s is a Record as \"Kind:key\"", what);
 		return -1;
 	}
@@ -84,7 +84,8 @@ int wire_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, s
 		const char *k = v->u.items[i].key;
 
 		if (strcmp(k, "dir") && strcmp(k, "rels") && strcmp(k, "kinds")) {
-			snprintf(err, errlen, "%s: unknown member \"%s\" (dir, rels, kinds)", what, k);
+			snprintf(err, errlen, "%s: unknown member \"%s\" (dir, rels, kinds)", what,
+				 k);
 			return -1;
 		}
 	}
@@ -92,7 +93,7 @@ int wire_hop(arena *a, const jv *v, const char *what, cairn_hop *h, char *err, s
 }
 
 int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char *err,
-		    size_t errlen)
+		     size_t errlen)
 {
 	const jv *dir;
 
@@ -109,8 +110,8 @@ int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char
 		}
 	}
 	return names(a, jv_get(v, "rels"), what, "rels", &h->rels, &h->n_rels, err, errlen) ||
-		       names(a, jv_get(v, "kinds"), what, "kinds", &h->kinds, &h->n_kinds, err,
-			     errlen)
+			       names(a, jv_get(v, "kinds"), what, "kinds", &h->kinds, &h->n_kinds,
+				     err, errlen)
 		       ? -1
 		       : 0;
 }
@@ -168,9 +169,9 @@ void wire_revision(buf *b, const cairn_revision *v)
 
 const char *wire_change_name(int change)
 {
-	static const char *const names[] = {"unchanged", "created", "updated", "deleted"};
+	static const char *const names[] = {"unchanged", "created", "updated", "deleted", "erased"};
 
-	return change >= 0 && change <= CAIRN_DELETED ? names[change] : "?";
+	return change >= 0 && change <= CAIRN_ERASED ? names[change] : "?";
 }
 
 static const char *const proposal_status[] = {"?", "open", "merged", "rejected", "withdrawn"};
@@ -277,7 +278,8 @@ int wire_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *
 		return -1;
 	}
 	r->exact = jv_is(ex, JV_TRUE);
-	return names(a, jv_get(o, "kinds"), "resolve", "kinds", &r->kinds, &r->n_kinds, err, errlen);
+	return names(a, jv_get(o, "kinds"), "resolve", "kinds", &r->kinds, &r->n_kinds, err,
+		     errlen);
 }
 
 static const char *const source_names[] = {"", "key", "title", "unique", "alias"};
@@ -376,7 +378,8 @@ static int vector_array(arena *a, const jv *v, const float **out, size_t *dim, c
 
 	if (!jv_is(v, JV_ARRAY) || !v->len || v->len > CAIRN_MAX_VECTOR_DIM ||
 	    !(q = arena_alloc(a, v->len * sizeof(float)))) {
-		snprintf(err, errlen, "vector is an array of 1 to %d numbers", CAIRN_MAX_VECTOR_DIM);
+		snprintf(err, errlen, "vector is an array of 1 to %d numbers",
+			 CAIRN_MAX_VECTOR_DIM);
 		return -1;
 	}
 	for (uint32_t i = 0; i < v->len; i++) {
@@ -412,14 +415,15 @@ int wire_is_vsearch(const jv *o)
 	return jv_get(o, "near") || jv_get(o, "vector");
 }
 
-int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near, char *err,
-			size_t errlen)
+int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_ref *near,
+			 char *err, size_t errlen)
 {
 	const jv *n = jv_get(o, "near"), *v = jv_get(o, "vector"), *m = jv_get(o, "metric"), *e;
 
 	memset(s, 0, sizeof(*s));
 	if (jv_get(o, "text") || (n && v)) {
-		snprintf(err, errlen, "a search is by text, near a Record, or by vector: one of them");
+		snprintf(err, errlen,
+			 "a search is by text, near a Record, or by vector: one of them");
 		return -1;
 	}
 	if (n) {
@@ -430,7 +434,8 @@ int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_
 			return -1;
 		}
 		if (jv_str_nul(k) || jv_str_nul(key)) {
-			snprintf(err, errlen, "near.%s " JSON_NUL_REFUSED, jv_str_nul(k) ? "kind" : "key");
+			snprintf(err, errlen, "near.%s " JSON_NUL_REFUSED,
+				 jv_str_nul(k) ? "kind" : "key");
 			return -1;
 		}
 		near->kind = k->u.s;
@@ -469,7 +474,7 @@ void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *in
 }
 
 void wire_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values,
-		 const char *explain)
+		  const char *explain)
 {
 	buf_put(b, "\"hits\":[", 8);
 	for (size_t i = 0; i < n; i++) {
@@ -530,10 +535,9 @@ static int str_member(const jv *o, const char *name, const char **s, char *err, 
 
 int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen)
 {
-	static const char *const known[] = {"confidence",     "trust",		 "half_life_days",
-					    "recency_weight", "time_attribute", "status_attribute",
-					    "exclude",	      "demote",		 "demote_factor",
-					    NULL};
+	static const char *const known[] = {
+		"confidence",	    "trust",   "half_life_days", "recency_weight", "time_attribute",
+		"status_attribute", "exclude", "demote",	 "demote_factor",  NULL};
 	const jv *c = jv_get(v, "confidence"), *t = jv_get(v, "trust");
 
 	memset(r, 0, sizeof(*r));
@@ -570,11 +574,13 @@ int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, s
 			const jv *x = &t->u.items[i];
 
 			if (!jv_is_number(x) || !(jv_number(x) >= 0) || !*t->u.items[i].key) {
-				snprintf(err, errlen, "rank.trust maps a source or an actor to a weight >= 0");
+				snprintf(err, errlen,
+					 "rank.trust maps a source or an actor to a weight >= 0");
 				return -1;
 			}
 			if (jv_key_nul(x)) {
-				snprintf(err, errlen, "rank.trust: a source or an actor " JSON_NUL_REFUSED);
+				snprintf(err, errlen,
+					 "rank.trust: a source or an actor " JSON_NUL_REFUSED);
 				return -1;
 			}
 			w[i].name = t->u.items[i].key;
@@ -600,10 +606,11 @@ int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, s
 }
 
 int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_rank_options *r,
-		       char *err, size_t errlen)
+			char *err, size_t errlen)
 {
 	const jv *t = jv_get(o, "text"), *v = jv_get(o, "vector"), *f = jv_get(o, "fusion");
-	const jv *w = jv_get(o, "weights"), *nr = jv_get(o, "near_records"), *rk = jv_get(o, "rank");
+	const jv *w = jv_get(o, "weights"), *nr = jv_get(o, "near_records"),
+		 *rk = jv_get(o, "rank");
 	memset(h, 0, sizeof(*h));
 	if (t && t->type != JV_NULL) {
 		if (t->type != JV_STRING || !t->len) {
@@ -623,10 +630,12 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
 		h->fusion = strcmp(f->u.s, "rrf") == 0 ? CAIRN_FUSE_RRF : CAIRN_FUSE_WEIGHTED;
 	}
 	if (w && w->type != JV_NULL) {
-		if (w->type != JV_OBJECT || num_member(w, "text", 1e6, &h->text_weight, err, errlen) ||
+		if (w->type != JV_OBJECT ||
+		    num_member(w, "text", 1e6, &h->text_weight, err, errlen) ||
 		    num_member(w, "vector", 1e6, &h->vector_weight, err, errlen)) {
 			if (w->type != JV_OBJECT)
-				snprintf(err, errlen, "weights is {\"text\": number, \"vector\": number}");
+				snprintf(err, errlen,
+					 "weights is {\"text\": number, \"vector\": number}");
 			return -1;
 		}
 	}
@@ -638,7 +647,8 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
 
 		if (nr->type != JV_ARRAY || nr->len > 64 ||
 		    !(refs = arena_alloc(a, (nr->len ? nr->len : 1) * sizeof(*refs)))) {
-			snprintf(err, errlen, "near_records is an array of at most 64 \"Kind:key\"");
+			snprintf(err, errlen,
+				 "near_records is an array of at most 64 \"Kind:key\"");
 			return -1;
 		}
 		for (uint32_t i = 0; i < nr->len; i++)
@@ -663,15 +673,31 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
 
 void wire_compact(buf *b, const cairn_compact_result *r)
 {
+	buf_printf(
+		b,
+		"{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
+		"\"vectors\":%llu,\"vindex_entries\":%llu,\"postings\":%llu,\"segments\":%llu,"
+		"\"cells\":%llu,\"transactions\":%llu,\"seconds\":%.3f}",
+		(unsigned long long)r->horizon, (unsigned long long)r->versions,
+		(unsigned long long)r->attr_entries, (unsigned long long)r->link_entries,
+		(unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
+		(unsigned long long)r->postings, (unsigned long long)r->segments,
+		(unsigned long long)r->cells, (unsigned long long)r->transactions, r->seconds);
+}
+
+void wire_erase(buf *b, const cairn_erase_result *r)
+{
 	buf_printf(b,
-		   "{\"horizon\":%llu,\"versions\":%llu,\"attr_entries\":%llu,\"link_entries\":%llu,"
-		   "\"vectors\":%llu,\"vindex_entries\":%llu,\"postings\":%llu,\"segments\":%llu,"
-		   "\"cells\":%llu,\"transactions\":%llu,\"seconds\":%.3f}",
-		   (unsigned long long)r->horizon, (unsigned long long)r->versions,
-		   (unsigned long long)r->attr_entries, (unsigned long long)r->link_entries,
+		   "{\"revision\":%llu,\"records\":%llu,\"links\":%llu,\"versions\":%llu,"
+		   "\"index_entries\":%llu,\"attr_entries\":%llu,\"postings\":%llu,"
+		   "\"lexicon_words\":%llu,\"vectors\":%llu,\"vindex_entries\":%llu,"
+		   "\"transactions\":%llu,\"resumed\":%s,\"seconds\":%.3f}",
+		   (unsigned long long)r->revision, (unsigned long long)r->records,
+		   (unsigned long long)r->links, (unsigned long long)r->versions,
+		   (unsigned long long)r->index_entries, (unsigned long long)r->attr_entries,
+		   (unsigned long long)r->postings, (unsigned long long)r->lexicon_words,
 		   (unsigned long long)r->vectors, (unsigned long long)r->vindex_entries,
-		   (unsigned long long)r->postings, (unsigned long long)r->segments,
-		   (unsigned long long)r->cells, (unsigned long long)r->transactions, r->seconds);
+		   (unsigned long long)r->transactions, r->resumed ? "true" : "false", r->seconds);
 }
 
 /* -------------------------------------------------------------- scalars -- */
@@ -839,8 +865,8 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
 		wire_cstr(b, m[i].kind);
 		PUTS(b, ",\"key\":");
 		wire_cstr(b, m[i].key);
-		buf_printf(b, ",\"created\":%s,\"written\":%s,\"why\":", m[i].created ? "true" : "false",
-			   m[i].written ? "true" : "false");
+		buf_printf(b, ",\"created\":%s,\"written\":%s,\"why\":",
+			   m[i].created ? "true" : "false", m[i].written ? "true" : "false");
 		wire_cstr(b, m[i].why);
 		if (m[i].n_about) {
 			PUTS(b, ",\"about\":[");
@@ -851,7 +877,8 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
 					buf_put_u8(b, ',');
 				PUTS(b, "{\"record\":");
 				wire_endpoint(b, s->kind, s->key, strlen(s->key));
-				buf_printf(b, ",\"created\":%s,\"reason\":", s->created ? "true" : "false");
+				buf_printf(b, ",\"created\":%s,\"reason\":",
+					   s->created ? "true" : "false");
 				wire_cstr(b, s->reason);
 				buf_put_u8(b, '}');
 			}
@@ -928,8 +955,8 @@ int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offs
 
 		memset(&cur, 0, sizeof(cur));
 		PUTS(b, ",\"related\":[");
-		if (cairn_links(t, subj[0].kind, subj[0].key, subj[0].key_len, CAIRN_BOTH, NULL, &cur, l,
-				16, &nl) == 0)
+		if (cairn_links(t, subj[0].kind, subj[0].key, subj[0].key_len, CAIRN_BOTH, NULL,
+				&cur, l, 16, &nl) == 0)
 			for (size_t i = 0; i < nl; i++) {
 				size_t mark = b->len;
 				int out = strcmp(l[i].from_kind, subj[0].kind) == 0 &&
@@ -938,7 +965,8 @@ int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offs
 				const char *ok = out ? l[i].to_kind : l[i].from_kind;
 
 				if (!out && strcmp(l[i].rel, "about") == 0 &&
-				    strcmp(l[i].from_kind, o->memory_kind ? o->memory_kind : "Memory") == 0)
+				    strcmp(l[i].from_kind,
+					   o->memory_kind ? o->memory_kind : "Memory") == 0)
 					continue; /* its memories are above */
 				if (k++)
 					buf_put_u8(b, ',');
@@ -992,9 +1020,10 @@ int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *er
 			const jv *it = s->type == JV_ARRAY ? &s->u.items[i] : s;
 
 			if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
-				snprintf(err, errlen,
-					 "subjects are names or Kind:key: non-empty strings without "
-					 "U+0000");
+				snprintf(
+					err, errlen,
+					"subjects are names or Kind:key: non-empty strings without "
+					"U+0000");
 				return -1;
 			}
 			names[i] = it->u.s;
@@ -1026,7 +1055,8 @@ int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *er
 
 /* -------------------------------------------------------------- recall -- */
 
-void wire_recall(buf *b, const cairn_hit *h, const double *trust, size_t n, int values, int receipts)
+void wire_recall(buf *b, const cairn_hit *h, const double *trust, size_t n, int values,
+		 int receipts)
 {
 	PUTS(b, "\"hits\":[");
 	for (size_t i = 0; i < n; i++) {

@@ -31,6 +31,7 @@ void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
 void wire_graph(buf *b, const cairn_graph *g, int values);
 /* What a compaction did, as the JSON object the CLI and HTTP answer with. */
 void wire_compact(buf *b, const cairn_compact_result *r);
+void wire_erase(buf *b, const cairn_erase_result *r);
 
 /*
  * Resolution options from a JSON object (text, kinds, max_edits, exact;

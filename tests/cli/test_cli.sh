@@ -520,7 +520,7 @@ out_empty
 err_has 'unknown command'
 end
 
-COMMANDS="init domain stats check maintain compact branch diff changes merge propose proposal
+COMMANDS="init domain stats check maintain compact erase vacuum branch diff changes merge propose proposal
 schema import put patch delete link unlink get page links count query neighbors follow path
 resolve search log history lineage export vindex reembed embed model serve mcp token remember retract digest recall"
 
@@ -1384,6 +1384,73 @@ want_rc 0
 out_has 'time travel now reaches back to revision 7'
 run get N a --domain cp
 out_has '"title":"alpha three"'
+end
+
+begin "erase: a Record and what a source wrote, gone from reads, history says who and why"
+cat >"$T/er.json" <<'JSON'
+{"kinds":[{"name":"N","attributes":[{"name":"tag","type":"string","indexed":true},
+ {"name":"nick","type":"string","alias":true}]}],
+ "relations":[{"name":"r","from":"N","to":"N"}]}
+JSON
+run schema apply "$T/er.json" --domain er
+run put N a --title "zqxmarker7731 alpha" --values '{"tag":"zqxmarker7731","nick":"zqxmarker7731 a"}' --source chat --domain er
+run put N b --title "beta" --values '{"tag":"x","nick":"bee"}' --source notes --domain er
+run link r N:a N:b --source chat --domain er
+run put N c --title "gamma zqxmarker7731" --source chat --domain er
+run erase --record N:a --domain er
+want_rc 2
+err_has 'why (the commit'"'"'s message) is required'
+run erase --record N:a --source chat --message why --domain er
+want_rc 2
+run erase --record Na --message why --domain er
+want_rc 2
+err_has 'KIND:KEY'
+run erase --record N:zz --message why --domain er
+want_rc 3
+err_has '"code":"not_found"'
+run erase --record N:a --message why --domain nosuch
+want_rc 3
+err_has '"code":"domain_not_found"'
+run erase --record N:a --message "the user asked" --actor-as dpo --dry-run --domain er
+want_rc 0
+out_has '"revision":0,"records":1,"links":1,"versions":2'
+run get N a --domain er
+want_rc 0
+run erase --record N:a --message "the user asked" --actor-as dpo --domain er
+want_rc 0
+out_has '"records":1,"links":1,"versions":2'
+run get N a --domain er
+want_rc 3
+run search zqxmarker7731 --domain er
+out_has '"key":"c"'
+out_lacks '"key":"a"'
+run links N b --domain er
+out_lacks '"N:a"'
+run history N a --domain er
+want_rc 0
+out_has '"change":"erased"'
+out_has '"actor":"dpo"'
+out_has '"message":"the user asked"'
+run log --domain er
+out_has '"type":"erase"'
+run erase --source chat --message "forget the chat" --actor-as dpo --domain er --text
+want_rc 0
+out_has 'erased 1 Versions of 1 Records'
+out_has 'run cairn vacuum'
+run search zqxmarker7731 --domain er
+out_lacks '"key"'
+run resolve bee --domain er
+out_has '"key":"b"'
+run check --domain er
+want_rc 0
+run vacuum
+want_rc 0
+out_has '"bytes_after"'
+! grep -q -a zqxmarker7731 "$CAIRN_STORE"/*.mdb || why="${why}the marker is still in the store's files; "
+run check --domain er
+want_rc 0
+run vacuum extra
+want_rc 2
 end
 
 # ------------------------------------------------ fixed engine bugs --

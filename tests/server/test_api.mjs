@@ -846,6 +846,66 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 	eq(r.status, 400);
 });
 
+await test('erase: an admin erases a Record and what a source wrote; reads and history say so', async () => {
+	const E = '/v1/domains/erasing';
+	let r = await c('POST', '/v1/domains', { token: admin, body: { name: 'erasing' } });
+	eq(r.status, 201);
+	r = await c('PUT', `${E}/schema`, { token: admin, body: { schema: { kinds: [{ name: 'N', attributes: [{ name: 'tag', type: 'string', indexed: true }] }] } } });
+	eq(r.status, 200);
+	r = await c('POST', `${E}/commits`, { token: admin, body: { source: 'chat', changes: [{ kind: 'N', key: 'a', title: 'zqxmarker7731 alpha', values: { tag: 'zqxmarker7731' } }, { kind: 'N', key: 'c', title: 'gamma zqxmarker7731' }] } });
+	eq(r.status, 201);
+	r = await c('POST', `${E}/commits`, { token: admin, body: { source: 'notes', changes: [{ kind: 'N', key: 'b', title: 'beta', values: { tag: 'x' } }] } });
+	eq(r.status, 201);
+	const head = r.body.revision;
+	// Every bad input: a clear error, and nothing written.
+	r = await c('POST', `${E}/erase`, { token: writer, body: { target: { kind: 'N', key: 'a' }, message: 'why' } });
+	eq(r.status, 403, 'a writer may not erase');
+	r = await c('POST', `${E}/erase`, { body: { target: { kind: 'N', key: 'a' }, message: 'why' } });
+	eq(r.status, 401, 'no token');
+	r = await c('POST', `${E}/erase`, { token: admin, raw: '{"target":', headers: { 'Content-Type': 'application/json' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_json']);
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N', key: 'a' } } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument'], 'no message');
+	check(r.body.error.message.includes('message'));
+	r = await c('POST', `${E}/erase`, { token: admin, body: { message: 'why' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument'], 'no target');
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N' }, message: 'why' } });
+	eq(r.status, 400);
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { source: '' }, message: 'why' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument'], 'an empty source');
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { source: 'chat', actor: 'x' }, message: 'why' } });
+	eq(r.status, 400, 'two targets');
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N', key: 'zz' }, message: 'why' } });
+	eq([r.status, r.body.error.code], [404, 'not_found'], 'an unknown Record');
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'Nope', key: 'a' }, message: 'why' } });
+	eq([r.status, r.body.error.code], [422, 'unknown_kind']);
+	r = await c('POST', '/v1/domains/nosuch/erase', { token: admin, body: { target: { kind: 'N', key: 'a' }, message: 'why' } });
+	eq([r.status, r.body.error.code], [404, 'domain_not_found']);
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N', key: 'a' }, message: 'why', bogus: 1 } });
+	eq(r.status, 400);
+	r = await c('GET', `${E}/revisions`, { token: admin });
+	eq(r.body.items[0].revision, head, 'nothing was written');
+	// A dry run counts; the erasure itself.
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N', key: 'a' }, message: 'the user asked', dry_run: true } });
+	eq([r.status, r.body.revision, r.body.records, r.body.versions], [200, 0, 1, 1]);
+	r = await c('GET', `${E}/records/N/a`, { token: admin });
+	eq(r.status, 200);
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { kind: 'N', key: 'a' }, message: 'the user asked', actor: 'dpo' } });
+	eq([r.status, r.body.records, r.body.versions, r.body.resumed], [200, 1, 1, false]);
+	check(r.body.revision > head && r.body.postings > 0 && r.body.attr_entries > 0);
+	r = await c('GET', `${E}/records/N/a`, { token: admin });
+	eq(r.status, 404);
+	r = await c('GET', `${E}/records/N/a/history`, { token: admin });
+	eq([r.status, r.body.items[0].change, r.body.items[0].title], [200, 'erased', '']);
+	eq([r.body.items[0].erased.actor, r.body.items[0].erased.message, r.body.items[0].erased.type], ['dpo', 'the user asked', 'erase']);
+	r = await c('POST', `${E}/erase`, { token: admin, body: { target: { source: 'chat' }, message: 'forget the chat' } });
+	eq([r.status, r.body.records, r.body.versions], [200, 1, 1]);
+	r = await c('POST', `${E}/search`, { token: admin, body: { text: 'zqxmarker7731' } });
+	eq([r.status, r.body.hits.length], [200, 0]);
+	r = await c('GET', `${E}/records/N/b`, { token: admin });
+	eq([r.status, r.body.title], [200, 'beta'], 'what another source wrote stays');
+});
+
 await test('MCP over HTTP answers JSON-RPC (the SDK tests are in tests/mcp)', async () => {
 	let r = await c('POST', '/v1/mcp', { token: reader, body: { jsonrpc: '2.0', id: 7, method: 'ping' } });
 	eq(r.status, 200);

@@ -179,6 +179,75 @@ static int text_compact(index_compact *c)
 }
 
 
+/* Does any segment of the Domain hold the term (tag and word)? */
+static int term_anywhere(MDB_cursor *cur, uint32_t dom, const tseg *segs, size_t n,
+			 const char *term, size_t len, int *found)
+{
+	*found = 0;
+	for (size_t i = 0; i < n && !*found; i++) {
+		MDB_val k, v;
+		kbuf p;
+		int mrc;
+
+		key_tterm(&p, dom, segs[i].id, term, len);
+		k.mv_data = p.b;
+		k.mv_size = p.n;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (mrc && mrc != MDB_NOTFOUND)
+			return store_err(mrc, "postings");
+		*found = mrc == 0 && k.mv_size == p.n + 4 && memcmp(k.mv_data, p.b, p.n) == 0;
+	}
+	return 0;
+}
+
+/*
+ * Erasure: the words of letters of Version v that no segment holds any more
+ * (the compaction pass removed v's postings) leave the lexicon, so that
+ * typo correction neither suggests them nor keeps their bytes.
+ */
+static int text_forget(dctx *d, const kind_def *k, const vrec *v, const jv *values, uint64_t vid,
+		       uint64_t *removed)
+{
+	MDB_cursor *cur = NULL;
+	tseg *segs = NULL;
+	size_t n = 0;
+	uint32_t dt, dv;
+	textw w;
+	int rc, mrc;
+
+	if (!k || (rc = textw_init(&w, d->s)))
+		return k ? rc : 0;
+	if ((rc = textw_doc(&w, k, vid, v->title, v->title_len, values, &dt, &dv)) ||
+	    (rc = text_segments(d->txn, d->st, d->dom, &segs, &n)))
+		goto out;
+	if ((mrc = mdb_cursor_open(d->txn, d->st->dbi[DB_POSTINGS], &cur))) {
+		rc = store_err(mrc, "postings");
+		goto out;
+	}
+	for (size_t i = 0; i < w.n_terms && !rc; i++) {
+		const struct tterm *t = &w.t[i];
+		const char *term = (const char *)w.bytes.p + t->off;
+		int found;
+		kbuf lk;
+
+		if (!t->lex || (rc = term_anywhere(cur, d->dom, segs, n, term, t->len, &found)) ||
+		    found)
+			continue;
+		key_lexicon(&lk, d->dom, term + 1, t->len - 1);
+		rc = db_del(d->txn, d->st, DB_LEXICON, lk.b, lk.n);
+		if (rc == CAIRN_ENOTFOUND)
+			rc = 0;
+		else if (!rc)
+			++*removed;
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	cr_free(segs);
+	textw_release(&w);
+	return rc;
+}
+
 static void text_compact_release(void *state)
 {
 	segdone *sd = state;
@@ -201,6 +270,7 @@ const index_ops text_index = {
 	.check = text_check,
 	.compact = text_compact,
 	.compact_release = text_compact_release,
+	.forget = text_forget,
 	.drop_branch = text_drop_branch,
 	.maintain = text_merge_step,
 };
