@@ -18,6 +18,7 @@
 #define DOMAIN "mem"
 #define SOURCES 100
 #define PER_SUBJECT 20
+#define ERASED 1000 /* memories of the source erased */
 
 static const char *const verbs[] = {"likes",   "visited",  "works on", "asked about",
 				    "prefers", "moved to", "met",      "wrote about",
@@ -108,7 +109,8 @@ int bench_memory(const bench_options *o)
 	uint64_t people = o->records / PER_SUBJECT;
 	char path[1100], store[1100], tag[64], *text = NULL;
 	unsigned calls = o->calls ? o->calls : 300;
-	double *us = calloc(calls, sizeof(double)), t0, import_s = 0;
+	double *us = calloc(calls, sizeof(double)), t0, import_s = 0, erase_s = 0;
+	cairn_erase_result erased;
 	row rows[4];
 	size_t nrows = 0, tlen = 0, digest_items = 0;
 	uint64_t commits_before = 0;
@@ -217,6 +219,45 @@ int bench_memory(const bench_options *o)
 					   : "digest of a subject as Kind:key (top 20 of ~20)";
 		pct(&rows[nrows++], us, calls);
 	}
+	/*
+	 * Erasure: 1,000 memories from one source, each its own commit (as a
+	 * conversation writes them), erased by that source at once.
+	 */
+	for (unsigned i = 0; i < ERASED; i++) {
+		char name[64], txt[160];
+		const char *about[1] = {name};
+		cairn_memory_in in;
+		cairn_memory_out out;
+
+		snprintf(name, sizeof(name), "Person %llu", (unsigned long long)((i * 31u) % people));
+		snprintf(txt, sizeof(txt), "%s told the forgettable thing %u of run %lld", name, i, run);
+		memset(&in, 0, sizeof(in));
+		in.text = txt;
+		in.about = about;
+		in.n_about = 1;
+		co.prov.source = "bench/forget-me";
+		if ((crc = cairn_remember(st, &co, &in, 1, &out, NULL))) {
+			fail("remember", crc);
+			goto out;
+		}
+	}
+	{
+		cairn_erase_options eo;
+
+		memset(&eo, 0, sizeof(eo));
+		eo.commit.domain = DOMAIN;
+		eo.commit.prov.actor = "bench";
+		eo.commit.prov.message = "the source asked to be forgotten";
+		eo.source = "bench/forget-me";
+		t0 = now_us();
+		crc = cairn_erase(st, &eo, &erased);
+		erase_s = (now_us() - t0) / 1e6;
+		if (crc) {
+			fail("erase", crc);
+			goto out;
+		}
+		fprintf(stderr, "bench: erased one source's %u memories in %.2f s\n", ERASED, erase_s);
+	}
 	m = open_memstream(&text, &tlen);
 	{
 		char cpu[256], date[64];
@@ -242,6 +283,15 @@ int bench_memory(const bench_options *o)
 		"\nCounts: %u remembers, each one commit (%llu commits), no subject made twice; "
 		"%zu memories shown by %u digests.\n",
 		calls, (unsigned long long)commits_before, digest_items, 2 * calls);
+	fprintf(m, "\n| erasure of one source's %u memories (each written by its own commit) | |\n"
+		   "|---|---:|\n| time | %.2f s |\n| write transactions | %llu |\n"
+		   "| Records, Links, Versions erased | %llu, %llu, %llu |\n"
+		   "| index entries removed (attributes, postings, vectors; names uncounted) | %llu |\n"
+		   "| lexicon words no posting has any more | %llu |\n",
+		ERASED, erase_s, (unsigned long long)erased.transactions,
+		(unsigned long long)erased.records, (unsigned long long)erased.links,
+		(unsigned long long)erased.versions, (unsigned long long)erased.index_entries,
+		(unsigned long long)erased.lexicon_words);
 	fclose(m);
 	fputs(text, stdout);
 	snprintf(tag, sizeof(tag), "memory=%llu", (unsigned long long)o->records);

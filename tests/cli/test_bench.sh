@@ -58,8 +58,9 @@ size=$(wc -c <"$T/f/vectors.f32")
 # was one commit that found its subject, and every digest showed 20.
 "$BENCH" --memory --size 10000 --seed 7 >"$T/m" 2>/dev/null
 mrows=$(grep -c '^| \(remember\|digest\)' "$T/m")
-if [ "$mrows" -eq 3 ] && grep -q '300 remembers, each one commit (300 commits), no subject made twice; 12000 memories shown by 600 digests' "$T/m"; then
-	ok "bench --memory: remember and digest rows, the counts they must have"
+if [ "$mrows" -eq 3 ] && grep -q '300 remembers, each one commit (300 commits), no subject made twice; 12000 memories shown by 600 digests' "$T/m" &&
+	grep -q '^| Records, Links, Versions erased | 1000, 1000, 2000 |' "$T/m"; then
+	ok "bench --memory: remember, digest and erasure rows, the counts they must have"
 else
 	bad "bench --memory" "$mrows rows: $(tr '\n' ';' <"$T/m" | cut -c1-400)"
 fi
