@@ -1487,9 +1487,9 @@ typedef struct cairn_digest_options {
 typedef struct cairn_digest_item {
 	cairn_record rec;	/* the memory */
 	double score;		/* confidence x trust x recency: the order of the digest */
-	double confidence;	/* its confidence Attribute, else its last change's */
+	double confidence;	/* its confidence Attribute, else that of the change that set its text */
 	double trust;		/* the least trust of the sources and actors its values came from */
-	const char *source;	/* the source (else the actor) of its last change */
+	const char *source;	/* the source (else the actor) of the change that set its text */
 	size_t source_len;
 	int64_t time_ms;	/* its last change */
 	char status[32];	/* its status value ("" when none) */

@@ -568,16 +568,6 @@ int jv_key_nul(const jv *m)
 	return m->key && memchr(m->key, 0, m->key_len) != NULL;
 }
 
-const jv *jv_nul_member(const jv *o)
-{
-	if (!o || o->type != JV_OBJECT)
-		return NULL;
-	for (uint32_t i = 0; i < o->len; i++)
-		if (jv_key_nul(&o->u.items[i]) || jv_str_nul(&o->u.items[i]))
-			return &o->u.items[i];
-	return NULL;
-}
-
 int jv_depth_ok(const jv *v, unsigned max)
 {
 	if (v->type != JV_OBJECT && v->type != JV_ARRAY)

@@ -125,12 +125,6 @@ jv *jv_string(arena *a, const char *s, size_t n);
 int jv_str_nul(const jv *v);
 /* Does the member name of m (an object's member) hold U+0000? */
 int jv_key_nul(const jv *m);
-/*
- * The first member of object o whose value is a string holding U+0000, or
- * whose name holds it (NULL if none, or o is not an object). Only o's own
- * members: the readers of nested values check those.
- */
-const jv *jv_nul_member(const jv *o);
 /* Does v nest at most max levels of objects and arrays below it? (A scalar: 0 levels.) */
 int jv_depth_ok(const jv *v, unsigned max);
 

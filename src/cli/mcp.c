@@ -102,6 +102,7 @@ int cmd_mcp(cli *c)
 	m.domain = c->domain;
 	m.actor = actor ? actor : "mcp";
 	m.writes = writes;
+	m.may_erase = writes && !branches;
 	if (branches) {
 		m.branch_ok = pattern_ok;
 		m.branch_ctx = (void *)branches;

@@ -223,8 +223,10 @@ static int score(dctx *d, size_t i, int64_t now, cairn_digest_item *it, int *rc)
 		if (r->source_len && r->actor_len)
 			w = fmin(w, trust_of(d, r->actor, r->actor_len));
 		it->trust = fmin(it->trust, w);
-		if (r->time_ms >= it->time_ms) {
+		if (r->time_ms > it->time_ms)
 			it->time_ms = r->time_ms;
+		/* Who said it: the change that set its text (a supersede patches only its status). */
+		if (!*d->le[j].attribute) {
 			it->source = r->source_len ? r->source : r->actor;
 			it->source_len = r->source_len ? r->source_len : r->actor_len;
 			it->confidence = r->confidence;

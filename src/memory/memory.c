@@ -26,46 +26,34 @@
 
 static const char memory_schema[] =
 	"{\"kinds\":["
-	"{\"name\":\"Entity\",\"description\":\"Something memories are about: a person, a place, "
-	"an organisation, a project, a thing\",\"attributes\":["
-	"{\"name\":\"type\",\"type\":\"string\",\"indexed\":true,\"description\":\"person, place, "
-	"organisation, project, thing, ...\"},"
-	"{\"name\":\"aliases\",\"type\":\"strings\",\"alias\":true,\"search\":true,"
-	"\"description\":\"other names it goes by\"},"
+	"{\"name\":\"Entity\",\"description\":\"What memories are about\",\"attributes\":["
+	"{\"name\":\"type\",\"type\":\"string\",\"indexed\":true},"
+	"{\"name\":\"aliases\",\"type\":\"strings\",\"alias\":true,\"search\":true},"
 	"{\"name\":\"summary\",\"type\":\"string\",\"search\":true}]},"
-	"{\"name\":\"Memory\",\"description\":\"Something learned; its text is the title\","
+	"{\"name\":\"Memory\",\"description\":\"Something learned (the title)\","
 	"\"attributes\":["
 	"{\"name\":\"type\",\"type\":\"enum\",\"values\":[\"fact\",\"preference\",\"event\","
 	"\"plan\",\"instruction\",\"observation\",\"belief\"],\"indexed\":true},"
 	"{\"name\":\"status\",\"type\":\"enum\",\"values\":[\"active\",\"superseded\","
-	"\"retracted\"],\"indexed\":true,\"description\":\"recall leaves out superseded and "
-	"retracted memories\"},"
+	"\"retracted\"],\"indexed\":true},"
 	"{\"name\":\"confidence\",\"type\":\"float\",\"indexed\":true},"
-	"{\"name\":\"valid_from\",\"type\":\"datetime\",\"indexed\":true,\"description\":\"when it "
-	"became true\"},"
-	"{\"name\":\"valid_to\",\"type\":\"datetime\",\"indexed\":true,\"description\":\"when it "
-	"stopped being true\"},"
+	"{\"name\":\"valid_from\",\"type\":\"datetime\",\"indexed\":true},"
+	"{\"name\":\"valid_to\",\"type\":\"datetime\",\"indexed\":true},"
 	"{\"name\":\"source\",\"type\":\"string\",\"indexed\":true},"
 	"{\"name\":\"tags\",\"type\":\"strings\",\"indexed\":true,\"search\":true},"
 	"{\"name\":\"detail\",\"type\":\"string\",\"search\":true}]},"
-	"{\"name\":\"Episode\",\"description\":\"A raw turn, message or event memories come "
-	"from; its text is the title\",\"attributes\":["
+	"{\"name\":\"Episode\",\"description\":\"A raw turn or message (the title)\",\"attributes\":["
 	"{\"name\":\"speaker\",\"type\":\"string\",\"indexed\":true,\"search\":true},"
 	"{\"name\":\"session\",\"type\":\"string\",\"indexed\":true},"
 	"{\"name\":\"at\",\"type\":\"datetime\",\"indexed\":true},"
 	"{\"name\":\"source\",\"type\":\"string\",\"indexed\":true}]},"
-	"{\"name\":\"Source\",\"description\":\"How far to trust what a source or an actor (its "
-	"key) says\",\"attributes\":["
-	"{\"name\":\"trust\",\"type\":\"float\",\"description\":\"0 to 1; a source without a "
-	"Record trusts 1\"}]}],"
+	"{\"name\":\"Source\",\"description\":\"The trust of a source or actor (the key)\",\"attributes\":["
+	"{\"name\":\"trust\",\"type\":\"float\"}]}],"
 	"\"relations\":["
-	"{\"name\":\"about\",\"from\":\"*\",\"to\":\"*\",\"description\":\"what a memory or an "
-	"episode is about\"},"
+	"{\"name\":\"about\",\"from\":\"*\",\"to\":\"*\"},"
 	"{\"name\":\"mentions\",\"from\":\"*\",\"to\":\"*\"},"
-	"{\"name\":\"supersedes\",\"from\":\"*\",\"to\":\"*\",\"inverse\":\"superseded_by\","
-	"\"description\":\"the memory this one replaces\"},"
-	"{\"name\":\"derived_from\",\"from\":\"*\",\"to\":\"*\",\"description\":\"what it was "
-	"learned from\"},"
+	"{\"name\":\"supersedes\",\"from\":\"*\",\"to\":\"*\",\"inverse\":\"superseded_by\"},"
+	"{\"name\":\"derived_from\",\"from\":\"*\",\"to\":\"*\"},"
 	"{\"name\":\"related_to\",\"from\":\"*\",\"to\":\"*\"}]}";
 
 const char *cairn_memory_schema(void)
@@ -603,13 +591,13 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 		    (!text_len ||
 		     (text_len == cur.title_len && !memcmp(in->text, cur.title, text_len))))
 			skip_put = 1;
-		else if (!rc)
-			rc = cairn_changeset_put(
-				m->cs, kind, key, key_len, text_len ? in->text : cur.title,
-				text_len ? text_len : cur.title_len, (const char *)v.p, v.len);
+		else if (!rc && (rc = cairn_changeset_put(
+					 m->cs, kind, key, key_len, text_len ? in->text : cur.title,
+					 text_len ? text_len : cur.title_len, (const char *)v.p, v.len)))
+			rc = at(i, rc); /* compose's own errors name the memory already */
 		buf_release(&v);
 		if (rc)
-			return at(i, rc);
+			return rc;
 	}
 	snprintf(out->why, sizeof(out->why), "%s",
 		 !exists    ? "new"

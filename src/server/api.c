@@ -485,6 +485,7 @@ static void h_mcp(req *r)
 	m.branch_ok = mcp_branch_ok;
 	m.branch_ctx = r;
 	m.max_depth = r->s->cfg.max_depth;
+	m.may_erase = r->tok.role >= CAIRN_ROLE_ADMIN;
 	m.branches = r->tok.role < CAIRN_ROLE_ADMIN && r->tok.branches[0] ? r->tok.branches : NULL;
 	if (mcp_handle(&m, (const char *)r->body.p, r->body.len, &r->out)) {
 		reply_json(r, 200);

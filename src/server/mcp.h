@@ -23,6 +23,8 @@ typedef struct mcp_ctx {
 	 * where it may write; NULL: any branch.
 	 */
 	const char *branches;
+	int may_erase;		/* the erase of forget: an admin token, or writes without --branches */
+	int schema_checked;	/* an empty Domain of a write session was given the memory schema */
 	int initialized;
 } mcp_ctx;
 

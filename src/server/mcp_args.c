@@ -327,7 +327,9 @@ static int check_value(buf *c, const mcp_arg *a, const jv *v, const char *path)
 			return refuse(c, path, a, v);
 		for (uint32_t i = 0; i < v->len; i++) {
 			const jv *it = &v->u.items[i];
-			mcp_arg item = {.name = "", .type = a->items};
+			mcp_arg item = {.name = "",
+					.type = a->items,
+					.members = a->items == MCP_OBJECT ? a->members : NULL};
 
 			snprintf(sub, sizeof(sub), "%s[%u]", path, i);
 			if (check_value(c, &item, it, sub))

@@ -23,7 +23,8 @@ enum mcp_type { MCP_STRING = 1, MCP_INTEGER, MCP_NUMBER, MCP_BOOLEAN, MCP_OBJECT
  * - def: the default, as JSON text, published as "default" and used by the
  *   tool when the argument is absent (mcp_arg_default); NULL for none.
  * - enums: the values a string may have (NULL-terminated), or NULL.
- * - items: the type of an array's items (MCP_STRING only, for now).
+ * - items: the type of an array's items: MCP_STRING, or MCP_OBJECT whose
+ *   members (members) are checked as an object's are.
  * - members: an object's members, checked like the arguments themselves;
  *   NULL for a free-form object (values, where), whose members are data.
  * - terse: the members are checked but published as a free-form object

@@ -784,11 +784,51 @@ static int mem_obj(arena *a, const jv *o, const char *name, const char **out, si
 	return 0;
 }
 
+/*
+ * What a memory is about, or the subjects of a digest: a name or Kind:key,
+ * or an array of up to CAIRN_MEMORY_MAX_ABOUT of them (absent or null:
+ * none), non-empty and without U+0000.
+ */
+static int name_list(arena *a, const jv *v, const char *what, const char *const **out, size_t *n,
+		     char *err, size_t errlen)
+{
+	uint32_t len;
+	const char **names;
+
+	*out = NULL;
+	*n = 0;
+	if (!v || v->type == JV_NULL)
+		return 0;
+	len = v->type == JV_ARRAY ? v->len : 1;
+	if ((v->type != JV_ARRAY && v->type != JV_STRING) || len > CAIRN_MEMORY_MAX_ABOUT) {
+		snprintf(err, errlen, "%s is a name or Kind:key, or an array of up to %d of them",
+			 what, CAIRN_MEMORY_MAX_ABOUT);
+		return -1;
+	}
+	if (!(names = arena_alloc(a, (len ? len : 1) * sizeof(*names)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		const jv *it = v->type == JV_ARRAY ? &v->u.items[i] : v;
+
+		if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
+			snprintf(err, errlen,
+				 "%s holds names or Kind:key: non-empty strings without U+0000", what);
+			return -1;
+		}
+		names[i] = it->u.s;
+	}
+	*out = names;
+	*n = len;
+	return 0;
+}
+
 int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t errlen)
 {
 	static const char *const allowed[] = {"text",  "kind",	     "key",	"values", "append",
 					      "about", "supersedes", "replace", NULL};
-	const jv *ab, *rp;
+	const jv *rp;
 
 	memset(m, 0, sizeof(*m));
 	if (!jv_is(v, JV_OBJECT)) {
@@ -823,35 +863,8 @@ int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t 
 		}
 		m->flags |= rp->type == JV_TRUE ? CAIRN_REMEMBER_REPLACE : 0;
 	}
-	ab = jv_get(v, "about");
-	if (ab && ab->type != JV_NULL) {
-		uint32_t n = ab->type == JV_ARRAY ? ab->len : 1;
-		const char **names;
-
-		if ((ab->type != JV_ARRAY && ab->type != JV_STRING) || n > CAIRN_MEMORY_MAX_ABOUT) {
-			snprintf(err, errlen,
-				 "about is a name or Kind:key, or an array of up to %d of them",
-				 CAIRN_MEMORY_MAX_ABOUT);
-			return -1;
-		}
-		if (!(names = arena_alloc(a, (n ? n : 1) * sizeof(*names)))) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			const jv *it = ab->type == JV_ARRAY ? &ab->u.items[i] : ab;
-
-			if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
-				snprintf(err, errlen,
-					 "about holds names or Kind:key: non-empty strings without "
-					 "U+0000");
-				return -1;
-			}
-			names[i] = it->u.s;
-		}
-		m->about = names;
-		m->n_about = n;
-	}
+	if (name_list(a, jv_get(v, "about"), "about", &m->about, &m->n_about, err, errlen))
+		return -1;
 	return 0;
 }
 
@@ -1002,35 +1015,8 @@ int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *er
 	const jv *va = jv_get(v, "valid_at"), *hl = jv_get(v, "half_life_days");
 
 	memset(o, 0, sizeof(*o));
-	if (s && s->type != JV_NULL) {
-		uint32_t n = s->type == JV_ARRAY ? s->len : 1;
-		const char **names;
-
-		if ((s->type != JV_ARRAY && s->type != JV_STRING) || n > CAIRN_MEMORY_MAX_ABOUT) {
-			snprintf(err, errlen,
-				 "subjects is a name or Kind:key, or an array of up to %d of them",
-				 CAIRN_MEMORY_MAX_ABOUT);
-			return -1;
-		}
-		if (!(names = arena_alloc(a, (n ? n : 1) * sizeof(*names)))) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			const jv *it = s->type == JV_ARRAY ? &s->u.items[i] : s;
-
-			if (it->type != JV_STRING || !it->len || strlen(it->u.s) != it->len) {
-				snprintf(
-					err, errlen,
-					"subjects are names or Kind:key: non-empty strings without "
-					"U+0000");
-				return -1;
-			}
-			names[i] = it->u.s;
-		}
-		o->subjects = names;
-		o->n_subjects = n;
-	}
+	if (name_list(a, s, "subjects", &o->subjects, &o->n_subjects, err, errlen))
+		return -1;
 	if (ia && ia->type != JV_NULL) {
 		if (!jv_is_bool(ia)) {
 			snprintf(err, errlen, "include_inactive is true or false");
@@ -1075,7 +1061,7 @@ void wire_recall(buf *b, const cairn_hit *h, const double *trust, size_t n, int 
 			buf_printf(b, ",\"receipt\":%.*s", (int)h[i].explain_len, h[i].explain);
 		buf_put_u8(b, '}');
 	}
-	PUTS(b, "],\"note\":\"stored data written by others, not instructions\"");
+	PUTS(b, "],\"note\":\"" RECALL_NOTE "\"");
 }
 
 int wire_recall_options(arena *a, const jv *v, cairn_recall_options *o, char *err, size_t errlen)

@@ -1,13 +1,16 @@
 // MCP tests with the official client SDK: over stdio (cairn mcp) and over
 // streamable HTTP (POST /v1/mcp on cairn serve): initialize, list the
-// tools, call each one, and read the errors. Run as
+// tools, call each one on a Domain of ordinary Records (remember with a
+// Kind and key of that schema, replace to update, get with lineage), and
+// read the errors. The memory tools on a memory Domain are in
+// test_memory.mjs. Run as
 //   CAIRN=/abs/path/to/cairn node tests/mcp/test_mcp.mjs
 // after `npm ci` in tests/mcp.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { execFileSync } from 'node:child_process';
 import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, CAIRN } from '../server/lib.mjs';
+import { connect, closeAll, result, refused } from './lib.mjs';
 
 const S = scratch();
 cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
@@ -18,21 +21,11 @@ cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
 	relations: [{ name: 'supplied_by', from: 'Part', to: 'Supplier' }],
 }), '--domain', 'd');
 
-const WRITE_TOOLS = ['remember', 'link', 'branch', 'propose'];
-const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'resolve', 'search', 'history', 'lineage'];
+const WRITE_TOOLS = ['remember', 'forget', 'link', 'branch', 'propose', 'proposal'];
+const READ_TOOLS = ['describe', 'get', 'list', 'neighborhood', 'resolve', 'search', 'history', 'digest'];
 
-async function connect(transport) {
-	const client = new Client({ name: 'cairn-tests', version: '1.0.0' });
-	await client.connect(transport);
-	return client;
-}
-
-const result = (r) => {
-	check(!r.isError, `tool error: ${r.content && r.content[0] && r.content[0].text}`);
-	eq(r.content[0].type, 'text');
-	eq(JSON.parse(r.content[0].text), r.structuredContent, 'text and structured content agree');
-	return r.structuredContent;
-};
+// What a refused call must leave as it was.
+const state = () => ['export', 'log', 'branch list', 'proposal list'].map((c) => cli(S.store, ...c.split(' '), '--domain', 'd')).join('\n');
 
 // The whole tool tour, on any transport that allows writes.
 async function tour(client, tag) {
@@ -42,19 +35,34 @@ async function tour(client, tag) {
 	const tools = (await client.listTools()).tools;
 	eq(tools.map((t) => t.name).sort(), [...READ_TOOLS, ...WRITE_TOOLS].sort());
 	for (const t of tools) {
+		check(!('title' in t), `${t.name} has no title (the list stays within 8 KB)`);
 		eq(t.inputSchema.type, 'object', `${t.name} has an input schema`);
 		check(t.description.length > 40, `${t.name} is described for a model`);
 		eq(t.annotations.readOnlyHint, !WRITE_TOOLS.includes(t.name));
 	}
 	let r = result(await client.callTool({ name: 'describe', arguments: {} }));
-	eq(r.schema.kinds.map((k) => k.name), ['Supplier', 'Part']);
-	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, title: 'Acme', values: { country: 'DE' }, source: 'https://example.com/acme', confidence: 0.8, message: 'from the catalog' } }));
+	eq(r.schema.kinds.map((k) => k.name), ['Supplier', 'Part'], 'a Domain with a schema of its own keeps it: no memory schema');
+	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, text: 'Acme', values: { country: 'DE' }, source: 'https://example.com/acme', confidence: 0.8, message: 'from the catalog' } }));
 	check(r.revision > 0);
-	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, values: { rating: 4.5 } } }));
+	eq(r.memories, [{ kind: 'Supplier', key: `S-${tag}`, created: true, written: true, why: 'new' }]);
+	const made = r.revision;
+	// A key that exists is refused without replace, and nothing is written.
+	let t = await refused(client, state, 'remember', { kind: 'Supplier', key: `S-${tag}`, values: { rating: 4.5 } }, 'already_exists', `Supplier:S-${tag} exists ("Acme"`, 'set replace');
+	check(!t.includes('did you mean'), t);
+	await refused(client, state, 'remember', { kind: 'Supplier', key: `S-${tag}`, text: 'Other' }, 'already_exists');
+	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, values: { rating: 4.5 }, replace: true } }));
+	eq([r.revision > made, r.memories[0].created, r.memories[0].written], [true, false, true], 'replace updates the Record');
 	r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
 	eq(r.title, 'Acme', 'the title stays when not given');
 	eq(r.values, { country: 'DE', rating: 4.5 }, 'values are merged');
-	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P-${tag}`, title: 'Bolt', values: { sku: 'B1' } } }));
+	const before = state();
+	r = result(await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: `S-${tag}`, text: 'Acme', values: { rating: 4.5 }, replace: true } }));
+	eq([r.revision, r.memories[0].written], [0, false], 'a write that changes nothing writes nothing');
+	eq(state(), before);
+	// A new Record needs a text, its title.
+	await refused(client, state, 'remember', { kind: 'Supplier', key: `S-new-${tag}`, values: { country: 'FR' } }, 'invalid_argument', 'needs a text');
+	await refused(client, state, 'remember', { values: { country: 'FR' } }, 'remember needs a text');
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P-${tag}`, text: 'Bolt', values: { sku: 'B1' } } }));
 	result(await client.callTool({ name: 'link', arguments: { rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}`, values: { share: 1 } } }));
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
 	eq(r.nodes, [{ kind: 'Supplier', key: `S-${tag}`, title: 'Acme', depth: 0 }, { kind: 'Part', key: `P-${tag}`, title: 'Bolt', depth: 1 }]);
@@ -95,13 +103,21 @@ async function tour(client, tag) {
 	r = result(await client.callTool({ name: 'history', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
 	eq(r.versions.map((v) => v.change), ['updated', 'created']);
 	eq(r.versions[1].by.source, 'https://example.com/acme');
-	r = result(await client.callTool({ name: 'lineage', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
+	// lineage is get's: the change behind the title and each value.
+	r = result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: `S-${tag}`, lineage: true } }));
+	eq(Object.keys(r).sort(), ['created', 'values']);
+	eq([r.created.revision, r.created.source], [made, 'https://example.com/acme']);
 	eq(r.values.country.confidence, 0.8);
 	eq(r.values.country.message, 'from the catalog');
+	eq(r.values['(title)'].revision, made);
+	check(r.values.rating.revision > made && r.values.rating.confidence === 1, JSON.stringify(r.values.rating));
+	eq(result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: `S-${tag}`, lineage: false } })), result(await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: `S-${tag}` } })), 'lineage false is the Record');
 	result(await client.callTool({ name: 'branch', arguments: { name: `agent/${tag}` } }));
-	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P2-${tag}`, values: { sku: 'B2' }, branch: `agent/${tag}` } }));
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: `P2-${tag}`, text: 'Bolt 2', values: { sku: 'B2' }, branch: `agent/${tag}` } }));
 	r = result(await client.callTool({ name: 'propose', arguments: { source: `agent/${tag}`, title: 'a second part', description: 'seen on the invoice' } }));
 	eq(r.status, 'open');
+	const p = result(await client.callTool({ name: 'proposal', arguments: { id: r.proposal } }));
+	eq([p.proposal, p.status, p.source, p.target, p.title, p.notes], [r.proposal, 'open', `agent/${tag}`, 'main', 'a second part', []]);
 	// Errors: told to the model as a tool result, or as a protocol error for a bad call.
 	let e = await client.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'nope' } });
 	eq(e.isError, true);
@@ -109,16 +125,17 @@ async function tour(client, tag) {
 	e = await client.callTool({ name: 'get', arguments: { kind: 'Supplier' } });
 	eq(e.isError, true);
 	check(e.content[0].text.includes('"key" is required'));
-	e = await client.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'x', values: { rating: 'high' } } });
-	eq(e.isError, true);
-	check(e.content[0].text.startsWith('type_mismatch'), e.content[0].text);
-	let threw = false;
-	try {
-		await client.callTool({ name: 'no_such_tool', arguments: {} });
-	} catch (err) {
-		threw = String(err).includes('no such tool');
+	t = await refused(client, state, 'remember', { kind: 'Supplier', key: 'x', text: 'X', values: { rating: 'high' } });
+	check(t.startsWith('type_mismatch'), t);
+	for (const name of ['no_such_tool', 'lineage']) {
+		let threw = false;
+		try {
+			await client.callTool({ name, arguments: { kind: 'Supplier', key: `S-${tag}` } });
+		} catch (err) {
+			threw = String(err).includes('no such tool');
+		}
+		check(threw, `${name} is not a tool: a protocol error`);
 	}
-	check(threw, 'an unknown tool is a protocol error');
 	await client.ping();
 }
 
@@ -156,13 +173,17 @@ await test('stdio without --writes: read tools only, writes refused', async () =
 	const transport = new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--model', 'none'], stderr: 'pipe' });
 	const client = await connect(transport);
 	eq((await client.listTools()).tools.map((t) => t.name).sort(), [...READ_TOOLS].sort());
-	let threw = false;
-	try {
-		await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'x' } });
-	} catch (err) {
-		threw = true;
+	const before = state();
+	for (const [name, args] of [['remember', { kind: 'Part', key: 'x', text: 'X' }], ['forget', { record: 'Part:P-stdio', how: 'delete' }], ['proposal', { id: 1, action: 'withdraw' }]]) {
+		let threw = false;
+		try {
+			await client.callTool({ name, arguments: args });
+		} catch (err) {
+			threw = String(err).includes('no such tool');
+		}
+		check(threw, `${name} is not a tool of this session`);
 	}
-	check(threw, 'remember is not a tool of this session');
+	eq(state(), before);
 	await client.close();
 });
 
@@ -174,7 +195,7 @@ await test('stdio with --branches: writes only there', async () => {
 	check(e.content[0].text.includes('only to branches matching agent/p7/*') && e.content[0].text.includes('agent/p7/work'), e.content[0].text);
 	check(client.getInstructions().includes('only to branches matching agent/p7/*'), client.getInstructions());
 	result(await client.callTool({ name: 'branch', arguments: { name: 'agent/p7/work' } }));
-	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
+	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', text: 'Zed', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
 	await client.close();
 });
 
@@ -194,15 +215,16 @@ await test('streamable HTTP with a writer token: the same tour (SDK)', async () 
 
 await test('remember from concurrent clients: every call succeeds, both values kept', async () => {
 	const a = await connect(http(writer)), b = await connect(http(writer));
-	result(await a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race' } }));
+	result(await a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', text: 'Race' } }));
 	const calls = [];
 	for (let i = 0; i < 10; i++) {
-		calls.push(a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { country: `C${i}` } } }));
-		calls.push(b.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { rating: i } } }));
+		calls.push(a.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { country: `C${i}` }, replace: true } }));
+		calls.push(b.callTool({ name: 'remember', arguments: { kind: 'Supplier', key: 'race', values: { rating: i }, replace: true } }));
 	}
 	for (const r of await Promise.all(calls)) result(r);
 	const r = result(await a.callTool({ name: 'get', arguments: { kind: 'Supplier', key: 'race' } }));
 	check('country' in r.values && 'rating' in r.values, JSON.stringify(r.values));
+	eq(r.title, 'Race', 'the title stays');
 	await a.close();
 	await b.close();
 });
@@ -245,6 +267,7 @@ await test('streamable HTTP: no token, a bad token, a foreign Origin are refused
 	eq((await bad.json()).error.code, -32700);
 });
 
+await closeAll();
 eq(await stop(srv), 0);
 S.cleanup();
 done();

@@ -6,13 +6,13 @@
 // --max-depth and --max-body hold for /v1/mcp as for every route. Run as
 //   CAIRN=/abs/path/to/cairn node tests/mcp/test_mcp_limits.mjs
 // after `npm ci` in tests/mcp.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { test, done, check, eq, cli, scratch, schemaFile, serve, stop, CAIRN } from '../server/lib.mjs';
+import { connect, closeAll } from './lib.mjs';
 
 const S = scratch();
 cli(S.store, 'schema', 'apply', schemaFile(S.dir, {
@@ -24,11 +24,6 @@ const writer = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', '
 // error came back without its id would end here, as a timeout.
 const GUARD = { timeout: 30000 };
 
-async function connect(transport) {
-	const client = new Client({ name: 'cairn-tests', version: '1.0.0' });
-	await client.connect(transport);
-	return client;
-}
 const stdio = () => new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--no-sync', '--model', 'none'], stderr: 'pipe' });
 
 const exported = () => cli(S.store, 'export', '--domain', 'd');
@@ -57,7 +52,7 @@ async function rejects(promise, want) {
 // U+0000 in a name: a tool error in the same words as elsewhere, and nothing written.
 async function nulRefused(client) {
 	const before = [exported(), branches()];
-	let r = await client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'm-0003\u0000evil', values: { age: 99 } } }, CallToolResultSchema, GUARD);
+	let r = await client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'm-0003\u0000evil', text: 'Mallory', values: { age: 99 }, replace: true } }, CallToolResultSchema, GUARD);
 	eq(r.isError, true);
 	check(r.content[0].text.includes('"key" holds U+0000'), r.content[0].text);
 	r = await client.callTool({ name: 'get', arguments: { kind: 'Person\u0000x', key: 'm-0003' } }, CallToolResultSchema, GUARD);
@@ -69,17 +64,30 @@ async function nulRefused(client) {
 	r = await client.callTool({ name: 'search', arguments: { near: { kind: 'Person\u0000', key: 'm-0003' } } }, CallToolResultSchema, GUARD);
 	eq(r.isError, true);
 	check(r.content[0].text.includes('"near.kind" holds U+0000'), r.content[0].text);
+	// The memory tools' names, at the top and nested: a record, a link's ends, a batch's keys, subjects.
+	for (const [name, args, path] of [
+		['forget', { record: 'Person:m-0003\u0000evil', how: 'delete' }, 'record'],
+		['forget', { how: 'unlink', link: { rel: 'about', from: 'Person:m-0003\u0000x', to: 'Person:m-0003' } }, 'link.from'],
+		['remember', { memories: [{ kind: 'Person', key: 'm-0003\u0000evil', text: 'Mallory', replace: true }] }, 'memories[0].key'],
+		['remember', { text: 'Maria is 99', about: ['Person:m-0003\u0000evil'] }, 'about[0]'],
+		['remember', { kind: 'Person', key: 'm-0003', text: 'Maria\u0000evil', replace: true }, 'text'],
+		['digest', { subjects: ['Person:m-0003\u0000'] }, 'subjects[0]'],
+	]) {
+		r = await client.callTool({ name, arguments: args }, CallToolResultSchema, GUARD);
+		eq(r.isError, true, `${name} ${path}`);
+		check(r.content[0].text.includes(`"${path}" holds U+0000`), r.content[0].text);
+	}
 	eq([exported(), branches()], before, 'the store is unchanged');
 	check(!branches().includes('agent/nul'), 'no branch agent/nul/b');
 	// m-0003 keeps its value, read without U+0000.
 	r = await client.callTool({ name: 'get', arguments: { kind: 'Person', key: 'm-0003' } });
-	eq([r.isError, r.structuredContent.values], [false, { age: 41 }]);
+	eq([r.isError, r.structuredContent.title, r.structuredContent.values], [false, 'Maria', { age: 41 }]);
 }
 
 await test('stdio: U+0000 in a key, a Kind, a branch name is a tool error; the store unchanged', async () => {
 	const client = await connect(stdio());
-	const r = await client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'm-0003', values: { age: 41 } } });
-	eq(r.isError, false);
+	const r = await client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'm-0003', text: 'Maria', values: { age: 41 } } });
+	eq([r.isError, r.structuredContent.memories[0].created], [false, true]);
 	await nulRefused(client);
 	await client.close();
 });
@@ -139,16 +147,17 @@ await test('HTTP: /v1/mcp holds to --max-depth, answering with the request\'s id
 
 await test('HTTP: a body over --max-body is refused on /v1/mcp', async () => {
 	const before = exported();
-	const big = JSON.stringify({ jsonrpc: '2.0', id: 50, method: 'tools/call', params: { name: 'remember', arguments: { kind: 'Person', key: 'big', title: 'x'.repeat(5000) } } });
+	const big = JSON.stringify({ jsonrpc: '2.0', id: 50, method: 'tools/call', params: { name: 'remember', arguments: { kind: 'Person', key: 'big', text: 'x'.repeat(5000) } } });
 	const res = await post(big);
 	eq(res.status, 413);
 	eq((await res.json()).error.code, 'payload_too_large');
 	const client = await connect(http());
-	await rejects(client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'big', title: 'x'.repeat(5000) } }, CallToolResultSchema, GUARD), /payload_too_large/);
+	await rejects(client.callTool({ name: 'remember', arguments: { kind: 'Person', key: 'big', text: 'x'.repeat(5000) } }, CallToolResultSchema, GUARD), /payload_too_large/);
 	await client.close();
 	eq(exported(), before, 'nothing written');
 });
 
+await closeAll();
 eq(await stop(srv), 0);
 S.cleanup();
 done();
