@@ -1413,6 +1413,13 @@ typedef struct cairn_memory_in {
 	const char *const *about; /* what it is about: "Kind:key", or a name to resolve */
 	size_t n_about;
 	const char *supersedes;	/* "Kind:key" of the memory this one replaces, or NULL */
+	/*
+	 * Links to write with it, a JSON array of {"rel","from","to"} whose ends
+	 * are names or "Kind:key" resolved as about is (NULL: none). A new Link
+	 * of a Relation of cardinality one replaces the one its from Record has.
+	 */
+	const char *links;
+	size_t links_len;
 	unsigned flags;		/* enum cairn_remember_flags */
 	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_memory_in;
@@ -1435,6 +1442,8 @@ typedef struct cairn_memory_out {
 	cairn_subject about[CAIRN_MEMORY_MAX_ABOUT];
 	size_t n_about;
 	int superseded;		/* its supersedes was marked superseded in the same commit */
+	unsigned links_written;	/* Links of links written (those that were there already are not) */
+	unsigned links_replaced; /* Links of cardinality one that the new ones replaced */
 	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_memory_out;
 

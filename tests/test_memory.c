@@ -628,3 +628,78 @@ void test_memory_recall(void)
 	cairn_txn_end(t);
 	cairn_close(st);
 }
+
+/* A Relation of cardinality one: a new value replaces the old by itself, in the same commit. */
+void test_memory_single_valued(void)
+{
+	cairn_store *st = memory_store();
+	cairn_commit_options co = wopts();
+	cairn_commit_options so = {0};
+	cairn_commit_result r;
+	cairn_memory_in in;
+	cairn_memory_out out;
+	cairn_read_options ro = {0};
+	cairn_link_cursor cur;
+	cairn_link l[4];
+	cairn_txn *t;
+	size_t n;
+	uint64_t head;
+	static const char rel[] =
+		"{\"relations\":[{\"name\":\"works_at\",\"from\":\"Entity\",\"to\":\"Entity\","
+		"\"cardinality\":\"one\"}]}";
+	static const char acme[] = "[{\"rel\":\"works_at\",\"from\":\"Dana\",\"to\":\"Acme\"}]";
+	static const char globex[] = "[{\"rel\":\"works_at\",\"from\":\"Dana\",\"to\":\"Globex\"}]";
+
+	CHECK(st);
+	so.domain = "m";
+	so.prov.actor = "test";
+	OK(cairn_schema_apply(st, &so, rel, strlen(rel), NULL));
+	memset(&in, 0, sizeof(in));
+	in.text = "Dana works at Acme";
+	in.about = (const char *[]){"Dana"};
+	in.n_about = 1;
+	in.links = acme;
+	in.links_len = strlen(acme);
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	CHECK(out.links_written == 1 && out.links_replaced == 0);
+	/* The same Link again is not written again. */
+	in.text = "Dana is employed by Acme";
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	CHECK(out.links_written == 0 && out.links_replaced == 0);
+	/* A new employer replaces the old in the same commit as the memory. */
+	head = test_head(st, "m");
+	in.text = "Dana works at Globex now";
+	in.links = globex;
+	in.links_len = strlen(globex);
+	OK(cairn_remember(st, &co, &in, 1, &out, &r));
+	CHECK(r.revision == head + 1 && out.links_written == 1 && out.links_replaced == 1);
+	ro.domain = "m";
+	OK(cairn_txn_begin(st, &ro, &t));
+	{
+		cairn_resolve_options rs = {.text = "Dana", .exact = 1, .limit = 4};
+		cairn_match mt[4];
+		size_t nm;
+
+		OK(cairn_resolve(t, &rs, mt, 4, &nm, NULL));
+		CHECK(nm >= 1);
+		memset(&cur, 0, sizeof(cur));
+		OK(cairn_links(t, "Entity", mt[0].rec.key, mt[0].rec.key_len, CAIRN_OUT, "works_at", &cur,
+			       l, 4, &n));
+		CHECK(n == 1);
+	}
+	cairn_txn_end(t);
+	/* Bad links: refused, nothing written. */
+	head = test_head(st, "m");
+	in.text = "something else entirely";
+	in.links = "[{\"rel\":\"works_at\",\"from\":\"Dana\"}]";
+	in.links_len = strlen(in.links);
+	CHECK_RC(cairn_remember(st, &co, &in, 1, &out, &r), CAIRN_EINVAL);
+	in.links = "[{\"rel\":\"nope\",\"from\":\"Dana\",\"to\":\"Acme\"}]";
+	in.links_len = strlen(in.links);
+	CHECK_RC(cairn_remember(st, &co, &in, 1, &out, &r), CAIRN_EUNKNOWNREL);
+	in.links = "{}";
+	in.links_len = 2;
+	CHECK_RC(cairn_remember(st, &co, &in, 1, &out, &r), CAIRN_EINVAL);
+	CHECK(test_head(st, "m") == head);
+	cairn_close(st);
+}

@@ -96,6 +96,7 @@ typedef struct cli {
 	const char *append;	/* remember --append JSON */
 	const char *supersedes; /* remember --supersedes KIND:KEY */
 	int replace;		/* remember --replace */
+	const char *links;	/* remember --links JSON */
 	int include_inactive;	/* digest --include-inactive */
 	const char *valid_at;	/* digest --valid-at TIME */
 	long budget;		/* digest --budget BYTES, 0 when not given */

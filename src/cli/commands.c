@@ -39,7 +39,7 @@ static const char init_usage[] =
 
 static const char remember_usage[] =
 	"usage: cairn remember TEXT [--about NAME]... [--kind K] [--key KEY] [--values JSON]\n"
-	"                      [--append JSON] [--supersedes KIND:KEY] [--replace]\n\n"
+	"                      [--append JSON] [--supersedes KIND:KEY] [--replace] [--links JSON]\n\n"
 	"Remembers TEXT as a memory (docs/memory.md), in one durable commit: each\n"
 	"--about is resolved to the Record it names (an Entity is made for a name\n"
 	"nothing has); a memory with the same text is not made twice; the key is\n"
@@ -50,7 +50,10 @@ static const char remember_usage[] =
 	"  --values JSON         its values, a JSON object\n"
 	"  --append JSON         strings to add to list Attributes: {\"tags\":[\"x\"]}\n"
 	"  --supersedes KIND:KEY the memory it replaces: marked superseded, linked\n"
-	"  --replace             update the Record when --key exists\n" OPTS_WRITE;
+	"  --replace             update the Record when --key exists\n"
+	"  --links JSON          Links to write with it: [{\"rel\",\"from\",\"to\"}], ends as\n"
+	"                        names or KIND:KEY; a Relation of cardinality one replaces\n"
+	"                        the Link its from Record had\n" OPTS_WRITE;
 
 static const char digest_usage[] =
 	"usage: cairn digest [SUBJECT]... [--include-inactive] [--valid-at TIME]\n"

@@ -77,6 +77,8 @@ int cmd_remember(cli *c)
 	in.about = c->about;
 	in.n_about = (size_t)c->n_about;
 	in.supersedes = c->supersedes;
+	in.links = c->links;
+	in.links_len = c->links ? strlen(c->links) : 0;
 	in.flags = c->replace ? CAIRN_REMEMBER_REPLACE : 0;
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;

@@ -68,7 +68,7 @@ static const cli_opt options[] = {
 	{"key", T_STR, F(key)},			{"append", T_STR, F(append)},
 	{"supersedes", T_STR, F(supersedes)},	{"replace", T_ON, F(replace)},
 	{"include-inactive", T_ON, F(include_inactive)}, {"valid-at", T_STR, F(valid_at)},
-	{"budget", T_LONG, F(budget)},
+	{"budget", T_LONG, F(budget)},		{"links", T_STR, F(links)},
 	{"record", T_STR, F(record)},		{"actor-as", T_STR, F(actor_as)},
 };
 

@@ -508,6 +508,89 @@ static int same_text(mctx *m, const char *kind, const char *text, size_t len, ca
 	return 0;
 }
 
+/* Whether Relation rel has cardinality one (0 also when it does not exist). */
+static int rel_one(const mctx *m, const char *rel)
+{
+	const jv *rs = jv_get(m->schema, "relations");
+
+	for (uint32_t i = 0; rs && rs->type == JV_ARRAY && i < rs->len; i++) {
+		const jv *n = jv_get(&rs->u.items[i], "name"), *c = jv_get(&rs->u.items[i], "cardinality");
+
+		if (n && n->type == JV_STRING && strcmp(n->u.s, rel) == 0)
+			return c && c->type == JV_STRING && strcmp(c->u.s, "one") == 0;
+	}
+	return 0;
+}
+
+/*
+ * The Links of memory i: each end resolved as about is; a Link there is
+ * already is not written again; a new Link of a Relation of cardinality
+ * one first removes the one its from Record has (the single value it
+ * replaces, kept in the Link's history).
+ */
+static int links(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *out)
+{
+	const jv *ls = jv_parse(&m->mem, in->links, in->links_len, "links");
+	const char *kind = in->kind ? in->kind : DEFAULT_KIND;
+	int rc;
+
+	if (!ls)
+		return at(i, err_code());
+	if (ls->type != JV_ARRAY || ls->len > CAIRN_MEMORY_MAX_ABOUT)
+		return err_change(CAIRN_EINVAL, (long)i,
+				  "memory %zu: links is an array of up to %d {rel, from, to}", i,
+				  CAIRN_MEMORY_MAX_ABOUT);
+	for (uint32_t j = 0; j < ls->len; j++) {
+		static const char *const names[] = {"rel", "from", "to", NULL};
+		const jv *l = &ls->u.items[j], *rel = jv_get(l, "rel"), *f = jv_get(l, "from"),
+			 *t = jv_get(l, "to");
+		cairn_subject from, to;
+		cairn_link_cursor cur;
+		cairn_link old[64];
+		size_t n = 0;
+		int there = 0;
+
+		if (l->type != JV_OBJECT || jv_only(l, names, CAIRN_EINVAL, "a link") ||
+		    !jv_is(rel, JV_STRING) || !jv_is(f, JV_STRING) || !jv_is(t, JV_STRING) ||
+		    jv_str_nul(rel) || jv_str_nul(f) || jv_str_nul(t))
+			return err_change(CAIRN_EINVAL, (long)i,
+					  "memory %zu: links[%u] is {\"rel\", \"from\", \"to\"}: names "
+					  "or Kind:key, without U+0000",
+					  i, j);
+		if ((rc = need_rel(m, i, rel->u.s)) || (rc = subject(m, i, kind, f->u.s, &from)) ||
+		    (rc = subject(m, i, kind, t->u.s, &to)))
+			return rc;
+		memset(&cur, 0, sizeof(cur));
+		if (!from.created) {
+			rc = cairn_links(m->t, from.kind, from.key, strlen(from.key), CAIRN_OUT, rel->u.s,
+					 &cur, old, 64, &n);
+			if (rc && rc != CAIRN_ENOTFOUND)
+				return rc;
+		}
+		for (size_t o = 0; o < n; o++) {
+			int same = strcmp(old[o].to_kind, to.kind) == 0 &&
+				   old[o].to_key_len == strlen(to.key) &&
+				   memcmp(old[o].to_key, to.key, old[o].to_key_len) == 0;
+
+			there |= same;
+			if (!same && rel_one(m, rel->u.s)) {
+				if ((rc = cairn_changeset_unlink(m->cs, rel->u.s, from.kind, from.key,
+								 strlen(from.key), old[o].to_kind,
+								 old[o].to_key, old[o].to_key_len)))
+					return at(i, rc);
+				out->links_replaced++;
+			}
+		}
+		if (there)
+			continue;
+		if ((rc = cairn_changeset_link(m->cs, rel->u.s, from.kind, from.key, strlen(from.key),
+					       to.kind, to.key, strlen(to.key), NULL, 0)))
+			return at(i, rc);
+		out->links_written++;
+	}
+	return 0;
+}
+
 /* The changes of memory i, added to m->cs; out says what it becomes. */
 static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *out)
 {
@@ -659,6 +742,8 @@ static int one(mctx *m, size_t i, const cairn_memory_in *in, cairn_memory_out *o
 			return rc;
 		out->superseded = 1;
 	}
+	if (in->links && (rc = links(m, i, in, out)))
+		return rc;
 	out->written = cairn_changeset_count(m->cs) > before;
 	return 0;
 }

@@ -137,9 +137,14 @@ static const mcp_arg search_args[] = {
 	A_END};
 static const mcp_arg history_args[] = {
 	A_KIND, A_KEY, A_INT("limit", 1, 50, 10), A_STR("cursor", NULL), A_BRANCH, A_AT, A_END};
+static const mcp_arg link_ref_args[] = {A_NEED("rel", NULL), A_NEED("from", NULL), A_NEED("to", NULL),
+					A_END};
 static const mcp_arg memory_args[] = {A_STR("text", NULL),  A_NAMES("about"), A_STR("kind", NULL),
 				      A_STR("key", NULL),   A_OBJ("values"),  A_OBJ("append"),
-				      A_STR("supersedes", NULL), A_BOOL("replace"), A_END};
+				      A_STR("supersedes", NULL), A_BOOL("replace"),
+				      {.name = "links", .type = MCP_ARRAY, .items = MCP_OBJECT,
+				       .members = link_ref_args},
+				      A_END};
 static const mcp_arg remember_args[] = {A_STR("text", NULL),
 					A_NAMES("about"),
 					A_STR("kind", NULL),
@@ -148,6 +153,10 @@ static const mcp_arg remember_args[] = {A_STR("text", NULL),
 					A_OBJ("append"),
 					A_STR("supersedes", NULL),
 					A_BOOL("replace"),
+					{.name = "links",
+					 .type = MCP_ARRAY,
+					 .items = MCP_OBJECT,
+					 .members = link_ref_args},
 					{.name = "memories",
 					 .type = MCP_ARRAY,
 					 .items = MCP_OBJECT,
@@ -157,8 +166,6 @@ static const mcp_arg remember_args[] = {A_STR("text", NULL),
 					A_BRANCH,
 					A_END};
 static const char *const hows[] = {"retract", "unlink", "delete", "erase", NULL};
-static const mcp_arg link_ref_args[] = {A_NEED("rel", NULL), A_NEED("from", NULL), A_NEED("to", NULL),
-					A_END};
 static const mcp_arg forget_args[] = {
 	A_STR("record", "Kind:key"),
 	{.name = "link", .type = MCP_OBJECT, .members = link_ref_args},
@@ -226,17 +233,16 @@ static const tool tools[] = {
 	 get_args, 0, t_get},
 	{"list", "Records of a kind in key order; after: the answer's next.", list_args, 0, t_list},
 	{"neighborhood",
-	 "The Records linked to one, to depth 3, and the Links between them. dir, rels and kinds "
-	 "narrow hops; fanout cuts hubs.",
+	 "The Records linked to one, to depth 3, and their Links; dir, rels, kinds narrow it.",
 	 neighborhood_args, 0, t_neighborhood},
 	{"resolve",
 	 "The Records a name most likely names, best first, with score and why (key, title, "
-	 "unique value, alias; folded; close spelling unless exact; prefix).",
+	 "unique value or alias; folded, spelled close, or a prefix).",
 	 resolve_args, 0, t_resolve},
 	{"search",
 	 "Records by the words of text (stems, typos, word*, \"phrase\") and meaning; in "
-	 "memories, superseded ones left out (include_inactive), trust weighed. where: "
-	 "{\"n\":{\"gte\":1}}; near: {kind,key}.",
+	 "memories, superseded ones left out (include_inactive), trust weighed. where filters "
+	 "attributes.",
 	 search_args, 0, t_search},
 	{"history",
 	 "A Record's versions newest first: what changed, who, when, source. cursor: the next.",
@@ -248,7 +254,8 @@ static const tool tools[] = {
 	{"remember",
 	 "Store what you learned: text, about (names or Kind:key, resolved or made). The same "
 	 "text is kept once; an existing key needs replace; supersedes (Kind:key) replaces a "
-	 "memory; append adds to lists; memories: many, one commit.",
+	 "memory; append extends lists; links: [{rel,from,to}], cardinality one replaced; "
+	 "memories: many, one commit.",
 	 remember_args, 1, t_remember},
 	{"forget",
 	 "how: retract a record (kept, out of recall), unlink a link, delete a record, or erase "

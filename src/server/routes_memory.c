@@ -36,9 +36,9 @@ void h_remember(req *r)
 		"memories",   "branch",	 "expect_revision", "actor", "source",
 		"confidence", "message", "trace_id",	    "text",  "kind",
 		"key",	      "values",	 "append",	    "about", "supersedes",
-		"replace",    NULL};
-	static const char *const one_names[] = {
-		"text", "kind", "key", "values", "append", "about", "supersedes", "replace", NULL};
+		"replace",    "links",	 NULL};
+	static const char *const one_names[] = {"text",	 "kind",       "key",	  "values", "append",
+						"about", "supersedes", "replace", "links",  NULL};
 	cairn_commit_options co;
 	cairn_commit_result res;
 	cairn_memory_in *in = NULL;

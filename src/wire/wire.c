@@ -826,8 +826,8 @@ static int name_list(arena *a, const jv *v, const char *what, const char *const 
 
 int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t errlen)
 {
-	static const char *const allowed[] = {"text",  "kind",	     "key",	"values", "append",
-					      "about", "supersedes", "replace", NULL};
+	static const char *const allowed[] = {"text",	    "kind",    "key",   "values", "append",
+					      "about",	    "supersedes", "replace", "links", NULL};
 	const jv *rp;
 
 	memset(m, 0, sizeof(*m));
@@ -843,7 +843,7 @@ int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t 
 		if (!allowed[k]) {
 			snprintf(err, errlen,
 				 "a memory has no member \"%s\" (text, kind, key, values, append, "
-				 "about, supersedes, replace)",
+				 "about, supersedes, replace, links)",
 				 v->u.items[i].key);
 			return -1;
 		}
@@ -855,6 +855,25 @@ int wire_memory_in(arena *a, const jv *v, cairn_memory_in *m, char *err, size_t 
 	    mem_obj(a, v, "values", &m->values, &m->values_len, err, errlen) ||
 	    mem_obj(a, v, "append", &m->append, &m->append_len, err, errlen))
 		return -1;
+	{
+		const jv *l = jv_get(v, "links");
+		buf b = BUF_INIT;
+
+		if (l && l->type != JV_NULL) {
+			if (l->type != JV_ARRAY) {
+				snprintf(err, errlen, "links is an array of {rel, from, to}");
+				return -1;
+			}
+			jv_canon(l, &b);
+			if (b.oom || !(m->links = arena_strndup(a, (const char *)b.p, b.len))) {
+				buf_release(&b);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			m->links_len = b.len;
+			buf_release(&b);
+		}
+	}
 	rp = jv_get(v, "replace");
 	if (rp && rp->type != JV_NULL) {
 		if (!jv_is_bool(rp)) {
@@ -899,6 +918,9 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
 		}
 		if (m[i].superseded)
 			PUTS(b, ",\"superseded\":true");
+		if (m[i].links_written || m[i].links_replaced)
+			buf_printf(b, ",\"links_written\":%u,\"links_replaced\":%u", m[i].links_written,
+				   m[i].links_replaced);
 		buf_put_u8(b, '}');
 	}
 	buf_put_u8(b, ']');

@@ -1574,6 +1574,25 @@ run digest Sam --domain mem --after -1
 want_rc 2
 end
 
+begin "memory: a Link of cardinality one is replaced by a new one, in the memory's commit"
+cat >"$T/works.json" <<'EOF2'
+{"relations":[{"name":"works_at","from":"Entity","to":"Entity","cardinality":"one"}]}
+EOF2
+run schema apply "$T/works.json" --domain mem
+want_rc 0
+run remember "Sam works at Acme" --domain mem --about Sam --links '[{"rel":"works_at","from":"Sam","to":"Acme"}]'
+want_rc 0
+out_has '"links_written":1,"links_replaced":0'
+run remember "Sam works at Globex" --domain mem --about Sam --links '[{"rel":"works_at","from":"Sam","to":"Globex"}]'
+want_rc 0
+out_has '"links_written":1,"links_replaced":1'
+run remember "Sam works at Initech" --domain mem --links '[{"rel":"works_at","from":"Sam"}]'
+want_rc 2
+err_has 'links[0] is {'
+run remember "Sam works at Initech" --domain mem --links 'nope'
+want_rc 4
+end
+
 begin "memory: recall leaves superseded memories out, weighs trust"
 run recall "Sam plays" --domain mem --kind Memory
 want_rc 0

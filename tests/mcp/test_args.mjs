@@ -66,7 +66,7 @@ await test('tools/list with the write tools is within 8 KB, and every schema is 
 	eq(schema('get').required, ['kind', 'key']);
 	eq(schema('get').properties.lineage, { type: 'boolean' }, 'lineage is get\'s');
 	eq(schema('describe').required, []);
-	eq(Object.keys(schema('remember').properties), ['text', 'about', 'kind', 'key', 'values', 'append', 'supersedes', 'replace', 'memories', 'source', 'confidence', 'message', 'branch']);
+	eq(Object.keys(schema('remember').properties), ['text', 'about', 'kind', 'key', 'values', 'append', 'supersedes', 'replace', 'links', 'memories', 'source', 'confidence', 'message', 'branch']);
 	eq(schema('remember').required, [], 'a text or memories, checked by the tool');
 	eq(schema('remember').properties.memories.items.type, 'object');
 	eq([schema('forget').properties.how.enum, schema('forget').properties.how.default], [['retract', 'unlink', 'delete', 'erase'], 'retract']);
@@ -90,7 +90,7 @@ await test('refusals say what is wrong and what would be right, and change nothi
 		return text;
 	};
 	// An unknown name, with the closest valid one and the list of them.
-	await refused('remember', { kind: 'Supplier', key: 'S-9', valeus: { country: 'DE' } }, 'unknown argument "valeus"', 'did you mean "values"?', 'remember takes text, about, kind, key, values, append, supersedes, replace, memories, source, confidence, message, branch');
+	await refused('remember', { kind: 'Supplier', key: 'S-9', valeus: { country: 'DE' } }, 'unknown argument "valeus"', 'did you mean "values"?', 'remember takes text, about, kind, key, values, append, supersedes, replace, links, memories, source, confidence, message, branch');
 	await refused('remember', { kind: 'Supplier', key: 'S-9', title: 'Acme' }, 'unknown argument "title"', 'remember takes text, about');
 	await refused('get', { kind: 'Supplier', key: 'S-1', brnch: 'main' }, 'did you mean "branch"?');
 	let t = await refused('get', { kind: 'Supplier', key: 'S-1', zzzzzz: 1 }, 'unknown argument "zzzzzz"', 'get takes kind, key, lineage, branch, at');

@@ -210,6 +210,14 @@ async function tour(client, d, { actor, eraseAllowed }) {
 		eq((await C('get', { kind: 'Memory', key: chess.key })).values.status, 'retracted');
 	}
 
+	// links: written with the memory, ends resolved like about; a Link there already is not written again.
+	r = await C('remember', { text: 'Sam and Lee garden together', about: ['Sam'], links: [{ rel: 'related_to', from: 'Sam', to: 'Lee' }] });
+	eq([r.memories[0].links_written, r.memories[0].links_replaced], [1, 0]);
+	r = await C('remember', { text: 'Sam and Lee share a garden', links: [{ rel: 'related_to', from: 'Sam', to: 'Lee' }] });
+	eq(r.memories[0].links_written, undefined, 'the Link was there: none written');
+	await R('remember', { text: 'x y z', links: [{ rel: 'related_to', from: 'Sam' }] }, '"links[0].to" is required');
+	await R('remember', { text: 'x y z', links: [{ rel: 'nope', from: 'Sam', to: 'Lee' }] }, 'no Relation nope');
+
 	// digest: within its budget, the next cursor paging to the rest.
 	const many = Array.from({ length: 30 }, (_, i) => ({ text: `Pat said thing ${String(i).padStart(2, '0')} about the garden and the bees`, about: ['Pat'] }));
 	r = await C('remember', { memories: many, confidence: 0.8 });
@@ -218,7 +226,7 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	eq(pat.size, 30);
 	// Without subjects: the active memories the latest revisions wrote (all of them here), best first.
 	const latest = await C('digest', {});
-	eq([latest.subjects, latest.total], [[], 35], 'coffee, Rome, Sam\'s 3, Pat\'s 30');
+	eq([latest.subjects, latest.total], [[], 37], 'coffee, Rome, Sam\'s 3 and 2 with Lee, Pat\'s 30');
 	check(latest.memories.length > 1 && latest.next !== null, 'a page and a cursor');
 	check(latest.memories.every((m, i) => m.status === 'active' && (!i || m.score <= latest.memories[i - 1].score)), 'best first');
 	let res = await client.callTool({ name: 'digest', arguments: { subjects: ['Pat'] } });
