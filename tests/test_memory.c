@@ -263,6 +263,30 @@ void test_memory_remember(void)
 	CHECK(count_of(st, "Memory") == 4);
 	/* Keys made in order sort in order. */
 	CHECK(strcmp(out[0].key, out[1].key) < 0 && strcmp(out[1].key, out[2].key) < 0);
+	/*
+	 * Two long texts alike for their first 200 bytes (what names keep) are
+	 * two memories; the same long text is one.
+	 */
+	{
+		char a[400], b[400];
+
+		memset(a, 0, sizeof(a));
+		for (int i = 0; i < 22; i++)
+			strcat(a, "long words ");
+		strcpy(b, a);
+		strcat(a, "end one");
+		strcat(b, "end two");
+		memset(in, 0, sizeof(in));
+		in[0].text = a;
+		OK(cairn_remember(st, &co, in, 1, out, &r));
+		CHECK(out[0].created);
+		in[0].text = b;
+		OK(cairn_remember(st, &co, in, 1, out, &r));
+		CHECK(out[0].created);
+		in[0].text = a;
+		OK(cairn_remember(st, &co, in, 1, out, &r));
+		CHECK(!out[0].created && !out[0].written);
+	}
 	cairn_close(st);
 }
 

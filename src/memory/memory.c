@@ -64,6 +64,8 @@ const char *cairn_memory_schema(void)
 #define DEFAULT_KIND "Memory"
 #define ENTITY_KIND "Entity"
 #define MAX_TRIES 8
+/* Texts up to this long are the same text ignoring case and accents (names keep 200 bytes). */
+#define SAME_TEXT_FOLDED 150
 
 /* ---------------------------------------------------------------- keys -- */
 
@@ -497,6 +499,13 @@ static int same_text(mctx *m, const char *kind, const char *text, size_t len, ca
 		const jv *v, *st;
 
 		if (mt[j].source != CAIRN_NAME_TITLE)
+			continue;
+		/*
+		 * Names are cut at SAME_TEXT_FOLDED bytes: past it only the text
+		 * itself, byte for byte, is the same text.
+		 */
+		if (!(mt[j].rec.title_len == len && memcmp(mt[j].rec.title, text, len) == 0) &&
+		    (len > SAME_TEXT_FOLDED || mt[j].rec.title_len > SAME_TEXT_FOLDED))
 			continue;
 		v = jv_parse(&m->mem, mt[j].rec.values, mt[j].rec.values_len, "values");
 		st = v ? jv_get(v, "status") : NULL;
