@@ -43,6 +43,7 @@ typedef struct call {
 	arena *mem;
 	const jv *args;	     /* checked against spec before the tool runs */
 	const mcp_arg *spec; /* the tool's arguments */
+	size_t offset;	/* a search's or a resolution's after: the hits of earlier pages */
 	buf *out;	     /* the tool's result object, as JSON */
 	char err[1024];	     /* a tool error: shown to the model, isError */
 } call;
@@ -99,6 +100,7 @@ static const mcp_arg neighborhood_args[] = {
 static const mcp_arg resolve_args[] = {A_NEED("text", NULL),
 				       A_NAMES("kinds"),
 				       A_INT("limit", 1, 20, 5),
+				       A_STR("after", NULL),
 				       A_BOOL("exact"),
 				       A_BRANCH,
 				       A_AT,
@@ -120,6 +122,7 @@ static const mcp_arg search_args[] = {
 	A_NAMES("kinds"),
 	A_OBJ("where"),
 	A_INT("limit", 1, 20, 10),
+	A_STR("after", NULL),
 	A_BOOL("all_words"),
 	A_BOOL("explain"),
 	A_BOOL("receipt"),
@@ -225,13 +228,15 @@ static int t_proposal(call *k);
 static const tool tools[] = {
 	{"describe",
 	 "What this memory holds: Kinds with attributes, Relations, Records per Kind. Call it "
-	 "first. Reads take branch (default main) and at (a revision or RFC 3339 time).",
+	 "first. Reads take branch (default main) and at (a revision or RFC 3339 time); "
+	 "after: an answer's next.",
 	 describe_args, 0, t_describe},
 	{"get",
 	 "A Record by kind and key: title, values, last change (who, when, source, confidence); "
 	 "lineage: the change behind each value.",
 	 get_args, 0, t_get},
-	{"list", "Records of a kind in key order; after: the answer's next.", list_args, 0, t_list},
+	{"list", "Records of one kind in key order: keys, titles, values if asked.", list_args, 0,
+	 t_list},
 	{"neighborhood",
 	 "The Records linked to one, to depth 3, and their Links; dir, rels, kinds narrow it.",
 	 neighborhood_args, 0, t_neighborhood},
@@ -241,15 +246,14 @@ static const tool tools[] = {
 	 resolve_args, 0, t_resolve},
 	{"search",
 	 "Records by the words of text (stems, typos, word*, \"phrase\") and meaning; in "
-	 "memories, superseded ones left out (include_inactive), trust weighed. where filters "
-	 "attributes.",
+	 "memories, superseded ones left out (include_inactive), trust weighed.",
 	 search_args, 0, t_search},
 	{"history",
-	 "A Record's versions newest first: what changed, who, when, source. cursor: the next.",
+	 "A Record's versions newest first: what changed, who, when, source.",
 	 history_args, 0, t_history},
 	{"digest",
 	 "What is known about subjects (names or Kind:key), or the latest: memories ranked by "
-	 "confidence, trust and recency, within budget bytes; after: the next.",
+	 "confidence, trust and recency, within budget bytes.",
 	 digest_args, 0, t_digest},
 	{"remember",
 	 "Store what you learned: text, about (names or Kind:key, resolved or made). The same "
@@ -676,6 +680,10 @@ static int t_neighborhood(call *k)
 	return 0;
 }
 
+static int page_arg(call *k, size_t limit, size_t max);
+static size_t page_start(const call *k, size_t n);
+static void w_next(call *k, size_t n, size_t want);
+
 static int t_resolve(call *k)
 {
 	cairn_resolve_options o;
@@ -687,6 +695,9 @@ static int t_resolve(call *k)
 	if (wire_resolve_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
 	o.limit = (size_t)int_arg(k, "limit");
+	if (page_arg(k, o.limit, 100))
+		return -1;
+	o.limit += k->offset;
 	if (!(m = arena_alloc(k->mem, o.limit * sizeof(*m)))) {
 		snprintf(k->err, sizeof(k->err), "out of memory");
 		return -1;
@@ -698,7 +709,8 @@ static int t_resolve(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	wire_matches(k->out, m, n, truncated, 0);
+	wire_matches(k->out, m + page_start(k, n), n - page_start(k, n), truncated, 0);
+	w_next(k, n, o.limit);
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
 	return 0;
@@ -799,6 +811,45 @@ static int w_fused_hits(call *k, const cairn_hit *h, const double *trust, size_t
 	return 0;
 }
 
+/* Where the page asked for starts among n results (after: the earlier pages'). */
+static size_t page_start(const call *k, size_t n)
+{
+	return k->offset < n ? k->offset : n;
+}
+
+/* "next": the after of the next page, when a full one came (there may be more), else null. */
+static void w_next(call *k, size_t n, size_t want)
+{
+	if (n == want)
+		buf_printf(k->out, ",\"next\":\"%zu\"", want);
+	else
+		PUTS(k->out, ",\"next\":null");
+}
+
+/*
+ * The after of a search or a resolution: the next of an answer before,
+ * within the most results the call reads (max). 0, or -1 with the error.
+ */
+static int page_arg(call *k, size_t limit, size_t max)
+{
+	const char *a = s_arg(k, "after");
+	char *end;
+	unsigned long long v;
+
+	k->offset = 0;
+	if (!a)
+		return 0;
+	v = strtoull(a, &end, 10);
+	if (!*a || *end || *a == '-' || v + limit > max) {
+		snprintf(k->err, sizeof(k->err),
+			 "after is the next of an answer before: this reads up to its %zuth result",
+			 max);
+		return -1;
+	}
+	k->offset = (size_t)v;
+	return 0;
+}
+
 /*
  * search in hybrid or semantic mode: words and meaning (the text embedded
  * by the server's model), ranked with the rank signals, receipts when
@@ -822,6 +873,7 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 			 semantic ? "semantic" : "hybrid");
 		return -1;
 	}
+	limit += k->offset;
 	o.limit = limit;
 	o.embedder = k->c->emb;
 	if (semantic) {
@@ -844,10 +896,11 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
-	rc = w_fused_hits(k, h, NULL, n, bool_arg(k, "receipt"));
+	rc = w_fused_hits(k, h + page_start(k, n), NULL, n - page_start(k, n), bool_arg(k, "receipt"));
 	cairn_txn_end(t);
 	if (rc)
 		return -1;
+	w_next(k, n, limit);
 	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
 	return 0;
 }
@@ -884,6 +937,7 @@ static int t_search_recall(call *k, size_t limit)
 
 	if (wire_recall_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
+	limit += k->offset;
 	o.limit = limit;
 	o.embedder = k->c->emb;
 	if (begin(k, &t))
@@ -892,10 +946,12 @@ static int t_search_recall(call *k, size_t limit)
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
 	}
-	rc = w_fused_hits(k, h, trust, n, bool_arg(k, "receipt"));
+	rc = w_fused_hits(k, h + page_start(k, n), trust + page_start(k, n), n - page_start(k, n),
+			  bool_arg(k, "receipt"));
 	cairn_txn_end(t);
 	if (rc)
 		return -1;
+	w_next(k, n, limit);
 	PUTS(k->out, ",\"note\":\"" RECALL_NOTE "\",\"mode\":\"recall\"}");
 	return 0;
 }
@@ -928,7 +984,9 @@ static int t_search(call *k)
 	if (!by_vector && (!mode || strcmp(mode, "hybrid") == 0) && !jv_get(k->args, "where") &&
 	    !jv_get(k->args, "rank") && !bool_arg(k, "explain") && !bool_arg(k, "all_words") &&
 	    has_memory(k))
-		return t_search_recall(k, limit);
+		return page_arg(k, limit, 50) ? -1 : t_search_recall(k, limit);
+	if (page_arg(k, limit, 100))
+		return -1;
 	if (jv_get(k->args, "include_inactive") || jv_get(k->args, "valid_at")) {
 		snprintf(k->err, sizeof(k->err),
 			 "include_inactive and valid_at are for a recall: a plain text search "
@@ -957,6 +1015,7 @@ static int t_search(call *k)
 	if (by_vector ? wire_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
 		      : wire_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
 		return -1;
+	limit += k->offset;
 	o.limit = vo.limit = limit;
 	if (!(h = arena_alloc(k->mem, limit * sizeof(*h)))) {
 		snprintf(k->err, sizeof(k->err), "out of memory");
@@ -972,7 +1031,8 @@ static int t_search(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	wire_hits(k->out, h, n, &info, 0);
+	wire_hits(k->out, h + page_start(k, n), n - page_start(k, n), &info, 0);
+	w_next(k, n, limit);
 	if (!by_vector)
 		buf_puts(k->out, ",\"mode\":\"words\"");
 	buf_put_u8(k->out, '}');

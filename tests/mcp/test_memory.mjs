@@ -224,6 +224,16 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	eq([r.memories, r.created, r.written, r.entities_made, r.kind, r.keys.length], [30, 30, 30, 1, 'Memory', 30], 'a bulk answer: counts and keys');
 	const pat = new Set(keys(r).map((k) => `Memory:${k}`));
 	eq(pat.size, 30);
+	// search pages with after: two pages of 10 are the first 20 of one search, in order.
+	const first = await C('search', { text: 'Pat said thing garden bees', kinds: ['Memory'], limit: 10 });
+	eq(first.next, '10');
+	const second = await C('search', { text: 'Pat said thing garden bees', kinds: ['Memory'], limit: 10, after: first.next });
+	const whole = await C('search', { text: 'Pat said thing garden bees', kinds: ['Memory'], limit: 20 });
+	eq([...first.hits, ...second.hits].map((h) => h.key), whole.hits.map((h) => h.key), 'pages follow each other');
+	await R('search', { text: 'Pat', after: '45' }, 'after is the next of an answer before');
+	await R('search', { text: 'Pat', after: '-1' }, 'after is the next of an answer before');
+	const names = await C('resolve', { text: 'Pat', limit: 1, after: '0' });
+	eq(names.matches.length, 1);
 	// Without subjects: the active memories the latest revisions wrote (all of them here), best first.
 	const latest = await C('digest', {});
 	eq([latest.subjects, latest.total], [[], 37], 'coffee, Rome, Sam\'s 3 and 2 with Lee, Pat\'s 30');
