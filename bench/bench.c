@@ -1873,6 +1873,24 @@ static void report_compare(FILE *f, bench *b)
 
 /* --------------------------------------------------------------- report -- */
 
+int bench_publish(const bench_options *o, const char *tag, const char *text)
+{
+	fputs(text, stdout);
+	if (o->out && bench_page_update(o->out, tag, text)) {
+		fprintf(stderr, "bench: cannot write %s\n", o->out);
+		return -1;
+	}
+	return 0;
+}
+
+int bench_remove_work(const bench_options *o)
+{
+	char cmd[1300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->work);
+	return system(cmd) != 0 ? -1 : 0;
+}
+
 void bench_cpu(char *cpu, size_t n)
 {
 	FILE *p = fopen("/proc/cpuinfo", "r");
@@ -2185,12 +2203,9 @@ int bench_run(const bench_options *o)
 	m = open_memstream(&text, &tlen);
 	report(m, &b);
 	fclose(m);
-	fputs(text, stdout);
 	snprintf(tag, sizeof(tag), "size=%llu", (unsigned long long)o->records);
-	if (o->out && bench_page_update(o->out, tag, text)) {
-		fprintf(stderr, "bench: cannot write %s\n", o->out);
+	if (bench_publish(o, tag, text))
 		goto out;
-	}
 	rc = 0;
 out:
 	for (size_t k = 1; k < b.n_eng; k++)
@@ -2210,12 +2225,7 @@ out:
 	free(b.qrange);
 	free(b.upd);
 	cairn_close(b.st);
-	if (!o->keep && !o->reuse) {
-		char cmd[1300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->work);
-		if (system(cmd) != 0)
-			fprintf(stderr, "bench: could not remove %s\n", o->work);
-	}
+	if (!o->keep && !o->reuse && bench_remove_work(o))
+		fprintf(stderr, "bench: could not remove %s\n", o->work);
 	return rc;
 }

@@ -33,6 +33,13 @@ int bench_memory(const bench_options *o);
  * Replace the block tagged tag ("size=N") in the page at path with text,
  * keeping the prose around it and the block it replaces as the previous run.
  */
+/*
+ * Print a report and, with --out, write it into its block of the page
+ * (tag, e.g. "size=N"). 0, or -1 after saying the page could not be written.
+ */
+int bench_publish(const bench_options *o, const char *tag, const char *text);
+/* Remove the working directory (o->work). 0, or -1 when it could not be. */
+int bench_remove_work(const bench_options *o);
 /* The machine's CPU model, from /proc/cpuinfo ("unknown" when it says none). */
 void bench_cpu(char *cpu, size_t n);
 int bench_page_update(const char *path, const char *tag, const char *text);

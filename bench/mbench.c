@@ -293,12 +293,9 @@ int bench_memory(const bench_options *o)
 		(unsigned long long)erased.versions, (unsigned long long)erased.index_entries,
 		(unsigned long long)erased.lexicon_words);
 	fclose(m);
-	fputs(text, stdout);
 	snprintf(tag, sizeof(tag), "memory=%llu", (unsigned long long)o->records);
-	if (o->out && bench_page_update(o->out, tag, text)) {
-		fprintf(stderr, "bench: cannot write %s\n", o->out);
+	if (bench_publish(o, tag, text))
 		goto out;
-	}
 	rc = 0;
 	goto out;
 dfail:
@@ -308,12 +305,7 @@ out:
 	free(us);
 	if (st)
 		cairn_close(st);
-	if (!o->keep) {
-		char cmd[1300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->work);
-		if (system(cmd) != 0)
-			rc = -1;
-	}
+	if (!o->keep && bench_remove_work(o))
+		rc = -1;
 	return rc;
 }

@@ -672,12 +672,9 @@ int bench_vectors(const bench_options *o)
 	m = open_memstream(&text, &tlen);
 	report(&b, m);
 	fclose(m);
-	fputs(text, stdout);
 	snprintf(tag, sizeof(tag), "vectors=%llu", (unsigned long long)o->records);
-	if (o->out && bench_page_update(o->out, tag, text)) {
-		fprintf(stderr, "bench: cannot write %s\n", o->out);
+	if (bench_publish(o, tag, text))
 		goto out;
-	}
 	rc = 0;
 out:
 	free(text);
@@ -685,12 +682,7 @@ out:
 	free(b.ref);
 	if (b.st)
 		cairn_close(b.st);
-	if (!o->keep) {
-		char cmd[1300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->work);
-		if (system(cmd) != 0)
-			rc = -1;
-	}
+	if (!o->keep && bench_remove_work(o))
+		rc = -1;
 	return rc;
 }

@@ -636,6 +636,21 @@ typedef struct cfix {
 	uint64_t value;
 } cfix;
 
+/* Room for one more correction in *fx (n held, *cap allocated): 0 when out of memory. */
+static int fix_room(cfix **fx, size_t n, size_t *cap)
+{
+	size_t c = *cap ? *cap * 2 : 8;
+	cfix *x;
+
+	if (n < *cap)
+		return 1;
+	if (!(x = cr_reallocarray(*fx, c, sizeof(*x))))
+		return 0;
+	*fx = x;
+	*cap = c;
+	return 1;
+}
+
 /*
  * The count cells of Kind kind on every live branch where the Record was
  * counted and no longer is: each one seen through its branch's view at its
@@ -697,16 +712,9 @@ static int counts_fix(dctx *d, const uint32_t *br, size_t nbr, uint32_t kind, co
 					rc = 0;
 				if (rc)
 					break;
-				if (nfx == cap) {
-					size_t c = cap ? cap * 2 : 8;
-					cfix *x = cr_reallocarray(fx, c, sizeof(*x));
-
-					if (!x) {
-						rc = err_set(CAIRN_ENOMEM, "out of memory");
-						break;
-					}
-					fx = x;
-					cap = c;
+				if (!fix_room(&fx, nfx, &cap)) {
+					rc = err_set(CAIRN_ENOMEM, "out of memory");
+					break;
 				}
 				fx[nfx].key = ck;
 				fx[nfx++].value = (uint64_t)((int64_t)cnt - diff);
@@ -732,16 +740,9 @@ static int counts_fix(dctx *d, const uint32_t *br, size_t nbr, uint32_t kind, co
 			diff = ident_visible(&at, g, n, 0) - ident_visible(&at, g, n, 1);
 			if (!diff)
 				continue;
-			if (nfx == cap) {
-				size_t c = cap ? cap * 2 : 8;
-				cfix *x = cr_reallocarray(fx, c, sizeof(*x));
-
-				if (!x) {
-					rc = err_set(CAIRN_ENOMEM, "out of memory");
-					break;
-				}
-				fx = x;
-				cap = c;
+			if (!fix_room(&fx, nfx, &cap)) {
+				rc = err_set(CAIRN_ENOMEM, "out of memory");
+				break;
 			}
 			kb_init(&fx[nfx].key);
 			kb_bytes(&fx[nfx].key, k.mv_data, k.mv_size);

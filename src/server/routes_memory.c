@@ -22,7 +22,6 @@ static int memory_opts(req *r, const jv *o, cairn_commit_options *co)
 	if (api_allow(r, co->domain, NEED_WRITE, branch ? branch : "main"))
 		return -1;
 	co->branch = branch;
-	co->embedder = NULL;
 	return api_provenance(r, o, co) || api_expect_member(r, o, co) ? -1 : 0;
 }
 
