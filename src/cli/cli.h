@@ -156,6 +156,8 @@ void out_hash(FILE *f, const uint8_t h[32]);
 void out_header(FILE *f, const cairn_record *r);
 /* "Kind:key" as a JSON string. */
 void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len);
+/* A Link as one JSON line (wire_link), with its revision's source and confidence. */
+int out_link(FILE *f, cairn_txn *t, const cairn_link *l, int values, cairn_revision *last);
 void out_time(FILE *f, int64_t ms);
 
 int cmd_init(cli *c);

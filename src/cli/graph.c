@@ -111,8 +111,12 @@ static int parse_ref(const char *s, cairn_ref *r)
 	return r->kind ? 0 : cli_usage("out of memory");
 }
 
-static void print_graph(cli *c, const cairn_graph *g, int with_values)
+/* The nodes, then the Links; 0 or the library's error reading a Link's revision. */
+static int print_graph(cli *c, cairn_txn *t, const cairn_graph *g, int with_values)
 {
+	cairn_revision last = {0};
+	int rc;
+
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const cairn_record *r = &g->nodes[i].rec;
 
@@ -134,15 +138,8 @@ static void print_graph(cli *c, const cairn_graph *g, int with_values)
 		const cairn_link *l = &g->links[i];
 
 		if (c->json) {
-			printf("{\"rel\":");
-			out_str(stdout, l->rel, strlen(l->rel));
-			printf(",\"from\":");
-			out_endpoint(stdout, l->from_kind, l->from_key, l->from_key_len);
-			printf(",\"to\":");
-			out_endpoint(stdout, l->to_kind, l->to_key, l->to_key_len);
-			if (with_values)
-				printf(",\"values\":%.*s", (int)l->values_len, l->values);
-			printf("}\n");
+			if ((rc = out_link(stdout, t, l, with_values, &last)))
+				return rc;
 		} else {
 			printf("%s:%.*s -%s-> %s:%.*s", l->from_kind, (int)l->from_key_len, l->from_key,
 			       l->rel, l->to_kind, (int)l->to_key_len, l->to_key);
@@ -151,6 +148,7 @@ static void print_graph(cli *c, const cairn_graph *g, int with_values)
 			printf("\n");
 		}
 	}
+	return 0;
 }
 
 static void print_summary(cli *c, const cairn_graph *g, int path)
@@ -253,8 +251,9 @@ int cmd_neighbors(cli *c)
 		o.values = c->with_values;
 		if ((rc = cairn_neighborhood(gc.t, &o, &g))) {
 			ex = cli_fail(c, rc, "neighbors");
+		} else if ((rc = print_graph(c, gc.t, &g, c->with_values))) {
+			ex = cli_fail(c, rc, "links");
 		} else {
-			print_graph(c, &g, c->with_values);
 			print_summary(c, &g, 0);
 		}
 		graph_end(&gc);
@@ -288,8 +287,9 @@ int cmd_follow(cli *c)
 				  c->limit > 0 ? (size_t)c->limit : 0, c->with_values, &g);
 		if (rc) {
 			ex = cli_fail(c, rc, "follow");
+		} else if ((rc = print_graph(c, gc.t, &g, c->with_values))) {
+			ex = cli_fail(c, rc, "links");
 		} else {
-			print_graph(c, &g, c->with_values);
 			print_summary(c, &g, 0);
 		}
 		graph_end(&gc);
@@ -320,8 +320,9 @@ int cmd_path(cli *c)
 					 &gc.hops[0].h, c->with_values, &g);
 		if (rc) {
 			ex = cli_fail(c, rc, "path");
+		} else if ((rc = print_graph(c, gc.t, &g, c->with_values))) {
+			ex = cli_fail(c, rc, "links");
 		} else {
-			print_graph(c, &g, c->with_values);
 			print_summary(c, &g, 1);
 			if (!g.found)
 				ex = EXIT_NOTFOUND;

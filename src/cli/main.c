@@ -95,6 +95,16 @@ void out_endpoint(FILE *f, const char *kind, const char *key, size_t key_len)
 	out_buf(f, &b);
 }
 
+int out_link(FILE *f, cairn_txn *t, const cairn_link *l, int values, cairn_revision *last)
+{
+	buf b = BUF_INIT;
+	int rc = wire_link(&b, t, l, values, last);
+
+	buf_put_u8(&b, '\n');
+	out_buf(f, &b);
+	return rc;
+}
+
 void out_hash(FILE *f, const uint8_t h[32])
 {
 	for (int i = 0; i < 32; i++)
@@ -766,6 +776,7 @@ int cmd_links(cli *c)
 	cairn_store *st;
 	cairn_txn *t;
 	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 100;
+	cairn_revision last = {0};
 	int dir = CAIRN_BOTH, rc, ex;
 
 	if (c->nargs != 2)
@@ -794,14 +805,10 @@ int cmd_links(cli *c)
 			cairn_link *l = &links[i];
 
 			if (c->json) {
-				printf("{\"rel\":");
-				out_str(stdout, l->rel, strlen(l->rel));
-				printf(",\"from\":");
-				out_endpoint(stdout, l->from_kind, l->from_key, l->from_key_len);
-				printf(",\"to\":");
-				out_endpoint(stdout, l->to_kind, l->to_key, l->to_key_len);
-				printf(",\"values\":%.*s,\"revision\":%llu}\n", (int)l->values_len,
-				       l->values, (unsigned long long)l->revision);
+				if ((rc = out_link(stdout, t, l, 1, &last))) {
+					ex = cli_fail(c, rc, "links");
+					break;
+				}
 			} else {
 				printf("%s:%.*s -%s-> %s:%.*s", l->from_kind, (int)l->from_key_len,
 				       l->from_key, l->rel, l->to_kind, (int)l->to_key_len,

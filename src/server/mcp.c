@@ -93,6 +93,7 @@ static const mcp_arg neighborhood_args[] = {
 	A_NAMES("kinds"),
 	A_INT("fanout", 1, 100, 10),
 	A_INT("limit", 1, 200, 30),
+	A_STR("after", NULL),
 	A_BOOL("values"),
 	A_BRANCH,
 	A_AT,
@@ -138,10 +139,20 @@ static const mcp_arg search_args[] = {
 	A_BRANCH,
 	A_AT,
 	A_END};
-static const mcp_arg history_args[] = {
-	A_KIND, A_KEY, A_INT("limit", 1, 50, 10), A_STR("cursor", NULL), A_BRANCH, A_AT, A_END};
 static const mcp_arg link_ref_args[] = {A_NEED("rel", NULL), A_NEED("from", NULL), A_NEED("to", NULL),
 					A_END};
+static const mcp_arg history_args[] = {A_STR("kind", NULL),
+				       A_STR("key", NULL),
+				       {.name = "link",
+					.type = MCP_OBJECT,
+					.members = link_ref_args,
+					.terse = 1,
+					.description = "{rel, from, to}"},
+				       A_INT("limit", 1, 50, 10),
+				       A_STR("cursor", NULL),
+				       A_BRANCH,
+				       A_AT,
+				       A_END};
 static const mcp_arg memory_args[] = {A_STR("text", NULL),  A_NAMES("about"), A_STR("kind", NULL),
 				      A_STR("key", NULL),   A_OBJ("values"),  A_OBJ("append"),
 				      A_STR("supersedes", NULL), A_BOOL("replace"),
@@ -192,8 +203,8 @@ static const mcp_arg proposal_args[] = {
 	A_STR("verdict", NULL),
 	A_END};
 static const mcp_arg link_args[] = {A_NEED("rel", NULL),
-				    A_NEED("from", "Kind:key"),
-				    A_NEED("to", "Kind:key"),
+				    A_NEED("from", NULL),
+				    A_NEED("to", NULL),
 				    A_OBJ("values"),
 				    A_PROV,
 				    A_BRANCH,
@@ -227,39 +238,39 @@ static int t_proposal(call *k);
 
 static const tool tools[] = {
 	{"describe",
-	 "What this memory holds: Kinds with attributes, Relations, Records per Kind. Call it "
-	 "first. Reads take branch (default main) and at (a revision or RFC 3339 time); "
-	 "after: an answer's next.",
+	 "What this memory holds: Kinds, attributes, Relations, counts. Call it first. Reads "
+	 "take branch (default main) and at (revision or RFC 3339 time); after: a next.",
 	 describe_args, 0, t_describe},
 	{"get",
 	 "A Record by kind and key: title, values, last change (who, when, source, confidence); "
-	 "lineage: the change behind each value.",
+	 "lineage: each value's change.",
 	 get_args, 0, t_get},
 	{"list", "Records of one kind in key order: keys, titles, values if asked.", list_args, 0,
 	 t_list},
 	{"neighborhood",
-	 "The Records linked to one, to depth 3, and their Links; dir, rels, kinds narrow it.",
+	 "The Records linked to one, to depth 3, and their Links with source and confidence; "
+	 "dir, rels, kinds narrow it.",
 	 neighborhood_args, 0, t_neighborhood},
 	{"resolve",
 	 "The Records a name most likely names, best first, with score and why (key, title, "
-	 "unique value or alias; folded, spelled close, or a prefix).",
+	 "unique value, alias; folded, misspelled, prefix).",
 	 resolve_args, 0, t_resolve},
 	{"search",
 	 "Records by the words of text (stems, typos, word*, \"phrase\") and meaning; in "
 	 "memories, superseded ones left out (include_inactive), trust weighed.",
 	 search_args, 0, t_search},
 	{"history",
-	 "A Record's versions newest first: what changed, who, when, source.",
+	 "Versions of a Record (kind, key) or a Link, newest first: what changed, who, when, "
+	 "source.",
 	 history_args, 0, t_history},
 	{"digest",
 	 "What is known about subjects (names or Kind:key), or the latest: memories ranked by "
 	 "confidence, trust and recency, within budget bytes.",
 	 digest_args, 0, t_digest},
 	{"remember",
-	 "Store what you learned: text, about (names or Kind:key, resolved or made). The same "
-	 "text is kept once; an existing key needs replace; supersedes (Kind:key) replaces a "
-	 "memory; append extends lists; links: [{rel,from,to}], cardinality one replaced; "
-	 "memories: many, one commit.",
+	 "Store what you learned: text, about (names or Kind:key, resolved or made). Same text "
+	 "kept once; an existing key needs replace; supersedes (Kind:key) replaces a memory; "
+	 "append extends lists; links [{rel,from,to}]; memories: many, one commit.",
 	 remember_args, 1, t_remember},
 	{"forget",
 	 "how: retract a record (kept, out of recall), unlink a link, delete a record, or erase "
@@ -282,6 +293,22 @@ static const char *s_arg(call *k, const char *name)
 	const jv *v = jv_get(k->args, name);
 
 	return v && v->type == JV_STRING ? v->u.s : NULL;
+}
+
+/* "Kind:key" of argument s into kind (NUL-terminated) and key; -1 with the error set. */
+static int split_record(call *k, const char *what, const char *s, char kind[CAIRN_MAX_NAME + 1],
+			const char **key)
+{
+	const char *c = s ? strchr(s, ':') : NULL;
+
+	if (!c || c == s || (size_t)(c - s) > CAIRN_MAX_NAME || !c[1]) {
+		snprintf(k->err, sizeof(k->err), "%s names a Record as Kind:key", what);
+		return -1;
+	}
+	memcpy(kind, s, (size_t)(c - s));
+	kind[c - s] = '\0';
+	*key = c + 1;
+	return 0;
 }
 
 /* A required string argument: the check of the arguments made sure it is there. */
@@ -644,10 +671,19 @@ static int t_list(call *k)
 	return 0;
 }
 
+/* The most Records a neighborhood reads, over all its pages. */
+#define NEIGHBORHOOD_MAX 1000
+
+static int page_arg(call *k, size_t limit, size_t max);
+static size_t page_start(const call *k, size_t n);
+static void w_next(call *k, size_t n, size_t want);
+
+/* neighborhood: a page of the Records near one, the Links among them with their provenance. */
 static int t_neighborhood(call *k)
 {
 	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key");
 	cairn_neighborhood_options o = {0};
+	size_t limit;
 	cairn_ref ref;
 	cairn_hop hop;
 	cairn_graph g;
@@ -665,7 +701,10 @@ static int t_neighborhood(call *k)
 	o.hops = &hop;
 	o.n_hops = 1;
 	o.fanout = (size_t)int_arg(k, "fanout");
-	o.max_nodes = (size_t)int_arg(k, "limit");
+	limit = (size_t)int_arg(k, "limit");
+	if (page_arg(k, limit, NEIGHBORHOOD_MAX))
+		return -1;
+	o.max_nodes = limit + k->offset;
 	o.values = bool_arg(k, "values");
 	if (begin(k, &t))
 		return -1;
@@ -674,15 +713,12 @@ static int t_neighborhood(call *k)
 		return lib_fail(k, rc);
 	}
 	buf_put_u8(k->out, '{');
-	wire_graph(k->out, &g, o.values);
+	rc = wire_graph(k->out, t, &g, o.values, k->offset, o.max_nodes);
+	w_next(k, g.truncated ? g.n_nodes : 0, o.max_nodes); /* more when it stopped at the limit */
 	buf_put_u8(k->out, '}');
 	cairn_txn_end(t);
-	return 0;
+	return rc ? lib_fail(k, rc) : 0;
 }
-
-static int page_arg(call *k, size_t limit, size_t max);
-static size_t page_start(const call *k, size_t n);
-static void w_next(call *k, size_t n, size_t want);
 
 static int t_resolve(call *k)
 {
@@ -1043,7 +1079,10 @@ static int t_search(call *k)
 static int t_history(call *k)
 {
 	static const char *const what[] = {"?", "created", "updated", "deleted", "erased"};
-	const char *kind = req_arg(k, "kind"), *key = req_arg(k, "key"), *cur = s_arg(k, "cursor");
+	const char *kind = s_arg(k, "kind"), *key = s_arg(k, "key"), *cur = s_arg(k, "cursor");
+	const jv *link = jv_get(k->args, "link");
+	char fk[CAIRN_MAX_NAME + 1], tk[CAIRN_MAX_NAME + 1];
+	const char *fkey = NULL, *tkey = NULL;
 	long limit = int_arg(k, "limit");
 	cairn_history_cursor c = {0, 0};
 	cairn_history_entry *h;
@@ -1051,6 +1090,15 @@ static int t_history(call *k)
 	size_t n;
 	int rc;
 
+	if (link ? kind || key : !kind || !key) {
+		snprintf(k->err, sizeof(k->err),
+			 "history is of a Record (kind and key) or of a Link (link {rel, from, to})%s",
+			 link ? ", not both" : "");
+		return -1;
+	}
+	if (link && (split_record(k, "link.from", jv_get(link, "from")->u.s, fk, &fkey) ||
+		     split_record(k, "link.to", jv_get(link, "to")->u.s, tk, &tkey)))
+		return -1;
 	if (cur) {
 		char *end;
 
@@ -1063,7 +1111,10 @@ static int t_history(call *k)
 	if (begin(k, &t))
 		return -1;
 	h = arena_alloc(k->mem, (size_t)limit * sizeof(*h));
-	rc = h ? cairn_history(t, kind, key, strlen(key), &c, h, (size_t)limit, &n) : CAIRN_ENOMEM;
+	rc = !h	 ? CAIRN_ENOMEM
+	     : link ? cairn_link_history(t, jv_get(link, "rel")->u.s, fk, fkey, strlen(fkey), tk,
+					 tkey, strlen(tkey), &c, h, (size_t)limit, &n)
+		    : cairn_history(t, kind, key, strlen(key), &c, h, (size_t)limit, &n);
 	if (rc) {
 		cairn_txn_end(t);
 		return lib_fail(k, rc);
@@ -1263,22 +1314,6 @@ static int t_remember(call *k)
 	buf_put_u8(k->out, '{');
 	wire_memories(k->out, out, n, &res);
 	buf_put_u8(k->out, '}');
-	return 0;
-}
-
-/* "Kind:key" of argument s into kind (NUL-terminated) and key; -1 with the error set. */
-static int split_record(call *k, const char *what, const char *s, char kind[CAIRN_MAX_NAME + 1],
-			const char **key)
-{
-	const char *c = s ? strchr(s, ':') : NULL;
-
-	if (!c || c == s || (size_t)(c - s) > CAIRN_MAX_NAME || !c[1]) {
-		snprintf(k->err, sizeof(k->err), "%s names a Record as Kind:key", what);
-		return -1;
-	}
-	memcpy(kind, s, (size_t)(c - s));
-	kind[c - s] = '\0';
-	*key = c + 1;
 	return 0;
 }
 

@@ -172,8 +172,11 @@ void h_query_count(req *r)
 /* Reply with a graph answer, and found for a path. */
 static void reply_graph(req *r, cairn_txn *t, const cairn_graph *g, int values, int path)
 {
+	int rc;
+
 	buf_put_u8(&r->out, '{');
-	wire_graph(&r->out, g, values);
+	if ((rc = wire_graph(&r->out, t, g, values, 0, SIZE_MAX)))
+		return reply_cairn(r, rc);
 	if (path)
 		buf_printf(&r->out, ",\"found\":%s", g->found ? "true" : "false");
 	buf_printf(&r->out, ",\"entries\":%llu}", (unsigned long long)g->entries);

@@ -12,19 +12,6 @@
 /* ------------------------------------------------------------ pieces -- */
 
 
-static void w_link(buf *b, const cairn_link *l)
-{
-	PUTS(b, "{\"rel\":");
-	wire_cstr(b, l->rel);
-	PUTS(b, ",\"from\":");
-	wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
-	PUTS(b, ",\"to\":");
-	wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
-	PUTS(b, ",\"values\":");
-	buf_put(b, l->values, l->values_len);
-	buf_printf(b, ",\"revision\":%llu}", (unsigned long long)l->revision);
-}
-
 /* "Kind:key" into its parts (in the request's arena); -1 when malformed. */
 static int split_endpoint(req *r, const char *s, const char **kind, const char **key)
 {
@@ -136,6 +123,7 @@ void h_links(req *r)
 	const char *dir = arg(r, "dir"), *rel = arg(r, "rel"), *cursor = arg(r, "cursor");
 	cairn_link_cursor cur;
 	cairn_link *l;
+	cairn_revision last = {0};
 	cairn_txn *t;
 	long limit;
 	size_t n;
@@ -162,10 +150,14 @@ void h_links(req *r)
 		return reply_cairn(r, rc);
 	}
 	PUTS(&r->out, "{\"items\":[");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !rc; i++) {
 		if (i)
 			buf_put_u8(&r->out, ',');
-		w_link(&r->out, &l[i]);
+		rc = wire_link(&r->out, t, &l[i], 1, &last);
+	}
+	if (rc) {
+		cairn_txn_end(t);
+		return reply_cairn(r, rc);
 	}
 	PUTS(&r->out, "],\"next\":");
 	if (n == (size_t)limit)

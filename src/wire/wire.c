@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hmap.h"
 #include "base/text.h"
 #include "wire/wire.h"
 
@@ -221,37 +222,101 @@ static void w_header(buf *b, const cairn_record *r, int first)
 	wire_record_open(b, r);
 }
 
-void wire_graph(buf *b, const cairn_graph *g, int values)
+int wire_link(buf *b, cairn_txn *t, const cairn_link *l, int values, cairn_revision *last)
 {
-	buf_put(b, "\"nodes\":[", 9);
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const cairn_record *r = &g->nodes[i].rec;
+	int rc;
 
-		w_header(b, r, i == 0);
+	PUTS(b, "{\"rel\":");
+	wire_cstr(b, l->rel);
+	PUTS(b, ",\"from\":");
+	wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
+	PUTS(b, ",\"to\":");
+	wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+	if (values) {
+		PUTS(b, ",\"values\":");
+		buf_put(b, l->values, l->values_len);
+	}
+	buf_printf(b, ",\"revision\":%llu", (unsigned long long)l->revision);
+	if (t) {
+		if (last->revision != l->revision && (rc = cairn_revision_get(t, l->revision, last)))
+			return rc;
+		if (last->source_len) {
+			PUTS(b, ",\"source\":");
+			wire_str(b, last->source, last->source_len);
+		}
+		PUTS(b, ",\"confidence\":");
+		json_number(b, last->confidence);
+	}
+	buf_put_u8(b, '}');
+	return 0;
+}
+
+/* The position in nodes of a Link's end, from the map of "Kind\0key" to position + 1. */
+static size_t end_pos(const hmap *m, buf *k, const char *kind, const char *key, size_t len)
+{
+	const uint64_t *p;
+
+	k->len = 0;
+	buf_put(k, kind, strlen(kind) + 1);
+	buf_put(k, key, len);
+	p = hmap_get(m, k->p, k->len);
+	return p ? (size_t)*p - 1 : SIZE_MAX;
+}
+
+int wire_graph(buf *b, cairn_txn *t, const cairn_graph *g, int values, size_t from, size_t to)
+{
+	cairn_revision last = {0};
+	hmap pos = HMAP_INIT;
+	buf k = BUF_INIT;
+	int rc = 0, paged;
+
+	to = to < g->n_nodes ? to : g->n_nodes;
+	from = from < to ? from : to;
+	paged = from > 0 || to < g->n_nodes;
+	PUTS(b, "\"nodes\":[");
+	for (size_t i = 0; i < to && !rc; i++) {
+		const cairn_record *r = &g->nodes[i].rec;
+		uint64_t *p;
+		int isnew;
+
+		if (paged) {
+			k.len = 0;
+			buf_put(&k, r->kind, strlen(r->kind) + 1);
+			buf_put(&k, r->key, r->key_len);
+			if (k.oom || !(p = hmap_put(&pos, k.p, k.len, &isnew)))
+				rc = CAIRN_ENOMEM;
+			else
+				*p = i + 1;
+		}
+		if (i < from)
+			continue;
+		w_header(b, r, i == from);
 		buf_printf(b, ",\"depth\":%u", g->nodes[i].depth);
 		if (values) {
-			buf_put(b, ",\"values\":", 10);
+			PUTS(b, ",\"values\":");
 			buf_put(b, r->values, r->values_len);
 		}
 		buf_put_u8(b, '}');
 	}
-	buf_put(b, "],\"links\":[", 11);
-	for (size_t i = 0; i < g->n_links; i++) {
+	PUTS(b, "],\"links\":[");
+	for (size_t i = 0, n = 0; i < g->n_links && !rc; i++) {
 		const cairn_link *l = &g->links[i];
 
-		buf_put(b, i ? ",{\"rel\":" : "{\"rel\":", i ? 8 : 7);
-		json_quote(b, l->rel, strlen(l->rel));
-		buf_put(b, ",\"from\":", 8);
-		wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
-		buf_put(b, ",\"to\":", 6);
-		wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
-		if (values) {
-			buf_put(b, ",\"values\":", 10);
-			buf_put(b, l->values, l->values_len);
+		if (paged) {
+			size_t a = end_pos(&pos, &k, l->from_kind, l->from_key, l->from_key_len);
+			size_t z = end_pos(&pos, &k, l->to_kind, l->to_key, l->to_key_len);
+
+			if (a == SIZE_MAX || z == SIZE_MAX || (a > z ? a : z) < from)
+				continue;
 		}
-		buf_put_u8(b, '}');
+		if (n++)
+			buf_put_u8(b, ',');
+		rc = wire_link(b, t, l, values, &last);
 	}
 	buf_printf(b, "],\"truncated\":%s", g->truncated ? "true" : "false");
+	hmap_release(&pos);
+	buf_release(&k);
+	return rc;
 }
 
 int wire_resolve_options(arena *a, const jv *o, cairn_resolve_options *r, char *err, size_t errlen)

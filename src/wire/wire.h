@@ -24,11 +24,19 @@ int wire_hop_members(arena *a, const jv *v, const char *what, cairn_hop *h, char
 /* "Kind:key" as a JSON string. */
 void wire_endpoint(buf *b, const char *kind, const char *key, size_t key_len);
 /*
- * The members "nodes":[...],"links":[...],"truncated":bool of an answer
- * (no braces). A node: kind, key, title, depth (and values); a Link: rel,
- * from, to (and values).
+ * A Link as a JSON object: rel, from, to, its values when asked, the
+ * revision that wrote it and, with t, that revision's source (when it has
+ * one) and confidence. *last caches the revision read before (zero it first).
  */
-void wire_graph(buf *b, const cairn_graph *g, int values);
+int wire_link(buf *b, cairn_txn *t, const cairn_link *l, int values, cairn_revision *last);
+/*
+ * The members "nodes":[...],"links":[...],"truncated":bool of an answer
+ * (no braces). A node: kind, key, title, depth (and values); a Link as
+ * wire_link. A page: the nodes [from, to) (to past the end: all), and the
+ * Links among nodes[0..to) with an end in the page, so that the pages of
+ * one answer hold each Link once. 0, or the library's error.
+ */
+int wire_graph(buf *b, cairn_txn *t, const cairn_graph *g, int values, size_t from, size_t to);
 /* What a compaction did, as the JSON object the CLI and HTTP answer with. */
 void wire_compact(buf *b, const cairn_compact_result *r);
 void wire_erase(buf *b, const cairn_erase_result *r);

@@ -296,12 +296,14 @@ want_rc 3
 end
 
 begin link
-run link stocked_at Part:p1 Plant:k1 --values '{"bin":"A7"}'
+run link stocked_at Part:p1 Plant:k1 --values '{"bin":"A7"}' --source bins.csv --confidence 0.75
 want_rc 0
 out_has '"revision":5'
 run links Part p1 --dir out --rel stocked_at
 out_lines 1
-out_has '"to":"Plant:k1","values":{"bin":"A7"}'
+out_has '"to":"Plant:k1","values":{"bin":"A7"},"revision":5,"source":"bins.csv","confidence":0.75}'
+run neighbors Part:p1 --rel stocked_at --dir out
+out_has '"rel":"stocked_at","from":"Part:p1","to":"Plant:k1","revision":5,"source":"bins.csv","confidence":0.75}'
 end
 
 begin "link: missing end"
@@ -944,7 +946,7 @@ want_rc 0
 out_json_lines
 line_has 1 '"key":"gp1","title":"Hex bolt M1","depth":0'
 out_has '"key":"gp2","title":"Hex bolt M2","depth":2'
-out_has '{"rel":"stocked_at","from":"Part:gp1","to":"Plant:gpl"}'
+out_has '{"rel":"stocked_at","from":"Part:gp1","to":"Plant:gpl","revision":'
 out_has '"truncated":false'
 run neighbors Supplier:gs1 --hop in:supplied_by:Part --fanout 2
 want_rc 0
@@ -962,7 +964,7 @@ run path Part:gp1 Supplier:gs2
 want_rc 0
 out_has '"found":true'
 line_has 1 '"key":"gp1"'
-out_has '{"rel":"supplied_by","from":"Part:gp3","to":"Supplier:gs2"}'
+out_has '{"rel":"supplied_by","from":"Part:gp3","to":"Supplier:gs2","revision":'
 run path Part:gp1 Supplier:gs2 --depth 2
 want_rc 3
 out_has '"found":false'

@@ -66,8 +66,8 @@ async function tour(client, tag) {
 	result(await client.callTool({ name: 'link', arguments: { rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}`, values: { share: 1 } } }));
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}` } }));
 	eq(r.nodes, [{ kind: 'Supplier', key: `S-${tag}`, title: 'Acme', depth: 0 }, { kind: 'Part', key: `P-${tag}`, title: 'Bolt', depth: 1 }]);
-	eq(r.links, [{ rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}` }]);
-	eq(r.truncated, false);
+	eq(r.links.map(({ revision, ...l }) => [l, revision > 0]), [[{ rel: 'supplied_by', from: `Part:P-${tag}`, to: `Supplier:S-${tag}`, confidence: 1 }, true]], 'a Link with the confidence of its change (and its source when it has one)');
+	eq([r.truncated, r.next], [false, null]);
 	r = result(await client.callTool({ name: 'neighborhood', arguments: { kind: 'Supplier', key: `S-${tag}`, dir: 'in', kinds: ['Part'], depth: 2, values: true } }));
 	eq(r.links[0].values, { share: 1 }, 'Link values when asked for');
 	eq(r.nodes[1].values, { sku: 'B1' });

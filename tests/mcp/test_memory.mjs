@@ -79,6 +79,21 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	eq((await C('list', { kind: 'Memory' })).records.length, 2);
 	r = await C('neighborhood', { kind: 'Entity', key: dana.slice(7), dir: 'in', rels: ['about'] });
 	eq(r.nodes.slice(1).map((n) => n.key).sort(), [tea.key, chess.key].sort(), 'both memories are about Dana');
+	// A page at a time: the pages follow each other, each Link on one of them, with the source and confidence of the change that wrote it.
+	const near = { kind: 'Entity', key: dana.slice(7) };
+	const all = await C('neighborhood', near);
+	const p1 = await C('neighborhood', { ...near, limit: 2 });
+	const p2 = await C('neighborhood', { ...near, limit: 2, after: p1.next });
+	eq([all.nodes.length, p1.next, p1.truncated, p2.nodes.length, p2.next, all.next], [3, '2', true, 1, null, null]);
+	eq([...p1.nodes, ...p2.nodes], all.nodes, 'the pages are the answer');
+	const sorted = (ls) => ls.map((l) => JSON.stringify(l)).sort();
+	eq(sorted([...p1.links, ...p2.links]), sorted(all.links), 'each Link once');
+	eq(p1.links.length, 1, 'a Link is on the page of its later end');
+	const aboutTea = all.links.find((l) => l.from === `Memory:${tea.key}`);
+	eq([aboutTea.rel, aboutTea.to, aboutTea.source, aboutTea.confidence], ['about', dana, 'chat/1', 0.9]);
+	eq((await C('neighborhood', { ...near, limit: 3 })).next, null, 'no next when the answer ended at the limit');
+	await R('neighborhood', { ...near, after: 'two' }, 'after is the next of an answer before');
+	await R('neighborhood', { ...near, limit: 200, after: '900' }, '1000th');
 	await R('remember', { text: 'Dana is 40', about: ['Memory:nope'] }, 'not_found', 'Memory:nope');
 	await R('remember', { text: 'Dana is 40', kind: 'Nope' }, 'unknown_kind', 'the Kinds are Entity, Memory, Episode, Source');
 
@@ -130,7 +145,15 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	g = await C('get', { kind: 'Memory', key: tea.key });
 	eq([g.values.status, typeof g.values.valid_to, g.last_change.revision], ['superseded', 'string', rev + 1]);
 	r = await C('neighborhood', { kind: 'Memory', key: coffee.key, dir: 'out', rels: ['supersedes'] });
-	eq(r.links, [{ rel: 'supersedes', from: `Memory:${coffee.key}`, to: `Memory:${tea.key}` }]);
+	eq(r.links.map((l) => [l.rel, l.from, l.to, l.revision, l.source, l.confidence]), [['supersedes', `Memory:${coffee.key}`, `Memory:${tea.key}`, rev + 1, undefined, 1]]);
+	// The history of a Link, with who wrote it.
+	const supersedesLink = { rel: 'supersedes', from: `Memory:${coffee.key}`, to: `Memory:${tea.key}` };
+	r = await C('history', { link: supersedesLink });
+	eq(r.versions.map((v) => [v.change, v.by.revision, v.by.actor]), [['created', rev + 1, actor]]);
+	await R('history', { kind: 'Memory', key: coffee.key, link: supersedesLink }, 'not both');
+	await R('history', { kind: 'Memory' }, 'kind and key');
+	await R('history', { link: { ...supersedesLink, from: 'nokind' } }, 'link.from names a Record as Kind:key');
+	await R('history', { link: { rel: 'supersedes', from: 'Memory:nope', to: `Memory:${tea.key}` } }, 'not_found');
 	await R('remember', { text: 'Dana prefers water', supersedes: 'Memory:nope' }, 'not_found');
 	await R('remember', { kind: 'Memory', key: coffee.key, text: 'Dana prefers coffee', supersedes: `Memory:${coffee.key}`, replace: true }, 'invalid_argument');
 	// Recall leaves the superseded memory out, unless asked.

@@ -166,7 +166,9 @@ await test('reads: get with provenance, pages, Links, counts, ETag and revision 
 	eq(r.status, 400);
 	r = await c('GET', `${D}/records/Part/P1/links?dir=out`, { token: reader });
 	eq(r.body.items.length, 1);
-	eq(r.body.items[0].to, 'Supplier:S1');
+	eq(r.body.items[0], { rel: 'supplied_by', from: 'Part:P1', to: 'Supplier:S1', values: { share: 1 }, revision: rev1, source: 'https://example.com', confidence: 0.9 }, 'a Link with the source and confidence of its change');
+	r = await c('POST', `${D}/neighborhood`, { token: reader, body: { start: ['Part:P1'] } });
+	eq([r.body.links[0].source, r.body.links[0].confidence], ['https://example.com', 0.9]);
 	r = await c('GET', `${D}/records/Part/P1/links?dir=sideways`, { token: reader });
 	eq(r.status, 400);
 	r = await c('GET', `${D}/records/Part/P1/links?cursor=zz`, { token: reader });
