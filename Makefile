@@ -30,7 +30,7 @@ CLI_SRC := $(sort $(wildcard src/cli/*.c) $(SERVER_SRC))
 # The workload generator and the benchmark with its peers are a program of
 # their own, cairn-bench, so that the cairn command carries only what users
 # run and does not depend on SQLite or PostgreSQL's client library.
-PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/vbench.c bench/mbench.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
+PEER_SRC := bench/main.c bench/gen.c bench/bench.c bench/vbench.c bench/mbench.c bench/locomo.c bench/http.c bench/peer_sqlite.c bench/peer_pg.c
 TEST_SRC := $(sort $(wildcard tests/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 

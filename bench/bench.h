@@ -22,6 +22,7 @@ typedef struct bench_options {
 	int vectors;		/* the vector benchmark instead (bench_vectors) */
 	int memory;		/* the memory benchmark instead (bench_memory) */
 	const char *npm;	/* where node_modules/usearch is, for its peer (NULL: none) */
+	const char *model;	/* the embedder, for the recall benchmark (NULL: none) */
 } bench_options;
 
 int bench_run(const bench_options *o);
@@ -29,6 +30,8 @@ int bench_run(const bench_options *o);
 int bench_vectors(const bench_options *o);
 /* The memory benchmark (mbench.c): remember and digest on a memory Domain; block "memory=N". */
 int bench_memory(const bench_options *o);
+/* The recall benchmark (locomo.c): conversations in the LoCoMo format; block "locomo". */
+int bench_locomo(const bench_options *o, char **files, int n_files);
 /*
  * Replace the block tagged tag ("size=N") in the page at path with text,
  * keeping the prose around it and the block it replaces as the previous run.

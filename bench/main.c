@@ -18,6 +18,7 @@ static const char bench_usage[] =
 	"       cairn-bench --vectors [--size N] [--seed S] [--out FILE] [--keep DIR [reuse]]\n"
 	"                   [--peers [--npm DIR]]\n"
 	"       cairn-bench --memory [--size N] [--seed S] [--out FILE] [--keep DIR [reuse]]\n"
+	"       cairn-bench locomo [--model FILE | --model none] [--out FILE] [--keep DIR] FILE...\n"
 	"       cairn-bench gen [--size N] [--seed S] [--vectors | --vectors-f32]\n"
 	"                   [--json | --text] --out DIR\n"
 	"\n"
@@ -30,7 +31,20 @@ static const char bench_usage[] =
 	"  --vectors        the vector benchmark instead\n"
 	"  --memory         the memory benchmark instead: remember and digest\n"
 	"  --npm DIR        with --vectors --peers: usearch from DIR/node_modules\n"
-	"gen writes the supply workload into DIR (cairn-bench gen --help).\n";
+	"gen writes the supply workload into DIR (cairn-bench gen --help); locomo measures\n"
+	"recall on conversations in the LoCoMo format (cairn-bench locomo --help).\n";
+
+static const char locomo_usage[] =
+	"usage: cairn-bench locomo [--model FILE | --model none] [--out FILE] [--keep DIR] FILE...\n"
+	"\n"
+	"Loads each conversation (LoCoMo's JSON: speaker_a, speaker_b, session_N,\n"
+	"session_N_date_time, qa) into a Domain of its own, searches every question of\n"
+	"categories 1 to 4 by words, meaning, hybrid and recall, and SQLite FTS5 beside\n"
+	"them, and prints recall@5, recall@10, hit@10 and the latency per question.\n"
+	"  --model FILE     the embedder (default models/glove-6b-100d.cemb, or\n"
+	"                   $CAIRN_MODEL); none: by words alone\n"
+	"  --out FILE       also write the report into FILE (its block \"locomo\")\n"
+	"  --keep DIR       build the stores in DIR and keep them\n";
 
 static const char gen_usage[] =
 	"usage: cairn-bench gen [--size N] [--seed S] [--vectors | --vectors-f32]\n"
@@ -134,7 +148,7 @@ static void gen_summary(const gen_stats *s, const char *dir, int json)
 }
 
 enum { OPT_SIZE = 256, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_VECTORS, OPT_VECF32, OPT_NPM, OPT_PEERS,
-       OPT_JSON, OPT_TEXT, OPT_HELP, OPT_MEMORY };
+       OPT_JSON, OPT_TEXT, OPT_HELP, OPT_MEMORY, OPT_MODEL };
 
 static int gen_main(int argc, char **argv)
 {
@@ -248,13 +262,54 @@ static int bench_main(int argc, char **argv)
 	return bench_run(&o) ? EXIT_FAIL : EXIT_OK;
 }
 
+static int locomo_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"model", required_argument, 0, OPT_MODEL}, {"out", required_argument, 0, OPT_OUT},
+		{"keep", required_argument, 0, OPT_KEEP},   {"help", no_argument, 0, OPT_HELP},
+		{0, 0, 0, 0},
+	};
+	const char *cmd = "cairn-bench locomo", *env = getenv("CAIRN_MODEL");
+	bench_options o = {.model = env && *env ? env : "models/glove-6b-100d.cemb"};
+	char work[256];
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_MODEL: o.model = optarg; break;
+		case OPT_OUT: o.out = optarg; break;
+		case OPT_KEEP: o.work = optarg; o.keep = 1; break;
+		case OPT_HELP:
+		case 'h': fputs(locomo_usage, stdout); return EXIT_OK;
+		default: return bad_option(cmd, opt, argv);
+		}
+	}
+	if (optind == argc)
+		return usage_error(cmd, "give the conversations' files (LoCoMo's JSON)");
+	if (strcmp(o.model, "none") == 0)
+		o.model = NULL;
+	else if (access(o.model, R_OK) != 0)
+		return usage_error(cmd, "no model at %s: make model builds it, or --model none", o.model);
+	if (!o.work) {
+		snprintf(work, sizeof(work), "%s/cairn-bench-%d",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+		o.work = work;
+	}
+	return bench_locomo(&o, argv + optind, argc - optind) ? EXIT_FAIL : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	opterr = 0; /* bad_option says what was wrong */
 	if (argc > 1 && strcmp(argv[1], "gen") == 0)
 		return gen_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "locomo") == 0)
+		return locomo_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "help") == 0) {
-		fputs(argc > 2 && strcmp(argv[2], "gen") == 0 ? gen_usage : bench_usage, stdout);
+		fputs(argc > 2 && strcmp(argv[2], "gen") == 0	    ? gen_usage
+		      : argc > 2 && strcmp(argv[2], "locomo") == 0 ? locomo_usage
+								    : bench_usage,
+		      stdout);
 		return EXIT_OK;
 	}
 	return bench_main(argc, argv);

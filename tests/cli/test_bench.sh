@@ -65,6 +65,32 @@ else
 	bad "bench --memory" "$mrows rows: $(tr '\n' ';' <"$T/m" | cut -c1-400)"
 fi
 
+# The recall benchmark on a conversation of the project's own making: the
+# questions of categories 1 to 4 (not 5), every way of searching judged, its
+# block written into the page; a model that is not there is a usage error.
+printf '# page\n' >"$T/page.md"
+"$BENCH" locomo --model none --out "$T/page.md" tests/data/conversation.json >"$T/l" 2>"$T/le"
+lrc=$?
+if [ $lrc = 0 ] && grep -q '^1 conversations, 8 turns, 5 questions' "$T/l" &&
+	grep -q '^| SQLite FTS5 (Porter, bm25, words ORed) | [01]\.[0-9]* | 1\.000 | 1\.000 |' "$T/l" &&
+	grep -q '^| Cairn, words (`cairn search`) | [01]\.[0-9]* | 1\.000 | 1\.000 |' "$T/l" &&
+	grep -q '^| Cairn, recall (`cairn recall`, MCP search) |' "$T/l" &&
+	! grep -q 'meaning' "$T/l" && grep -q 'single-hop (2)' "$T/l" && grep -q 'Cairn, words' "$T/page.md"; then
+	ok "bench locomo: every question of categories 1 to 4, each way of searching, the page's block"
+else
+	bad "bench locomo" "$lrc: $(cat "$T/l" "$T/le" | tr '\n' ';' | cut -c1-400)"
+fi
+"$BENCH" locomo --model "$T/none.cemb" tests/data/conversation.json >/dev/null 2>"$T/le"
+lrc=$?
+"$BENCH" locomo --model none "$T/missing.json" >/dev/null 2>"$T/le2"
+lrc2=$?
+if [ $lrc = 2 ] && grep -q 'make model builds it, or --model none' "$T/le" && [ $lrc2 = 1 ] &&
+	grep -q 'cannot read' "$T/le2"; then
+	ok "bench locomo: a missing model or file says so"
+else
+	bad "bench locomo errors" "$lrc $lrc2: $(cat "$T/le" "$T/le2" | tr '\n' ';')"
+fi
+
 # Its command line: help, and usage errors (exit 2) that name what was wrong.
 "$BENCH" --help | grep -q '^usage: cairn-bench' && "$BENCH" gen --help | grep -q '^usage: cairn-bench gen' &&
 	ok "cairn-bench --help, gen --help" || bad "cairn-bench --help" "no usage"
