@@ -18,7 +18,8 @@
 #include "index/text/text.h"
 
 static const char sschema[] =
-	"{\"search\":{\"language\":\"english\",\"title_weight\":2,\"k1\":1.2,\"b\":0.75},"
+	"{\"search\":{\"language\":\"english\",\"title_weight\":2,\"k1\":1.2,\"b\":0.75,"
+	"\"stop_words\":[]},"
 	"\"kinds\":["
 	"{\"name\":\"Doc\",\"attributes\":["
 	"{\"name\":\"body\",\"type\":\"string\",\"search\":true},"
@@ -1061,6 +1062,41 @@ void test_search_schema(void)
 		OK(cairn_schema_apply(st, &co, longer, strlen(longer), NULL));
 		FOUND(NULL, "turbne", "");	    /* 6 letters: under 7 */
 		FOUND(NULL, "turbinne", "n");	    /* 8 letters, 1 edit */
+		CHECK(check_clean_search(st));
+	}
+	/*
+	 * English (and porter) have English's function words by default, other
+	 * languages none; [] is none; the schema shows the words in effect.
+	 */
+	{
+		static const char *const docs[] = {
+			"{\"search\":{\"language\":\"english\"}}",
+			"{\"search\":{\"language\":\"porter\"}}",
+			"{\"search\":{\"language\":\"german\"}}",
+			"{\"search\":{\"language\":\"english\",\"stop_words\":[]}}",
+			"{\"search\":{\"language\":\"none\",\"typos\":false}}"};
+		static const int stops[] = {1, 1, 0, 0, 0};
+		/* "pumps" is "pump" in English; German's stemmer leaves it. */
+		static const char *const pump[] = {"b n a", "b n a", "b n", "b n a", "b n"};
+
+		for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+			cairn_read_options ro = {0};
+			const char *js;
+			size_t jl;
+			cairn_txn *t;
+
+			OK(cairn_schema_apply(st, &co, docs[i], strlen(docs[i]), NULL));
+			FOUND(NULL, "the turbine", stops[i] ? "n" : "b n");
+			FOUND(NULL, "The pump", pump[i]);
+			FOUND(NULL, "THE", "b"); /* nothing but stop words: looked for */
+			FOUND(NULL, "what is the turbine", stops[i] ? "n" : "b n");
+			ro.domain = "d";
+			OK(cairn_txn_begin(st, &ro, &t));
+			OK(cairn_schema_get(t, &js, &jl));
+			CHECK((strstr(js, "\"stop_words\":[\"a\",\"about\",") != NULL) == stops[i]);
+			CHECK((strstr(js, "\"stop_words\":[]") != NULL) == !stops[i]);
+			cairn_txn_end(t);
+		}
 		CHECK(check_clean_search(st));
 	}
 	/* A bad setting is refused and changes nothing. */

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "model/schema.h"
 #include "base/alloc.h"
+#include "base/assert.h"
 #include "base/err.h"
 #include "base/text.h"
 
@@ -38,6 +39,42 @@ static int type_from_name(const char *s)
 	return 0;
 }
 
+/*
+ * The function words of English (folded, as the analyzer cuts them; the
+ * pieces of contractions too: "she's" is "she" and "s"): the default stop
+ * words of the english and porter languages. Articles, pronouns,
+ * auxiliaries and modals, prepositions, conjunctions and question words
+ * only: no negation, number or quantity, which can be what a text is about.
+ * A question is mostly such words ("When did Caroline go to the support
+ * group?"), and a Record with more of them would come first among partial
+ * matches (docs/search.md, "Stop words", says why and what it measured).
+ */
+static const char *const english_stop_words[] = {
+	"a", "about", "am", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by",
+	"can", "could", "d", "did", "do", "does", "doing", "for", "from", "had", "has", "have",
+	"having", "he", "her", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in",
+	"into", "is", "it", "its", "itself", "ll", "m", "may", "me", "might", "must", "my", "myself",
+	"of", "on", "or", "our", "ours", "ourselves", "re", "s", "shall", "she", "should", "so",
+	"t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there",
+	"these", "they", "this", "those", "to", "ve", "was", "we", "were", "what", "when", "where",
+	"which", "while", "who", "whom", "whose", "why", "will", "with", "would", "you", "your",
+	"yours", "yourself", "yourselves", NULL};
+
+/* The stop words a language has by default: English's for english and porter, else none. */
+static void default_stop_words(search_conf *c)
+{
+	c->stop_len = 0;
+	if (strcmp(c->language, "english") != 0 && strcmp(c->language, "porter") != 0)
+		return;
+	for (size_t i = 0; english_stop_words[i]; i++) {
+		size_t n = strlen(english_stop_words[i]) + 1;
+
+		CR_ASSERT(c->stop_len + n <= sizeof(c->stop));
+		memcpy(c->stop + c->stop_len, english_stop_words[i], n);
+		c->stop_len += n;
+	}
+}
+
 static void search_defaults(search_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -47,6 +84,7 @@ static void search_defaults(search_conf *c)
 	c->b = SEARCH_B;
 	c->typo_one = SEARCH_TYPO_ONE;
 	c->typo_two = SEARCH_TYPO_TWO;
+	default_stop_words(c);
 }
 
 int search_stop_word(const search_conf *c, const char *w, size_t n)
@@ -310,6 +348,10 @@ static int parse_search(const jv *o, search_conf *c)
 		return rc;
 	if (stop && !jv_is(stop, JV_ARRAY))
 		return err_set(CAIRN_ESCHEMA, "search: \"stop_words\" is an array of strings");
+	/* Without stop_words, the language's; with them, those (none for []). */
+	default_stop_words(c);
+	if (stop)
+		c->stop_len = 0;
 	for (uint32_t i = 0; stop && i < stop->len; i++) {
 		const jv *w = &stop->u.items[i];
 		uint32_t pos = 0;
