@@ -949,7 +949,7 @@ typedef struct cairn_hybrid_options {
 	size_t limit;		    /* 1 to 100; 0: 20 */
 	int fusion;		    /* enum cairn_fusion */
 	double rrf_k;		    /* 0: 60 */
-	double text_weight;	    /* both 0: 1 and 1 (RRF), 0.5 and 0.5 (weighted); */
+	double text_weight;	    /* both 0: 1 and 0.1 (RRF), 0.8 and 0.2 (weighted); */
 	double vector_weight;	    /* one 0 and not the other: that search is left out */
 	const cairn_ref *near;	    /* Records linked to these (either way) ... */
 	size_t n_near;

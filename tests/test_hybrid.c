@@ -121,10 +121,14 @@ void test_hybrid_fusion(void)
 	vo.dim = 3;
 	OK(cairn_vsearch(t, &vo, vh, 20, &vn));
 	CHECK(tn == 2 && vn == 4);
-	/* RRF (k = 60): each score is the sum of 1 / (60 + rank) over the searches that found it. */
+	/*
+	 * RRF (k = 60), weights 1 and 1: each score is the sum of 1 / (60 +
+	 * rank) over the searches that found it.
+	 */
 	o.text = "steel";
 	o.vector = q;
 	o.dim = 3;
+	o.text_weight = o.vector_weight = 1;
 	OK(cairn_hybrid(t, &o, h, 20, &n));
 	CHECK(n == 4 && key_is(&h[0], "A") && key_is(&h[1], "B"));
 	for (int i = 0; i < 4; i++) {
@@ -138,18 +142,34 @@ void test_hybrid_fusion(void)
 		CHECK(!vr || has(x, "\"vector\":{\"rank\":"));
 	}
 	CHECK(h[0].words == 1 && h[2].words == 0);
-	/* Weighted, both: each score scaled to [0, 1] in its list, half each. */
-	o.fusion = CAIRN_FUSE_WEIGHTED;
+	/* By default meaning weighs a tenth of words: 1 / (60 + rank) and 0.1 / (60 + rank). */
+	o.text_weight = o.vector_weight = 0;
 	OK(cairn_hybrid(t, &o, h, 20, &n));
-	{
-		const cairn_hit *a = find(h, n, "A");
-		size_t tr = rank_of(th, tn, "A");
-		double want = 0.5 * th[tr - 1].score / th[0].score + 0.5;
+	CHECK(n == 4);
+	for (int i = 0; i < 4; i++) {
+		const cairn_hit *x = find(h, n, keys[i]);
+		size_t tr = rank_of(th, tn, keys[i]), vr = rank_of(vh, vn, keys[i]);
+		double want = (tr ? 1.0 / (60 + tr) : 0) + (vr ? 0.1 / (60 + vr) : 0);
 
-		CHECK(n == 4 && a && fabs(a->score - want) < 1e-12 && has(a, "\"fusion\":\"weighted\""));
+		CHECK(x && fabs(x->score - want) < 1e-12);
+	}
+	CHECK(rank_of(h, n, "A") <= 2 && rank_of(h, n, "B") <= 2); /* the words' hits first */
+	/* Weighted: each score scaled to [0, 1] in its list; half each, then 0.8 and 0.2 by default. */
+	o.fusion = CAIRN_FUSE_WEIGHTED;
+	for (int dflt = 0; dflt < 2; dflt++) {
+		const cairn_hit *a;
+		size_t tr = rank_of(th, tn, "A");
+		double wt = dflt ? 0.8 : 0.5, wv = dflt ? 0.2 : 0.5;
+
+		o.text_weight = o.vector_weight = dflt ? 0 : 0.5;
+		OK(cairn_hybrid(t, &o, h, 20, &n));
+		a = find(h, n, "A");
+		CHECK(n == 4 && a && fabs(a->score - (wt * th[tr - 1].score / th[0].score + wv)) < 1e-12 &&
+		      has(a, "\"fusion\":\"weighted\""));
 	}
 	/* A weight of 0 leaves its search out: words alone, then meaning alone. */
 	o.text_weight = 1;
+	o.vector_weight = 0;
 	OK(cairn_hybrid(t, &o, h, 20, &n));
 	CHECK(n == 2 && key_is(&h[0], th[0].rec.key[0] == 'A' ? "A" : "B") && h[0].score == 1 &&
 	      !has(&h[0], "\"vector\""));
@@ -178,6 +198,7 @@ void test_hybrid_fusion(void)
 		o.near = &x;
 		o.n_near = 1;
 		o.graph_boost = 10;
+		o.text_weight = o.vector_weight = 1;
 		OK(cairn_hybrid(t, &o, h, 20, &n));
 		CHECK(n == 4 && key_is(&h[0], "D") && fabs(h[0].score - 11.0 / 64) < 1e-12 &&
 		      has(&h[0], "\"graph\":11"));

@@ -320,8 +320,16 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 	k = o->rrf_k > 0 ? o->rrf_k : 60;
 	wt = o->text_weight;
 	wv = o->vector_weight;
-	if (wt == 0 && wv == 0)
-		wt = wv = o->fusion == CAIRN_FUSE_RRF ? 1 : 0.5;
+	/*
+	 * Meaning has a tenth of the words' say by default (a fifth of the sum
+	 * when weighted): the built-in model finds much less than words do, and
+	 * an arm as weak given the same weight pulls the fused ranking below
+	 * the strong one's (docs/vectors.md, "Hybrid search", has the figures).
+	 */
+	if (wt == 0 && wv == 0) {
+		wt = o->fusion == CAIRN_FUSE_RRF ? 1 : 0.8;
+		wv = o->fusion == CAIRN_FUSE_RRF ? 0.1 : 0.2;
+	}
 	/* A weight of 0 leaves its search out (the text may still be what is embedded). */
 	use_text = o->text && wt > 0;
 	use_vector = (o->vector || (o->embedder && o->text)) && wv > 0;
