@@ -3,8 +3,8 @@
  * schema holding N memories about N/20 people, from 100 sources, each
  * linked to its subject by about; then, through the library, remembering
  * (resolve the subject by name, then one durable commit) and the digest
- * of a subject, with their p50, p95 and p99, and the counts that do not
- * depend on the machine. Its block of docs/performance.md is "memory=N".
+ * of a subject and the recall of a question, with their p50, p95 and p99,
+ * and the counts that do not depend on the machine. Its block of docs/performance.md is "memory=N".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +111,8 @@ int bench_memory(const bench_options *o)
 	unsigned calls = o->calls ? o->calls : 300;
 	double *us = calloc(calls, sizeof(double)), t0, import_s = 0, erase_s = 0;
 	cairn_erase_result erased;
-	row rows[4];
-	size_t nrows = 0, tlen = 0, digest_items = 0;
+	row rows[5];
+	size_t nrows = 0, tlen = 0, digest_items = 0, recall_hits = 0, recall_about = 0;
 	uint64_t commits_before = 0;
 	const char *schema = cairn_memory_schema();
 	FILE *f, *m;
@@ -220,6 +220,49 @@ int bench_memory(const bench_options *o)
 		pct(&rows[nrows++], us, calls);
 	}
 	/*
+	 * Recall of a question as an agent asks it, by words (these memories
+	 * have no vectors): "What does Person 123 think of chess?" Its top hit
+	 * is counted when it is one of that person's memories about that thing.
+	 */
+	for (unsigned i = 0; i < calls; i++) {
+		char q[128], want[64];
+		cairn_read_options ro = {0};
+		cairn_recall_options r = {0};
+		const char *const kinds[] = {"Memory"};
+		cairn_hit h[10];
+		size_t n;
+		cairn_txn *t;
+		uint64_t p = (i * 7817u) % people;
+		const char *thing = things[i % 15];
+
+		snprintf(q, sizeof(q), "What does Person %llu think of %s?", (unsigned long long)p,
+			 thing);
+		snprintf(want, sizeof(want), "Person %llu ", (unsigned long long)p);
+		ro.domain = DOMAIN;
+		r.text = q;
+		r.kinds = kinds;
+		r.n_kinds = 1;
+		t0 = now_us();
+		if ((crc = cairn_txn_begin(st, &ro, &t)))
+			goto rfail;
+		crc = cairn_recall(t, &r, h, NULL, 10, &n);
+		if (!crc && n) {
+			const cairn_record *top = &h[0].rec;
+			size_t wl = strlen(want), tl = strlen(thing);
+
+			recall_about += top->title_len > wl && memcmp(top->title, want, wl) == 0 &&
+					memmem(top->title, top->title_len, thing, tl) != NULL;
+		}
+		cairn_txn_end(t);
+		us[i] = now_us() - t0;
+		if (crc)
+			goto rfail;
+		recall_hits += n;
+	}
+	rows[nrows].name = "recall of a question by words (\"What does Person N think of chess?\", "
+			   "top 10)";
+	pct(&rows[nrows++], us, calls);
+	/*
 	 * Erasure: 1,000 memories from one source, each its own commit (as a
 	 * conversation writes them), erased by that source at once.
 	 */
@@ -283,6 +326,10 @@ int bench_memory(const bench_options *o)
 		"\nCounts: %u remembers, each one commit (%llu commits), no subject made twice; "
 		"%zu memories shown by %u digests.\n",
 		calls, (unsigned long long)commits_before, digest_items, 2 * calls);
+	fprintf(m,
+		"%zu memories recalled by %u questions; the first is the person's and of the "
+		"thing asked about for %zu.\n",
+		recall_hits, calls, recall_about);
 	fprintf(m, "\n| erasure of one source's %u memories (each written by its own commit) | |\n"
 		   "|---|---:|\n| time | %.2f s |\n| write transactions | %llu |\n"
 		   "| Records, Links, Versions erased | %llu, %llu, %llu |\n"
@@ -300,6 +347,9 @@ int bench_memory(const bench_options *o)
 	goto out;
 dfail:
 	fail("digest", crc);
+	goto out;
+rfail:
+	fail("recall", crc);
 out:
 	free(text);
 	free(us);

@@ -140,6 +140,7 @@
 	X(embed_reference)                                                                         \
 	X(embed_edges)                                                                             \
 	X(search_reference)                                                                        \
+	X(search_partial_bounds)                                                                   \
 	X(search_errors)                                                                           \
 	X(search_schema)                                                                           \
 	X(search_branches)                                                                         \

@@ -790,11 +790,38 @@ static int walk(sctx *s)
 }
 
 /*
- * Records with some of the words (not all): every list walked together,
- * each Record counted by the groups it has and scored by its terms.
+ * Can no Record from vid on, of at most words groups and a score of at
+ * most bound, beat the worst kept? The walk of partial matches is not in
+ * vid order (its second pass goes back), so a tie beats the worst when its
+ * vid is earlier: before the worst's vid, only a bound below its score (by
+ * more than an ulp of difference in how the two were added up) is sure to
+ * lose; after it, a bound no higher (the same ulp above: beaten()).
  */
-static int walk_partial(sctx *s, heap *part)
+static int cannot_beat(const hit *worst, uint64_t vid, size_t words, double bound)
 {
+	if (words != worst->words)
+		return words < worst->words;
+	return vid > worst->vid ? bound <= worst->score * (1 + 1e-12)
+				: bound < worst->score * (1 - 1e-12);
+}
+
+/*
+ * One pass of the walk of partial matches: the lists of the groups
+ * order[0..no) walked together (every other list sought to each Record
+ * found), each Record counted by the groups it has and scored by its
+ * terms, those with group skip left out. With prune, once the kept Records
+ * are as many as wanted, the groups that cannot make a Record beat the
+ * worst of them by themselves (fewer than its words; as many, and their
+ * terms' highest bounds no more than its score) stop leading the walk, the
+ * lowest bounds first (order is by bound): a Record that could beat it has
+ * one of the other groups, so only their lists are walked.
+ */
+static int partial_pass(sctx *s, heap *part, const size_t *order, size_t no, const double *ub,
+			int prune, size_t skip)
+{
+	uint8_t walked[SEARCH_GROUPS_MAX] = {0}, in_pass[SEARCH_GROUPS_MAX] = {0};
+	size_t lead = 0; /* order[lead..no): the groups walked */
+	double below = 0; /* order[0..lead)'s bounds */
 	uint64_t vid = 0;
 	int rc;
 
@@ -804,30 +831,87 @@ static int walk_partial(sctx *s, heap *part)
 		l->ci = l->bi = l->j = 0;
 		l->lo_ok = l->pay_ok = l->positioned = 0;
 	}
+	for (size_t i = 0; i < no; i++)
+		walked[order[i]] = in_pass[order[i]] = 1;
 	for (;;) {
 		uint64_t m = END;
 		unsigned words = 0;
+		int skipped = 0, counts;
 		hit x;
-		int counts;
 
-		for (size_t i = 0; i < s->nl; i++) {
-			tlist *l = &s->l[i];
+		while (prune && part->n == part->cap && lead < no) {
+			const hit *worst = &part->h[0];
+			size_t k = lead + 1;
+			double b = below + ub[order[lead]];
 
-			if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
-				return rc;
-			if (l->cur < m)
-				m = l->cur;
+			if (!cannot_beat(worst, vid, k, b))
+				break;
+			walked[order[lead++]] = 0;
+			below = b;
 		}
+		if (lead == no)
+			return 0; /* no Record left can beat the kept ones */
+		for (size_t g = 0; g < s->ng; g++)
+			for (size_t i = 0; walked[g] && i < s->g[g].n; i++) {
+				tlist *l = &s->l[s->g[g].first + i];
+
+				if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
+					return rc;
+				if (l->cur < m)
+					m = l->cur;
+			}
 		if ((vid = m) == END)
 			return 0;
+		for (size_t g = 0; g < s->ng; g++)
+			for (size_t i = 0; !walked[g] && i < s->g[g].n; i++) {
+				tlist *l = &s->l[s->g[g].first + i];
+
+				if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
+					return rc;
+			}
+		/*
+		 * Up to the first end of a block any list of the pass is in, a
+		 * Record has at most the groups with a list there, and scores at
+		 * most their blocks' bounds: when that cannot beat the worst kept,
+		 * past it.
+		 */
+		if (prune && part->n == part->cap) {
+			const hit *worst = &part->h[0];
+			uint64_t end = END;
+			double bound = 0;
+			size_t most = 0;
+
+			for (size_t g = 0; g < s->ng; g++)
+				for (size_t i = 0; in_pass[g] && i < s->g[g].n; i++) {
+					const tlist *l = &s->l[s->g[g].first + i];
+
+					if (l->cur != END && block_end(l) < end)
+						end = block_end(l);
+				}
+			for (size_t g = 0; g < s->ng; g++) {
+				int there = 0;
+
+				for (size_t i = 0; in_pass[g] && i < s->g[g].n; i++)
+					there |= s->l[s->g[g].first + i].cur <= end;
+				if (there) {
+					bound += group_bound(s, &s->g[g], end);
+					most++;
+				}
+			}
+			if (cannot_beat(worst, vid, most, bound)) {
+				vid = end + 1;
+				continue;
+			}
+		}
 		for (size_t g = 0; g < s->ng; g++)
 			for (size_t i = 0; i < s->g[g].n; i++)
 				if (s->l[s->g[g].first + i].cur == vid) {
 					words++;
+					skipped |= g == skip;
 					break;
 				}
 		/* Those with every group were the first walk's, unless a phrase is out of place. */
-		if (words < s->ng || s->nph) {
+		if (!skipped && (words < s->ng || s->nph)) {
 			if ((rc = score_at(s, vid, &x, &counts)))
 				return rc;
 			s->info.scored++;
@@ -838,6 +922,40 @@ static int walk_partial(sctx *s, heap *part)
 		}
 		vid++;
 	}
+}
+
+/*
+ * Records with some of the words (not all), best first by words, then
+ * score. First those with the group of the highest bound (most often the
+ * rarest word), every one scored: they give the kept Records a worst one
+ * hard to beat. Then the others, pruned by it: a common word of the text
+ * is read only where it could still make a Record beat the kept ones.
+ */
+static int walk_partial(sctx *s, heap *part)
+{
+	size_t order[SEARCH_GROUPS_MAX], no = 0;
+	double ub[SEARCH_GROUPS_MAX];
+	int rc;
+
+	for (size_t g = 0; g < s->ng; g++) {
+		size_t at = no;
+
+		/* A word no live Record has is no part of any: never walked, never counted. */
+		if (!s->g[g].df)
+			continue;
+		ub[g] = 0;
+		for (size_t qi = s->g[g].qfirst; qi < s->g[g].qfirst + s->g[g].qn; qi++)
+			ub[g] += s->q[qi].max_bound;
+		for (; at > 0 && ub[order[at - 1]] > ub[g]; at--) /* by bound, lowest first */
+			order[at] = order[at - 1];
+		order[at] = g;
+		no++;
+	}
+	if (!no)
+		return 0;
+	if ((rc = partial_pass(s, part, &order[no - 1], 1, ub, 0, SEARCH_GROUPS_MAX)))
+		return rc;
+	return partial_pass(s, part, order, no - 1, ub, 1, order[no - 1]);
 }
 
 /* ---------------------------------------------------------- the search -- */
