@@ -152,6 +152,9 @@ void test_hybrid_fusion(void)
 		double want = (tr ? 1.0 / (60 + tr) : 0) + (vr ? 0.1 / (60 + vr) : 0);
 
 		CHECK(x && fabs(x->score - want) < 1e-12);
+		/* the receipt says each search's weight */
+		CHECK(!tr || has(x, "\"weight\":1.0,\"part\":"));
+		CHECK(!vr || has(x, "\"weight\":0.1,\"part\":"));
 	}
 	CHECK(rank_of(h, n, "A") <= 2 && rank_of(h, n, "B") <= 2); /* the words' hits first */
 	/* Weighted: each score scaled to [0, 1] in its list; half each, then 0.8 and 0.2 by default. */

@@ -185,12 +185,15 @@ static int signals(cairn_txn *t, const cairn_rank_options *r, int64_t now, cand 
 }
 
 /* One search's part of a receipt: the hit's rank and score there, and what it added. */
-static void receipt_part(buf *b, const char *name, size_t rank, double score, double part)
+static void receipt_part(buf *b, const char *name, size_t rank, double score, double weight,
+			 double part)
 {
 	if (!rank)
 		return;
 	buf_printf(b, ",\"%s\":{\"rank\":%zu,\"score\":", name, rank);
 	json_number(b, score);
+	buf_puts(b, ",\"weight\":");
+	json_number(b, weight);
 	buf_puts(b, ",\"part\":");
 	json_number(b, part);
 	buf_put_u8(b, '}');
@@ -198,7 +201,7 @@ static void receipt_part(buf *b, const char *name, size_t rank, double score, do
 
 /* The receipt: what was read and every part of the score. */
 static int receipt(cairn_txn *t, const cairn_hybrid_options *o, const cairn_rank_options *r,
-		   const cand *c, cairn_hit *h)
+		   double wt, double wv, const cand *c, cairn_hit *h)
 {
 	buf b = BUF_INIT;
 	char *copy;
@@ -207,8 +210,8 @@ static int receipt(cairn_txn *t, const cairn_hybrid_options *o, const cairn_rank
 		   (unsigned long long)t->d.rev, (unsigned long long)c->rec.vid,
 		   (unsigned long long)c->rec.revision);
 	buf_printf(&b, ",\"fusion\":\"%s\"", o->fusion == CAIRN_FUSE_WEIGHTED ? "weighted" : "rrf");
-	receipt_part(&b, "text", c->trank, c->tscore, c->tpart);
-	receipt_part(&b, "vector", c->vrank, c->vscore, c->vpart);
+	receipt_part(&b, "text", c->trank, c->tscore, wt, c->tpart);
+	receipt_part(&b, "vector", c->vrank, c->vscore, wv, c->vpart);
 	buf_puts(&b, ",\"fused\":");
 	json_number(&b, c->fused);
 	if (c->graph != 1) {
@@ -441,7 +444,7 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		out[*n].rec = c[i].rec;
 		out[*n].score = c[i].score;
 		out[*n].words = c[i].words;
-		if (!(rc = receipt(t, o, o->rank ? &r : NULL, &c[i], &out[*n])))
+		if (!(rc = receipt(t, o, o->rank ? &r : NULL, wt, wv, &c[i], &out[*n])))
 			(*n)++;
 	}
 out:
