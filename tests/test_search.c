@@ -768,6 +768,19 @@ static cairn_store *sstore(void)
 	return st;
 }
 
+/* What a test against the reference leaves: its Versions, its lexicon, the store. */
+static void reference_end(cairn_store *st, stemmer *stm)
+{
+	stemmer_free(stm);
+	free(M);
+	M = NULL;
+	NM = CAPM = 0;
+	free(LEX);
+	LEX = NULL;
+	NLEX = 0;
+	cairn_close(st);
+}
+
 void test_search_reference(void)
 {
 	cairn_store *st = sstore();
@@ -858,14 +871,7 @@ void test_search_reference(void)
 		CHECK(compare_view(st, NULL, past[i], stm, 40));
 	CHECK(check_clean_search(st));
 out:
-	stemmer_free(stm);
-	free(M);
-	M = NULL;
-	NM = CAPM = 0;
-	free(LEX);
-	LEX = NULL;
-	NLEX = 0;
-	cairn_close(st);
+	reference_end(st, stm);
 }
 
 /*
@@ -920,14 +926,7 @@ void test_search_partial_bounds(void)
 	CHECK(check_clean_search(st));
 out:
 	cairn_changeset_free(cs);
-	stemmer_free(stm);
-	free(M);
-	M = NULL;
-	NM = CAPM = 0;
-	free(LEX);
-	LEX = NULL;
-	NLEX = 0;
-	cairn_close(st);
+	reference_end(st, stm);
 }
 
 /* ---------------------------------------------------------------- edges -- */

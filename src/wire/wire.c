@@ -190,15 +190,24 @@ int wire_proposal_status_parse(const char *name)
 	return 0;
 }
 
+/* "rel":REL,"from":"Kind:key","to":"Kind:key" */
+static void link_ends(buf *b, const char *rel, const char *from_kind, const char *from_key,
+		      size_t from_len, const char *to_kind, const char *to_key, size_t to_len)
+{
+	PUTS(b, "\"rel\":");
+	wire_cstr(b, rel);
+	PUTS(b, ",\"from\":");
+	wire_endpoint(b, from_kind, from_key, from_len);
+	PUTS(b, ",\"to\":");
+	wire_endpoint(b, to_kind, to_key, to_len);
+}
+
 void wire_change_item(buf *b, const cairn_change_item *it, int two_sided)
 {
 	if (it->is_link) {
-		PUTS(b, "{\"type\":\"link\",\"rel\":");
-		wire_cstr(b, it->rel);
-		PUTS(b, ",\"from\":");
-		wire_endpoint(b, it->from_kind, it->from_key, it->from_len);
-		PUTS(b, ",\"to\":");
-		wire_endpoint(b, it->to_kind, it->to_key, it->to_len);
+		PUTS(b, "{\"type\":\"link\",");
+		link_ends(b, it->rel, it->from_kind, it->from_key, it->from_len, it->to_kind,
+			  it->to_key, it->to_len);
 	} else {
 		PUTS(b, "{\"type\":\"record\",\"kind\":");
 		wire_cstr(b, it->kind);
@@ -226,12 +235,9 @@ int wire_link(buf *b, cairn_txn *t, const cairn_link *l, int values, cairn_revis
 {
 	int rc;
 
-	PUTS(b, "{\"rel\":");
-	wire_cstr(b, l->rel);
-	PUTS(b, ",\"from\":");
-	wire_endpoint(b, l->from_kind, l->from_key, l->from_key_len);
-	PUTS(b, ",\"to\":");
-	wire_endpoint(b, l->to_kind, l->to_key, l->to_key_len);
+	PUTS(b, "{");
+	link_ends(b, l->rel, l->from_kind, l->from_key, l->from_key_len, l->to_kind, l->to_key,
+		  l->to_key_len);
 	if (values) {
 		PUTS(b, ",\"values\":");
 		buf_put(b, l->values, l->values_len);
