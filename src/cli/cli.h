@@ -83,6 +83,7 @@ typedef struct cli {
 	int semantic, hybrid;	/* search --semantic | --hybrid TEXT */
 	const char *rank;	/* --rank JSON (search --semantic, --hybrid) */
 	const char *fusion;	/* --fusion rrf|weighted */
+	const char *weights;	/* --weights TEXT,VECTOR */
 	const char *boost_near; /* --boost-near KIND:KEY,... */
 	double boost;		/* --boost N (default 1 with --boost-near) */
 	int embed;		/* --embed: writes embed titles with the model (--model) */

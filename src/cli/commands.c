@@ -339,6 +339,7 @@ static const char search_usage[] =
 	"       cairn search --near KIND:KEY | --vector JSON [--metric cosine|dot|l2]\n"
 	"                    [--probes N] [--exact] [--kind K,..] [--where JSON] [--limit N]\n"
 	"       cairn search --semantic|--hybrid TEXT [--model FILE] [--fusion rrf|weighted]\n"
+	"                    [--weights T,V]\n"
 	"                    [--boost-near KIND:KEY,.. [--boost N]] [--rank JSON] [--probes N]\n"
 	"                    [--kind K,..] [--where JSON] [--limit N]\n\n"
 	"Records with every word of TEXT, best first (BM25), then some; or nearest to a\n"
@@ -358,6 +359,8 @@ static const char search_usage[] =
 	"  --semantic            by meaning\n"
 	"  --hybrid              by words and meaning fused\n" MODEL
 	"  --fusion rrf|weighted   how they are fused (default rrf)\n"
+	"  --weights T,V         the weights of words and of meaning (default 1,0.1;\n"
+	"                        0.8,0.2 weighted)\n"
 	"  --boost-near KIND:KEY,..   boost the Records linked to these\n"
 	"  --boost N             by this much (default 1: twice the score)\n"
 	"  --rank JSON           memory-aware ranking (docs/vectors.md)\n" OPTS_READ;

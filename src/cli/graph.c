@@ -4,6 +4,7 @@
  * first colon); a hop is DIR[:REL,REL...[:KIND,KIND...]]. Reaches the engine through
  * cairn.h only (and the wire format, base's JSON reader).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -582,7 +583,7 @@ static int meaning_search(cli *c)
 
 	if (c->nargs != 1 || (c->semantic && c->hybrid))
 		return cli_usage("search --semantic|--hybrid TEXT [--model FILE] [--kind K,..] "
-				 "[--where JSON] [--limit N] [--fusion rrf|weighted] "
+				 "[--where JSON] [--limit N] [--fusion rrf|weighted] [--weights T,V] "
 				 "[--boost-near KIND:KEY,.. [--boost N]] [--rank JSON]");
 	if (c->limit > 100)
 		return cli_usage("--limit is at most 100");
@@ -592,6 +593,21 @@ static int meaning_search(cli *c)
 	if (c->fusion && strcmp(c->fusion, "rrf") && strcmp(c->fusion, "weighted"))
 		return cli_usage("--fusion is rrf or weighted");
 	o.fusion = c->fusion && !strcmp(c->fusion, "weighted") ? CAIRN_FUSE_WEIGHTED : CAIRN_FUSE_RRF;
+	if (c->weights) {
+		char *end, *comma;
+		int read = 0;
+
+		o.text_weight = strtod(c->weights, &comma);
+		if (comma != c->weights && *comma == ',') {
+			o.vector_weight = strtod(comma + 1, &end);
+			read = end != comma + 1 && !*end;
+		}
+		if (c->semantic || !read || !isfinite(o.text_weight) ||
+		    !isfinite(o.vector_weight) || o.text_weight < 0 || o.vector_weight < 0 ||
+		    o.text_weight + o.vector_weight <= 0)
+			return cli_usage("--weights is TEXT,VECTOR, two numbers of 0 or more, not both "
+					 "0 (such as 1,1), with --hybrid");
+	}
 	if (c->rank) {
 		char err[256];
 		const jv *v = jv_parse(&a, c->rank, strlen(c->rank), "--rank");

@@ -62,6 +62,7 @@ static const cli_opt options[] = {
 	{"dim", T_LONG, F(dim)},		{"semantic", T_ON, F(semantic)},
 	{"hybrid", T_ON, F(hybrid)},		{"rank", T_STR, F(rank)},
 	{"fusion", T_STR, F(fusion)},		{"boost-near", T_STR, F(boost_near)},
+	{"weights", T_STR, F(weights)},
 	{"boost", T_BOOST, F(boost)},		{"embed", T_ON, F(embed)},
 	{"vector-model", T_STR, F(vector_model)}, {"help", T_HELP, 0},
 	{"memory", T_ON, F(memory)},		{"about", T_ABOUT, 0},

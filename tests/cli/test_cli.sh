@@ -1257,6 +1257,27 @@ run search --hybrid "government" --model "$T/mini.cemb" --domain hy --rank '{"bo
 want_rc 2
 run search --hybrid "government" --model "$T/mini.cemb" --domain hy --fusion max
 want_rc 2
+# the receipts say the weights: 1 and 0.1 by default, those of --weights else
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy
+want_rc 0
+line_has 1 '"text":{"rank":1,"score":'
+line_has 1 '"weight":1.0,"part":'
+out_has '"weight":0.1,"part":'
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --weights 0.5,2
+want_rc 0
+line_has 1 '"weight":0.5,"part":'
+out_has '"weight":2.0,"part":'
+out_lacks '"weight":0.1,'
+run search --hybrid "government" --model "$T/mini.cemb" --domain hy --weights 0,1
+want_rc 0
+out_lacks '"text":{"rank"'
+for w in 1 1,x -1,1 0,0 nan,1 ,1; do
+	run search --hybrid "government" --model "$T/mini.cemb" --domain hy --weights "$w"
+	want_rc 2
+	err_has 'weights is TEXT,VECTOR'
+done
+run search --semantic "government" --model "$T/mini.cemb" --domain hy --weights 1,1
+want_rc 2
 run search --hybrid "government" --model "$T/mini.cemb" --domain hy --boost-near Supplier
 want_rc 2
 run search --hybrid "government" --model "$T/none.cemb" --domain hy
