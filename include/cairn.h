@@ -816,7 +816,8 @@ typedef struct cairn_search_info {
 	uint64_t matches;	/* Records that hold every word (counted while looking for the best) */
 	size_t partial;		/* hits with only some of the words */
 	size_t corrected;	/* words of the text looked for by their close spellings */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	uint64_t stopped;	/* stop words of the text left out (docs/search.md) */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_search_info;
 
 /*

@@ -216,7 +216,12 @@ void test_api_reserved_results(void)
 	OK(cairn_txn_begin(st, &ro, &t));
 	memset(&si, 0xa5, sizeof(si));
 	OK(cairn_search(t, &so, h, 4, &n, &si));
-	CHECK(n == 2 && all_zero(si.reserved));
+	CHECK(n == 2 && all_zero_n(si.reserved, CAIRN_RESERVED - 1) && si.stopped == 0);
+	so.text = "the Acme";
+	memset(&si, 0xa5, sizeof(si));
+	OK(cairn_search(t, &so, h, 4, &n, &si));
+	CHECK(n == 2 && si.stopped == 1 && si.words == 1);
+	so.text = "Acme";
 	memset(&rs, 0xa5, sizeof(rs));
 	cairn_txn_stats(t, &rs);
 	CHECK(all_zero(rs.reserved));

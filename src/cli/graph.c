@@ -739,8 +739,10 @@ int cmd_search(cli *c)
 			}
 		}
 		if (c->json)
-			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu,\"corrected\":%zu}\n", n,
-			       (unsigned long long)info.matches, info.partial, info.corrected);
+			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu,\"corrected\":%zu,"
+			       "\"stopped\":%llu}\n",
+			       n, (unsigned long long)info.matches, info.partial, info.corrected,
+			       (unsigned long long)info.stopped);
 		else if (!n)
 			printf("no Record has the words\n");
 	}

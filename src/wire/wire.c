@@ -566,8 +566,8 @@ void wire_hits_as(buf *b, const cairn_hit *h, size_t n, const cairn_search_info 
 		}
 		buf_put_u8(b, '}');
 	}
-	buf_printf(b, "],\"words\":%zu,\"partial\":%zu,\"corrected\":%zu", info->words,
-		   info->partial, info->corrected);
+	buf_printf(b, "],\"words\":%zu,\"partial\":%zu,\"corrected\":%zu,\"stopped\":%llu",
+		   info->words, info->partial, info->corrected, (unsigned long long)info->stopped);
 }
 
 /* A number member >= 0 (absent or null: leave *d). */

@@ -1063,8 +1063,10 @@ out_has '"hits":1'
 run search "Mueller" --kind Supplier
 out_has '"corrected":1'
 out_has '"key":"gs1"'
+run search "the hexagon of" --kind Part
+out_has '"corrected":0,"stopped":2}'
 run search "Mueller" --kind Supplier --no-typos
-out_has '"hits":0,"matches":0,"partial":0,"corrected":0'
+out_has '"hits":0,"matches":0,"partial":0,"corrected":0,"stopped":0'
 run search "hex titanium" --kind Part
 want_rc 0
 out_has '"words":1}'

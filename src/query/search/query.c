@@ -178,8 +178,10 @@ int search_on_query_token(void *ctx, const token *t)
 
 	if (t->kind == TK_WHOLE)
 		return 0; /* its parts are the words; the whole is one of them in the index */
-	if (q->skip_stop && !q->in_phrase && search_stop_word(&s->conf, t->s, t->len))
+	if (q->skip_stop && !q->in_phrase && search_stop_word(&s->conf, t->s, t->len)) {
+		s->info.stopped++;
 		return 0;
+	}
 	if (s->ng == SEARCH_GROUPS_MAX)
 		return err_set(CAIRN_ELIMIT, "a search looks for at most %d words",
 			       SEARCH_GROUPS_MAX);
