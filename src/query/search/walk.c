@@ -806,6 +806,44 @@ static int cannot_beat(const hit *worst, uint64_t vid, size_t words, double boun
 }
 
 /*
+ * The highest bound group g's terms can reach in a Record of vids from..to,
+ * from its lists' block headers (every block that overlaps the range, the
+ * highest of each term's lists); *any when a block does.
+ */
+static double range_bound(const sctx *s, const group *g, uint64_t from, uint64_t to, int *any)
+{
+	double bound = 0, term = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const tlist *l = &s->l[g->first + i];
+
+		if (i && l->q != s->l[g->first + i - 1].q) {
+			bound += term;
+			term = 0;
+		}
+		for (size_t c = l->positioned ? l->ci : 0; c < l->nc && l->c[c].base <= to; c++) {
+			const tcont *ct = &l->c[c];
+			uint32_t lo = 0, hi = ct->nb;
+
+			while (lo < hi) { /* the first block that ends at or after from */
+				uint32_t m = lo + (hi - lo) / 2;
+
+				if (ct->base + ct->b[m].last < from)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			for (uint32_t k = lo; k < ct->nb && ct->base + ct->b[k].first <= to; k++) {
+				*any = 1;
+				if (ct->b[k].bound > term)
+					term = ct->b[k].bound;
+			}
+		}
+	}
+	return bound + term;
+}
+
+/*
  * One pass of the walk of partial matches: the lists of the groups
  * order[0..no) walked together (every other list sought to each Record
  * found), each Record counted by the groups it has and scored by its
@@ -862,18 +900,12 @@ static int partial_pass(sctx *s, heap *part, const size_t *order, size_t no, con
 			}
 		if ((vid = m) == END)
 			return 0;
-		for (size_t g = 0; g < s->ng; g++)
-			for (size_t i = 0; !walked[g] && i < s->g[g].n; i++) {
-				tlist *l = &s->l[s->g[g].first + i];
-
-				if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
-					return rc;
-			}
 		/*
-		 * Up to the first end of a block any list of the pass is in, a
-		 * Record has at most the groups with a list there, and scores at
-		 * most their blocks' bounds: when that cannot beat the worst kept,
-		 * past it.
+		 * Up to the first end of a block the walked lists are in, a Record
+		 * has at most the walked groups with a list there and the others
+		 * with a block there, and scores at most those blocks' bounds:
+		 * when that cannot beat the worst kept, past it (the others' lists
+		 * read by their blocks' headers, not sought).
 		 */
 		if (prune && part->n == part->cap) {
 			const hit *worst = &part->h[0];
@@ -882,7 +914,7 @@ static int partial_pass(sctx *s, heap *part, const size_t *order, size_t no, con
 			size_t most = 0;
 
 			for (size_t g = 0; g < s->ng; g++)
-				for (size_t i = 0; in_pass[g] && i < s->g[g].n; i++) {
+				for (size_t i = 0; walked[g] && i < s->g[g].n; i++) {
 					const tlist *l = &s->l[s->g[g].first + i];
 
 					if (l->cur != END && block_end(l) < end)
@@ -891,18 +923,28 @@ static int partial_pass(sctx *s, heap *part, const size_t *order, size_t no, con
 			for (size_t g = 0; g < s->ng; g++) {
 				int there = 0;
 
-				for (size_t i = 0; in_pass[g] && i < s->g[g].n; i++)
-					there |= s->l[s->g[g].first + i].cur <= end;
-				if (there) {
-					bound += group_bound(s, &s->g[g], end);
-					most++;
+				if (walked[g]) {
+					for (size_t i = 0; i < s->g[g].n; i++)
+						there |= s->l[s->g[g].first + i].cur <= end;
+					if (there)
+						bound += group_bound(s, &s->g[g], end);
+				} else if (in_pass[g]) {
+					bound += range_bound(s, &s->g[g], vid, end, &there);
 				}
+				most += there != 0;
 			}
 			if (cannot_beat(worst, vid, most, bound)) {
 				vid = end + 1;
 				continue;
 			}
 		}
+		for (size_t g = 0; g < s->ng; g++)
+			for (size_t i = 0; !walked[g] && i < s->g[g].n; i++) {
+				tlist *l = &s->l[s->g[g].first + i];
+
+				if (!(l->positioned && l->cur >= vid) && (rc = seek_vid(l, vid)))
+					return rc;
+			}
 		for (size_t g = 0; g < s->ng; g++)
 			for (size_t i = 0; i < s->g[g].n; i++)
 				if (s->l[s->g[g].first + i].cur == vid) {
