@@ -549,6 +549,8 @@ static int score_at(sctx *s, uint64_t vid, hit *x, int *counts)
 			kind = l->pay.kind[l->j];
 			has |= 1ull << gi;
 		}
+	if (!kind_wanted(s, kind)) /* not a hit: scored for nothing */
+		return 0;
 	for (size_t p = 0; p < s->nph; p++) {
 		const phrase *ph = &s->ph[p];
 		uint64_t mask = ((1ull << ph->n) - 1) << ph->first;
@@ -574,8 +576,6 @@ static int score_at(sctx *s, uint64_t vid, hit *x, int *counts)
 		}
 	x->groups = has;
 	x->words = pop64(has);
-	if (!kind_wanted(s, kind))
-		return 0;
 	if ((rc = is_live(s, vid, &live)))
 		return rc;
 	*counts = live;
