@@ -349,9 +349,10 @@ static int parse_search(const jv *o, search_conf *c)
 	if (stop && !jv_is(stop, JV_ARRAY))
 		return err_set(CAIRN_ESCHEMA, "search: \"stop_words\" is an array of strings");
 	/* Without stop_words, the language's; with them, those (none for []). */
-	default_stop_words(c);
 	if (stop)
 		c->stop_len = 0;
+	else
+		default_stop_words(c);
 	for (uint32_t i = 0; stop && i < stop->len; i++) {
 		const jv *w = &stop->u.items[i];
 		uint32_t pos = 0;

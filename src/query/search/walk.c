@@ -582,8 +582,11 @@ static int score_at(sctx *s, uint64_t vid, hit *x, int *counts)
 	return 0;
 }
 
-/* The bound of group g's Records up to vid end: per term, its lists' blocks' highest. */
-static double group_bound(const sctx *s, const group *g, uint64_t end)
+/*
+ * The bound of group g's Records up to vid end: per term, its lists'
+ * blocks' highest; *any (when not NULL) set when a list has one there.
+ */
+static double group_bound(const sctx *s, const group *g, uint64_t end, int *any)
 {
 	double bound = 0, term = 0;
 
@@ -597,10 +600,22 @@ static double group_bound(const sctx *s, const group *g, uint64_t end)
 		}
 		if (l->cur == END || l->cur > end)
 			continue;
+		if (any)
+			*any = 1;
 		if ((x = cur_block(l)->bound) > term)
 			term = x;
 	}
 	return bound + term;
+}
+
+/* The highest bound of group g's Records anywhere: its terms' highest. */
+static double group_top(const sctx *s, const group *g)
+{
+	double bound = 0;
+
+	for (size_t qi = g->qfirst; qi < g->qfirst + g->qn; qi++)
+		bound += s->q[qi].max_bound;
+	return bound;
 }
 
 /* The container of list l for vid range r (vid >> 16), or NULL. */
@@ -723,11 +738,10 @@ static int walk(sctx *s)
 				if (l->cur != END && block_end(l) < end)
 					end = block_end(l);
 			}
-			bound = group_bound(s, g, end);
+			bound = group_bound(s, g, end, NULL);
 			for (size_t o = 0; o < s->ng; o++)
-				for (size_t qi = s->g[o].qfirst; o != lead && qi < s->g[o].qfirst + s->g[o].qn;
-				     qi++)
-					bound += s->q[qi].max_bound;
+				if (o != lead)
+					bound += group_top(s, &s->g[o]);
 			if (beaten(&s->best, bound)) {
 				vid = end + 1;
 				continue;
@@ -761,7 +775,7 @@ static int walk(sctx *s)
 					if (s->l[i].cur != END && block_end(&s->l[i]) < end)
 						end = block_end(&s->l[i]);
 				for (size_t o = 0; o < s->ng; o++)
-					bound += group_bound(s, &s->g[o], end);
+					bound += group_bound(s, &s->g[o], end, NULL);
 				if (beaten(&s->best, bound)) {
 					vid = end + 1;
 					continue;
@@ -923,14 +937,10 @@ static int partial_pass(sctx *s, heap *part, const size_t *order, size_t no, con
 			for (size_t g = 0; g < s->ng; g++) {
 				int there = 0;
 
-				if (walked[g]) {
-					for (size_t i = 0; i < s->g[g].n; i++)
-						there |= s->l[s->g[g].first + i].cur <= end;
-					if (there)
-						bound += group_bound(s, &s->g[g], end);
-				} else if (in_pass[g]) {
+				if (walked[g])
+					bound += group_bound(s, &s->g[g], end, &there);
+				else if (in_pass[g])
 					bound += range_bound(s, &s->g[g], vid, end, &there);
-				}
 				most += there != 0;
 			}
 			if (cannot_beat(worst, vid, most, bound)) {
@@ -985,9 +995,7 @@ static int walk_partial(sctx *s, heap *part)
 		/* A word no live Record has is no part of any: never walked, never counted. */
 		if (!s->g[g].df)
 			continue;
-		ub[g] = 0;
-		for (size_t qi = s->g[g].qfirst; qi < s->g[g].qfirst + s->g[g].qn; qi++)
-			ub[g] += s->q[qi].max_bound;
+		ub[g] = group_top(s, &s->g[g]);
 		for (; at > 0 && ub[order[at - 1]] > ub[g]; at--) /* by bound, lowest first */
 			order[at] = order[at - 1];
 		order[at] = g;
