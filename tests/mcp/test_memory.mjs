@@ -166,6 +166,7 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	check(hit(r).includes(coffee.key) && hit(r).includes(tea.key), JSON.stringify(r.hits));
 	r = await C('search', { text: 'Dana prefers', mode: 'words' });
 	eq(r.mode, 'words', 'a search by words is not a recall');
+	eq((await C('search', { text: 'what does Dana prefer', mode: 'words' })).stopped, 2, 'function words left out, and counted');
 	check(hit(r).includes(tea.key), 'a search by words finds what recall leaves out');
 	r = await C('search', { text: 'Dana prefers', kinds: ['Memory'], limit: 1 });
 	eq([r.mode, hit(r)], ['recall', [coffee.key]]);

@@ -590,6 +590,8 @@ await test('search: every word, stems, Kinds, past revisions, values; errors', a
 	eq(r.status, 400);
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'x', no_typos: 'yes' } });
 	eq(r.status, 400);
+	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'what are the steel valves' } });
+	eq([r.body.words, r.body.stopped, r.body.hits[0].key], [2, 3, 'W1'], 'function words left out, and counted');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'froged' } });
 	eq([r.body.hits.map((h) => h.key), r.body.corrected], [['W1'], 1], 'a typo, corrected');
 	r = await c('POST', `${D}/search`, { token: reader, body: { text: 'froged', no_typos: true } });
