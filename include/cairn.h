@@ -760,6 +760,21 @@ CAIRN_API int cairn_resolve(cairn_txn *txn, const cairn_resolve_options *o, cair
  * (branch and revision). A word matches as written (case and accents
  * folded), and by its stem, which counts for less.
  */
+/*
+ * Records a search leaves out by the value of one string or enum Attribute
+ * (a memory's "status": "superseded", "retracted"), checked inside the
+ * ranking as a filter is, so that limit hits still come back when limit
+ * Records are left. A Record without the Attribute, or with a value not
+ * listed, is kept. At least one Kind searched (every Kind, when kinds is
+ * NULL) must have the Attribute (CAIRN_EINVAL otherwise: a misspelled name
+ * would leave nothing out).
+ */
+typedef struct cairn_exclude {
+	const char *attribute;	    /* its name */
+	const char *const *values;  /* the values that leave a Record out */
+	size_t n_values;	    /* 1 to 16 */
+} cairn_exclude;
+
 typedef struct cairn_search_options {
 	const char *text;	    /* the words, 1 to 1024 bytes of UTF-8 */
 	size_t text_len;	    /* 0: strlen(text) */
@@ -793,7 +808,8 @@ typedef struct cairn_search_options {
 	 * adds to the score; and snippets with the matches marked.
 	 */
 	int explain;
-	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+	const cairn_exclude *exclude; /* NULL: none left out by their values */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_search_options;
 
 typedef struct cairn_hit {
@@ -857,7 +873,8 @@ typedef struct cairn_vsearch_options {
 	size_t probes;		    /* lists scanned at least; 0: the default (vsearch_probes) */
 	size_t rerank;		    /* candidates re-scored in float32; 0: the default */
 	int exact;		    /* 1: scan every vector, as with no index */
-	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+	const cairn_exclude *exclude; /* NULL: none left out by their values (as cairn_search) */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_vsearch_options;
 
 /*
@@ -957,7 +974,8 @@ typedef struct cairn_hybrid_options {
 	double graph_boost;	    /* ... score (1 + graph_boost) times as much */
 	const cairn_rank_options *rank; /* NULL: no memory signals */
 	size_t probes;		    /* the vector index's lists (0: its default) */
-	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+	const cairn_exclude *exclude; /* left out of both searches (as cairn_search) */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zero (growth: docs/api.md, "Versions") */
 } cairn_hybrid_options;
 
 /*
@@ -1392,6 +1410,17 @@ CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
  * Kind. A Domain may start with it and extend it like any schema.
  */
 CAIRN_API const char *cairn_memory_schema(void);
+
+/*
+ * What a search of a Domain of memories leaves out unless asked not to:
+ * Records whose status is superseded or retracted. Returns that exclude
+ * (static) when the transaction's Domain has the Kind Memory and one of
+ * the Kinds searched (every Kind when kinds is NULL) has a status Attribute;
+ * NULL otherwise (nothing to leave out). The CLI, HTTP and MCP searches
+ * pass it unless include_inactive (docs/memory.md, "Searching memories").
+ */
+CAIRN_API const cairn_exclude *cairn_memory_exclude(cairn_txn *txn, const char *const *kinds,
+						    size_t n_kinds);
 
 #define CAIRN_MEMORY_MAX_ABOUT 8  /* subjects of one memory */
 #define CAIRN_MEMORY_MAX_BATCH 1000 /* memories of one cairn_remember */

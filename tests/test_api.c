@@ -117,7 +117,7 @@ static void reads_refused(cairn_store *st)
 	CHECK(refused_as_newer(cairn_neighborhood(t, &no, &g)));
 	so.reserved[2] = 1;
 	CHECK(refused_as_newer(cairn_resolve(t, &so, m, 4, &n, NULL)));
-	to.reserved[3] = 1;
+	to.reserved[2] = 1;
 	CHECK(refused_as_newer(cairn_search(t, &to, h, 4, &n, NULL)));
 	vo.reserved[0] = 1;
 	CHECK(refused_as_newer(cairn_vsearch(t, &vo, h, 4, &n)));
@@ -131,7 +131,7 @@ static void reads_refused(cairn_store *st)
 	qo.reserved[0] = 0;
 	OK(cairn_query(t, &qo, recs, 4, &qr));
 	CHECK(qr.n == 1);
-	to.reserved[3] = 0;
+	to.reserved[2] = 0;
 	OK(cairn_search(t, &to, h, 4, &n, NULL));
 	CHECK(n == 1);
 	cairn_txn_end(t);

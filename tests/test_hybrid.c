@@ -311,6 +311,73 @@ void test_hybrid_ranking(void)
 	cairn_close(st);
 }
 
+/*
+ * What rank excludes is left out inside both searches, not after them: 120
+ * retracted Notes of steel written first (they win every tie, by words and
+ * by meaning) and 3 active ones; the pools hold 100, yet the 3 come back,
+ * from cairn_hybrid and from cairn_vsearch given the same exclude.
+ */
+void test_hybrid_exclude_pool(void)
+{
+	static const char *const gone[] = {"retracted"};
+	cairn_store *st = hstore();
+	cairn_read_options ro = {.domain = "d"};
+	cairn_rank_options r = {0};
+	cairn_hybrid_options o = {0};
+	cairn_vsearch_options vo = {0};
+	cairn_exclude ex = {"status", gone, 1};
+	const float q[3] = {1, 0, 0};
+	cairn_hit *h = calloc(100, sizeof(*h));
+	size_t len = 0, n;
+	cairn_txn *t;
+	char *lines = malloc(123 * 120);
+
+	CHECK(st && h && lines);
+	if (!st || !h || !lines)
+		goto out;
+	for (int i = 0; i < 123; i++)
+		len += (size_t)sprintf(lines + len,
+				       "{\"kind\":\"Note\",\"key\":\"p%03d\",\"title\":\"steel\","
+				       "\"values\":{\"status\":\"%s\"},\"vector\":[1,0,0]}\n",
+				       i, i < 120 ? "retracted" : "active");
+	lines[len - 1] = '\0';
+	OK(commit_as(st, "catalog", 1, lines));
+	OK(cairn_txn_begin(st, &ro, &t));
+	o.text = "steel";
+	o.vector = q;
+	o.dim = 3;
+	o.limit = 10;
+	o.rank = &r;
+	r.status_attribute = "status";
+	r.exclude = gone;
+	r.n_exclude = 1;
+	OK(cairn_hybrid(t, &o, h, 10, &n));
+	CHECK(find(h, n, "p120") && find(h, n, "p121") && find(h, n, "p122"));
+	for (size_t i = 0; i < n; i++) /* none retracted: p000..p119 */
+		CHECK(h[i].rec.key_len != 4 || memcmp(h[i].rec.key, "p12", 3) == 0);
+	vo.vector = q;
+	vo.dim = 3;
+	vo.limit = 10;
+	OK(cairn_vsearch(t, &vo, h, 10, &n));
+	CHECK(n == 10 && key_is(&h[0], "A")); /* A, then the retracted ones */
+	vo.exclude = &ex;
+	OK(cairn_vsearch(t, &vo, h, 10, &n));
+	CHECK(n >= 4 && key_is(&h[0], "A") && key_is(&h[1], "p120") && key_is(&h[3], "p122"));
+	for (size_t i = 0; i < n; i++)
+		CHECK(h[i].rec.key_len != 4 || memcmp(h[i].rec.key, "p12", 3) == 0);
+	vo.exact = 1;
+	OK(cairn_vsearch(t, &vo, h, 10, &n));
+	CHECK(n >= 4 && key_is(&h[1], "p120") && key_is(&h[3], "p122"));
+	ex.attribute = "seen"; /* a date: no status */
+	CHECK_RC(cairn_vsearch(t, &vo, h, 10, &n), CAIRN_EINVAL);
+	cairn_txn_end(t);
+out:
+	free(lines);
+	free(h);
+	if (st)
+		cairn_close(st);
+}
+
 /* The query's meaning from the built-in embedder (the committed mini table). */
 void test_hybrid_embedder(void)
 {

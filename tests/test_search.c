@@ -1339,6 +1339,91 @@ void test_search_filters(void)
 }
 
 /*
+ * Exclude by a value: 30 Docs of steel, the first 25 written "old" (so they
+ * win every tie): limit 5 still brings 5, none of them old, in the walk of
+ * every word and in partial matches; a value with an escape is matched as
+ * it reads; every kind of bad exclude is refused, naming the mistake.
+ */
+void test_search_exclude(void)
+{
+	cairn_store *st = sstore();
+	static const char *const old[] = {"old", "say \"x\""}, *const nulls[] = {NULL};
+	static const char *const doc[] = {"Doc"}, *const note[] = {"Note"};
+	cairn_read_options ro = {0};
+	cairn_search_options o = {0};
+	cairn_exclude ex = {"code", old, 2};
+	cairn_hit h[10];
+	cairn_txn *t;
+	char line[200];
+	size_t n;
+
+	CHECK(st);
+	if (!st)
+		return;
+	for (int i = 0; i < 30; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"kind\":\"Doc\",\"key\":\"k%02d\",\"title\":\"steel\",\"values\":{\"code\":\"%s\"}}",
+			 i, i < 25 ? "old" : "new");
+		OK(put_lines(st, NULL, line));
+	}
+	OK(put_lines(st, NULL,
+		     "{\"kind\":\"Doc\",\"key\":\"q\",\"title\":\"steel\",\"values\":{\"code\":\"say \\\"x\\\"\"}}\n"
+		     "{\"kind\":\"Note\",\"key\":\"n\",\"title\":\"steel\"}"));
+	ro.domain = "d";
+	OK(cairn_txn_begin(st, &ro, &t));
+	o.text = "steel";
+	o.limit = 5;
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 5 && memcmp(h[0].rec.key, "k00", 3) == 0); /* without: the old ones first */
+	o.exclude = &ex;
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 5);
+	for (size_t i = 0; i < n; i++) /* k25..k29 or n: never old, never q */
+		CHECK((h[i].rec.key_len == 3 && memcmp(h[i].rec.key, "k2", 2) == 0 &&
+		       h[i].rec.key[2] >= '5') ||
+		      (h[i].rec.key_len == 1 && h[i].rec.key[0] == 'n'));
+	o.limit = 10;
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 6); /* the five new and the Note (no code: kept) */
+	o.text = "steel zzzz"; /* no Record has zzzz: partial matches, exclude as well */
+	o.no_typos = 1;
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 6 && h[0].words == 1);
+	o.text = "steel";
+	o.no_typos = 0;
+	ex.n_values = 1; /* "old" alone: q comes back */
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 7);
+	/* Bad excludes: CAIRN_EINVAL, saying what is wrong. */
+	ex.attribute = "cdoe";
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "\"cdoe\"") != NULL);
+	ex.attribute = "code";
+	o.kinds = note; /* Note has no code */
+	o.n_kinds = 1;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	o.kinds = doc;
+	OK(cairn_search(t, &o, h, 10, &n, NULL));
+	CHECK(n == 6);
+	ex.attribute = "tags"; /* strings: not a status */
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	ex.attribute = NULL;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	ex.attribute = "code";
+	ex.n_values = 0;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	ex.n_values = 17;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	ex.values = nulls;
+	ex.n_values = 1;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	ex.values = NULL;
+	CHECK_RC(cairn_search(t, &o, h, 10, &n, NULL), CAIRN_EINVAL);
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
+/*
  * Dense words: containers stored as bitsets, walked and seeked in. steel is
  * in every title, bolt in every third; the rest are fillers of their own, so
  * a score only falls with the title's length: the best are the shortest

@@ -134,6 +134,7 @@
 	X(vindex_where)                                                                            \
 	X(hybrid_fusion)                                                                           \
 	X(hybrid_ranking)                                                                          \
+	X(hybrid_exclude_pool)                                                                     \
 	X(hybrid_embedder)                                                                         \
 	X(hybrid_vector_model)                                                                     \
 	X(hybrid_reembed)                                                                          \
@@ -146,6 +147,7 @@
 	X(search_branches)                                                                         \
 	X(search_phrases)                                                                          \
 	X(search_filters)                                                                          \
+	X(search_exclude)                                                                          \
 	X(search_merge_policy)                                                                     \
 	X(search_dense)                                                                            \
 	X(search_check_detects)                                                                    \

@@ -129,13 +129,13 @@ void err_prefix(const char *fmt, ...)
 	last.msg[pn + mn] = '\0';
 }
 
-int err_reserved(const uint64_t *r, const char *fn, const char *what)
+int err_reserved_n(const uint64_t *r, size_t n, const char *fn, const char *what)
 {
-	for (int i = 0; i < CAIRN_RESERVED; i++)
+	for (size_t i = 0; i < n; i++)
 		if (r[i])
 			return err_set(CAIRN_EINVAL,
 				       "%s: %s has options this version (%s) does not know (reserved "
-				       "word %d is not zero): zero-initialise it, or use the Cairn "
+				       "word %zu is not zero): zero-initialise it, or use the Cairn "
 				       "the program was built for",
 				       fn, what, CAIRN_VERSION_STRING, i);
 	return 0;

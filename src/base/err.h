@@ -17,11 +17,12 @@ int err_change(int code, long change, const char *fmt, ...) CAIRN_PRINTF(3, 4);
 /* Forget the thread's last error. */
 void err_clear(void);
 /*
- * 0 when the CAIRN_RESERVED words r of what (an options struct given to
- * fn) are all zero; else CAIRN_EINVAL, with a message saying the caller
- * asks for options of a newer version.
+ * 0 when the n reserved words r of what (an options struct given to fn)
+ * are all zero; else CAIRN_EINVAL, with a message saying the caller asks
+ * for options of a newer version. err_reserved counts the array's words.
  */
-int err_reserved(const uint64_t *r, const char *fn, const char *what);
+int err_reserved_n(const uint64_t *r, size_t n, const char *fn, const char *what);
+#define err_reserved(r, fn, what) err_reserved_n((r), sizeof(r) / sizeof((r)[0]), (fn), (what))
 /* Set the change index of the current error (keeps code and message). */
 void err_set_index(long change);
 /* Prefix the current message with text (e.g. "file.jsonl:12: "). */

@@ -363,7 +363,9 @@ static const char search_usage[] =
 	"                        0.8,0.2 weighted)\n"
 	"  --boost-near KIND:KEY,..   boost the Records linked to these\n"
 	"  --boost N             by this much (default 1: twice the score)\n"
-	"  --rank JSON           memory-aware ranking (docs/vectors.md)\n" OPTS_READ;
+	"  --rank JSON           memory-aware ranking (docs/vectors.md)\n"
+	"  --include-inactive    on a Domain of memories, superseded and retracted ones\n"
+	"                        too (left out otherwise, by every way of searching)\n" OPTS_READ;
 
 static const char log_usage[] =
 	"usage: cairn log [--limit N] [--at REV|TIME]\n\n"

@@ -472,6 +472,19 @@ static void vector_hits(const cli *c, const cairn_hit *h, size_t n, int receipt)
 	}
 }
 
+/* A search's summary member saying what it left out (cairn_memory_exclude), if anything. */
+static void print_excluded(const cairn_exclude *x)
+{
+	buf b = {0};
+
+	wire_excluded(&b, x);
+	if (b.len && !b.oom)
+		fwrite(b.p, 1, b.len, stdout);
+	buf_release(&b);
+}
+
+#define EXCLUDED_NOTE " (superseded and retracted memories left out: --include-inactive)"
+
 /* search --near KIND:KEY | --vector JSON [--metric M] [--kind K,..] [--where JSON] [--limit N] */
 static int vector_search(cli *c)
 {
@@ -544,6 +557,8 @@ static int vector_search(cli *c)
 	o.where = c->where;
 	o.probes = (size_t)c->probes;
 	o.exact = c->exact;
+	if (!c->include_inactive)
+		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -552,10 +567,13 @@ static int vector_search(cli *c)
 		ex = cli_fail(c, rc, "search");
 	} else {
 		vector_hits(c, h, n, 0);
-		if (c->json)
-			printf("{\"hits\":%zu}\n", n);
-		else if (!n)
-			printf("no Record has a vector\n");
+		if (c->json) {
+			printf("{\"hits\":%zu", n);
+			print_excluded(o.exclude);
+			printf("}\n");
+		} else if (!n) {
+			printf("no Record has a vector%s\n", o.exclude ? EXCLUDED_NOTE : "");
+		}
 	}
 	free(h);
 	free(q);
@@ -662,6 +680,8 @@ static int meaning_search(cli *c)
 		o.text_weight = 0;
 		o.vector_weight = 1;
 	}
+	if (!c->include_inactive)
+		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -670,10 +690,13 @@ static int meaning_search(cli *c)
 		ex = cli_fail(c, rc, "search");
 	} else {
 		vector_hits(c, h, n, 1);
-		if (c->json)
-			printf("{\"hits\":%zu,\"model\":\"%s\"}\n", n, cairn_embedder_model(e));
-		else if (!n)
-			printf("nothing found\n");
+		if (c->json) {
+			printf("{\"hits\":%zu,\"model\":\"%s\"", n, cairn_embedder_model(e));
+			print_excluded(o.exclude);
+			printf("}\n");
+		} else if (!n) {
+			printf("nothing found%s\n", o.exclude ? EXCLUDED_NOTE : "");
+		}
 	}
 	free(h);
 	graph_end(&gc);
@@ -714,6 +737,8 @@ int cmd_search(cli *c)
 	o.no_typos = c->no_typos;
 	o.explain = c->explain;
 	o.where = c->where;
+	if (!c->include_inactive)
+		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -738,13 +763,16 @@ int cmd_search(cli *c)
 					print_explain(h[i].explain, h[i].explain_len);
 			}
 		}
-		if (c->json)
+		if (c->json) {
 			printf("{\"hits\":%zu,\"matches\":%llu,\"partial\":%zu,\"corrected\":%zu,"
-			       "\"stopped\":%llu}\n",
+			       "\"stopped\":%llu",
 			       n, (unsigned long long)info.matches, info.partial, info.corrected,
 			       (unsigned long long)info.stopped);
-		else if (!n)
-			printf("no Record has the words\n");
+			print_excluded(o.exclude);
+			printf("}\n");
+		} else if (!n) {
+			printf("no Record has the words%s\n", o.exclude ? EXCLUDED_NOTE : "");
+		}
 	}
 	free(h);
 	graph_end(&gc);

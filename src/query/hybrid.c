@@ -284,6 +284,8 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 	float *qv = NULL;
 	size_t tn = 0, vn = 0, nc = 0, limit;
 	cairn_rank_options r;
+	cairn_exclude ex;
+	const cairn_exclude *exclude = NULL;
 	hmap near = HMAP_INIT;
 	double k, wt, wv, tmax = 0, vmin = INFINITY, vmax = -INFINITY;
 	int rc = 0, use_text, use_vector;
@@ -344,6 +346,35 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		rc = err_set(CAIRN_ENOMEM, "out of memory");
 		goto out;
 	}
+	/*
+	 * What is excluded is left out inside both searches, so it takes no
+	 * place in the pools: o->exclude, or what rank excludes (where a Kind
+	 * searched has its Attribute; a rank's exclusion is a factor).
+	 */
+	if (o->exclude || (o->rank && o->rank->status_attribute && o->rank->n_exclude)) {
+		uint32_t ids[64];
+		size_t n_ids = 0;
+
+		for (size_t i = 0; o->kinds && i < o->n_kinds && n_ids < 64; i++) {
+			const kind_def *kd = o->kinds[i] ? schema_kind(t->d.s, o->kinds[i]) : NULL;
+
+			if (kd)
+				ids[n_ids++] = kd->id;
+		}
+		if (o->exclude) {
+			if ((rc = exclude_check(t, o->exclude, ids, n_ids, "cairn_hybrid")))
+				goto out;
+			exclude = o->exclude;
+		} else {
+			ex.attribute = o->rank->status_attribute;
+			ex.values = o->rank->exclude;
+			ex.n_values = o->rank->n_exclude;
+			if (exclude_check(t, &ex, ids, n_ids, "cairn_hybrid") == 0)
+				exclude = &ex;
+			else
+				err_clear();
+		}
+	}
 	if (use_text) {
 		cairn_search_options so = {0};
 
@@ -354,6 +385,7 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		so.where = o->where;
 		so.where_len = o->where_len;
 		so.limit = POOL;
+		so.exclude = exclude;
 		if ((rc = cairn_search(t, &so, th, POOL, &tn, NULL)))
 			goto out;
 	}
@@ -392,6 +424,7 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 		vo.where_len = o->where_len;
 		vo.limit = POOL;
 		vo.probes = o->probes;
+		vo.exclude = exclude;
 		/* A text of words the model does not know has no meaning to search by. */
 		if (words && (rc = cairn_vsearch(t, &vo, vh, POOL, &vn)))
 			goto out;

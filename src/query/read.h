@@ -34,6 +34,15 @@ int qfilter_parse(cairn_txn *t, arena *a, const char *kind, const char *where, s
 int qfilter_match(const qfilter *f, arena *a, const char *values, size_t len, int *match);
 
 /*
+ * Check x (NULL: nothing to check) for a search of fn over the Kinds
+ * kinds[0..n_kinds-1] (none: every Kind): CAIRN_EINVAL saying what is wrong.
+ */
+int exclude_check(cairn_txn *t, const cairn_exclude *x, const uint32_t *kinds, size_t n_kinds,
+		  const char *fn);
+/* Do these stored values leave their Record out by x? (a: scratch, given back) */
+int exclude_match(const cairn_exclude *x, arena *a, const char *values, size_t len, int *out);
+
+/*
  * Fill a cairn_record from Version vid, a Record of Kind k (NULL: its own);
  * its vrec too when vout is not NULL. CAIRN_ECORRUPT when it is not one.
  */

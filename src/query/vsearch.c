@@ -51,6 +51,7 @@ typedef struct vctx {
 	uint32_t kinds[64];
 	size_t n_kinds;
 	const qfilter *filter[64];
+	const cairn_exclude *exclude; /* values that leave a Record out (NULL: none) */
 	const float *q;		/* the query */
 	size_t dim;
 	double qnorm;
@@ -148,7 +149,10 @@ static int better(const vhit *a, double score, uint64_t vid)
 	return score > a->score || (score == a->score && vid < a->vid);
 }
 
-/* Keep vid when it beats the worst kept and its Record passes the Kind and the filter. */
+/*
+ * Keep vid when it beats the worst kept and its Record passes the Kind, the
+ * filter and exclude.
+ */
 static int vkeep(vctx *v, uint64_t vid, double score)
 {
 	size_t at;
@@ -157,10 +161,21 @@ static int vkeep(vctx *v, uint64_t vid, double score)
 
 	if (isnan(score) || (v->n == v->cap && !better(&v->h[v->n - 1], score, vid)))
 		return 0;
-	if (v->members) {
-		if (!member(v, vid))
+	if (v->members && !member(v, vid))
+		return 0;
+	if (v->exclude) {
+		int out;
+
+		if ((rc = version_get(&v->t->d, vid, &r)))
+			return rc;
+		if (r.type != V_REC)
 			return 0;
-	} else if (!v->prefiltered && (v->n_kinds || v->filter[0])) {
+		if ((rc = exclude_match(v->exclude, &v->t->scratch, r.values, r.values_len, &out)))
+			return rc;
+		if (out)
+			return 0;
+	}
+	if (!v->members && !v->prefiltered && (v->n_kinds || v->filter[0])) {
 		size_t k = 0;
 
 		if ((rc = version_get(&v->t->d, vid, &r)))
@@ -579,6 +594,9 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 				       o->kinds[i] ? o->kinds[i] : "(null)");
 		v.kinds[v.n_kinds++] = kd->id;
 	}
+	if ((rc = exclude_check(t, o->exclude, v.kinds, v.n_kinds, "cairn_vsearch")))
+		return rc;
+	v.exclude = o->exclude;
 	mark = arena_mark_get(&t->scratch);
 	for (size_t i = 0; o->where && i < o->n_kinds && !rc; i++)
 		rc = qfilter_parse(t, &t->scratch, o->kinds[i], o->where,
@@ -676,7 +694,7 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 			    (rc = scan_exact(&v, m.watermark)))
 				break;
 			/* A filter the candidates did not satisfy: more lists, more candidates. */
-			if (!v.filter[0] || v.n == v.cap || probes >= m.lists)
+			if ((!v.filter[0] && !v.exclude) || v.n == v.cap || probes >= m.lists)
 				break;
 			probes *= 4;
 			rerank = rerank * 4 > 10000 ? 10000 : rerank * 4;

@@ -922,6 +922,8 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	}
 	if (begin(k, &t))
 		return -1;
+	if (!bool_arg(k, "include_inactive"))
+		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
 	rc = cairn_hybrid(t, &o, h, limit, &n);
 	if (rc == CAIRN_EDIM && !asked) {
 		cairn_txn_end(t);
@@ -937,6 +939,7 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	if (rc)
 		return -1;
 	w_next(k, n, limit);
+	wire_excluded(k->out, o.exclude);
 	buf_printf(k->out, ",\"mode\":\"%s\"}", semantic ? "semantic" : "hybrid");
 	return 0;
 }
@@ -964,6 +967,7 @@ static int has_memory(call *k)
 /* search of a memory Domain: cairn_recall, by meaning too with the session's model. */
 static int t_search_recall(call *k, size_t limit)
 {
+	const cairn_exclude *ex;
 	cairn_recall_options o;
 	cairn_hit h[50];
 	double trust[50];
@@ -984,10 +988,12 @@ static int t_search_recall(call *k, size_t limit)
 	}
 	rc = w_fused_hits(k, h + page_start(k, n), trust + page_start(k, n), n - page_start(k, n),
 			  bool_arg(k, "receipt"));
+	ex = o.include_inactive ? NULL : cairn_memory_exclude(t, o.kinds, o.n_kinds);
 	cairn_txn_end(t);
 	if (rc)
 		return -1;
 	w_next(k, n, limit);
+	wire_excluded(k->out, ex);
 	PUTS(k->out, ",\"note\":\"" RECALL_NOTE "\",\"mode\":\"recall\"}");
 	return 0;
 }
@@ -1023,11 +1029,11 @@ static int t_search(call *k)
 		return page_arg(k, limit, 50) ? -1 : t_search_recall(k, limit);
 	if (page_arg(k, limit, 100))
 		return -1;
-	if (jv_get(k->args, "include_inactive") || jv_get(k->args, "valid_at")) {
+	if (jv_get(k->args, "valid_at")) {
 		snprintf(k->err, sizeof(k->err),
-			 "include_inactive and valid_at are for a recall: a plain text search "
-			 "(no where, rank, explain, all_words or mode other than hybrid) of a "
-			 "Domain with the memory schema");
+			 "valid_at is for a recall: a plain text search (no where, rank, "
+			 "explain, all_words or mode other than hybrid) of a Domain with the "
+			 "memory schema");
 		return -1;
 	}
 	/* Hybrid by default when there is a model, a text, and nothing only words can do. */
@@ -1059,6 +1065,12 @@ static int t_search(call *k)
 	}
 	if (begin(k, &t))
 		return -1;
+	if (!bool_arg(k, "include_inactive")) {
+		if (by_vector)
+			vo.exclude = cairn_memory_exclude(t, vo.kinds, vo.n_kinds);
+		else
+			o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	}
 	memset(&info, 0, sizeof(info));
 	rc = by_vector ? cairn_vsearch(t, &vo, h, limit, &n)
 		       : cairn_search(t, &o, h, limit, &n, &info);
@@ -1069,6 +1081,7 @@ static int t_search(call *k)
 	buf_put_u8(k->out, '{');
 	wire_hits(k->out, h + page_start(k, n), n - page_start(k, n), &info, 0);
 	w_next(k, n, limit);
+	wire_excluded(k->out, by_vector ? vo.exclude : o.exclude);
 	if (!by_vector)
 		buf_puts(k->out, ",\"mode\":\"words\"");
 	buf_put_u8(k->out, '}');

@@ -358,10 +358,11 @@ void h_resolve(req *r)
 }
 
 /* POST /v1/domains/{d}/search with "near" or "vector": vector search. */
-static void h_vsearch(req *r, const jv *b, long limit, int values)
+static void h_vsearch(req *r, const jv *b, long limit, int values, int inactive)
 {
-	static const char *const only_v[] = {"near",  "vector", "metric", "kinds", "where",
-					     "limit", "values", "probes", "exact",  NULL};
+	static const char *const only_v[] = {"near",  "vector", "metric", "kinds",
+					     "where", "limit",  "values", "probes",
+					     "exact", "include_inactive", NULL};
 	cairn_vsearch_options o;
 	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
@@ -380,6 +381,8 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, r->seg[2], &t))
 		return;
+	if (!inactive)
+		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
 	if ((rc = cairn_vsearch(t, &o, h, o.limit, &n))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
@@ -387,6 +390,7 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
 	memset(&info, 0, sizeof(info));
 	buf_put_u8(&r->out, '{');
 	wire_hits(&r->out, h, n, &info, values);
+	wire_excluded(&r->out, o.exclude);
 	buf_put_u8(&r->out, '}');
 	api_reply_read(r, t);
 	cairn_txn_end(t);
@@ -396,7 +400,7 @@ static void h_vsearch(req *r, const jv *b, long limit, int values)
  * POST /v1/domains/{d}/search with "hybrid" or "semantic": words and
  * meaning fused (semantic: meaning only), memory-aware ranking, receipts.
  */
-static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
+static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic, int inactive)
 {
 	cairn_hybrid_options o;
 	cairn_rank_options rk;
@@ -426,6 +430,8 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, r->seg[2], &t))
 		return;
+	if (!inactive)
+		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
 	if ((rc = cairn_hybrid(t, &o, h, o.limit, &n))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
@@ -433,6 +439,7 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic)
 	memset(&info, 0, sizeof(info));
 	buf_put_u8(&r->out, '{');
 	wire_hits_as(&r->out, h, n, &info, values, "receipt");
+	wire_excluded(&r->out, o.exclude);
 	buf_printf(&r->out, ",\"model\":");
 	if (o.embedder && !o.vector)
 		json_quote(&r->out, cairn_embedder_model(o.embedder),
@@ -452,7 +459,7 @@ void h_search(req *r)
 					    "near",	 "vector",   "metric", "probes",
 					    "exact",	 "hybrid",   "semantic", "fusion",
 					    "rrf_k",	 "weights",  "near_records", "graph_boost",
-					    "rank",	 NULL};
+					    "rank",	 "include_inactive", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
 	cairn_search_info info;
@@ -462,13 +469,14 @@ void h_search(req *r)
 	cairn_txn *t;
 	size_t n;
 	long limit;
-	int rc, values, hybrid = 0, semantic = 0;
+	int rc, values, hybrid = 0, semantic = 0, inactive = 0;
 
 	if (api_allow(r, d, NEED_READ, NULL) || !(b = api_body_object(r)) ||
 	    api_only(r, b, names) || api_bool_member(r, b, "values", &values) ||
 	    api_int_member(r, b, "limit", 1, 100, &limit) ||
 	    api_bool_member(r, b, "hybrid", &hybrid) ||
-	    api_bool_member(r, b, "semantic", &semantic))
+	    api_bool_member(r, b, "semantic", &semantic) ||
+	    api_bool_member(r, b, "include_inactive", &inactive))
 		return;
 	if (hybrid && semantic)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
@@ -477,11 +485,11 @@ void h_search(req *r)
 		static const char *const only_h[] = {
 			"text",	  "vector",	  "kinds",	  "where", "limit", "values",
 			"hybrid", "semantic",	  "fusion",	  "rrf_k", "weights",
-			"rank",	  "near_records", "graph_boost", "probes", NULL};
+			"rank",	  "near_records", "graph_boost", "probes", "include_inactive", NULL};
 
 		if (api_only(r, b, only_h))
 			return;
-		return h_hybrid(r, b, limit, values, semantic);
+		return h_hybrid(r, b, limit, values, semantic, inactive);
 	}
 	{
 		static const char *const fusion_only[] = {"fusion", "rrf_k", "weights", "near_records",
@@ -493,7 +501,7 @@ void h_search(req *r)
 						   "%s is for a hybrid or semantic search", fusion_only[i]);
 	}
 	if (wire_is_vsearch(b))
-		return h_vsearch(r, b, limit, values);
+		return h_vsearch(r, b, limit, values, inactive);
 	if (wire_search_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;
@@ -501,12 +509,15 @@ void h_search(req *r)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, d, &t))
 		return;
+	if (!inactive)
+		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
 	if ((rc = cairn_search(t, &o, h, o.limit, &n, &info))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
 	}
 	buf_put_u8(&r->out, '{');
 	wire_hits(&r->out, h, n, &info, values);
+	wire_excluded(&r->out, o.exclude);
 	buf_put_u8(&r->out, '}');
 	api_reply_read(r, t);
 	cairn_txn_end(t);

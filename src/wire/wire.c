@@ -539,6 +539,21 @@ int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_
 	return names(a, jv_get(o, "kinds"), "search", "kinds", &s->kinds, &s->n_kinds, err, errlen);
 }
 
+void wire_excluded(buf *b, const cairn_exclude *x)
+{
+	if (!x)
+		return;
+	buf_puts(b, ",\"excluded\":{\"attribute\":");
+	json_quote(b, x->attribute, strlen(x->attribute));
+	buf_puts(b, ",\"values\":[");
+	for (size_t i = 0; i < x->n_values; i++) {
+		if (i)
+			buf_put_u8(b, ',');
+		json_quote(b, x->values[i], strlen(x->values[i]));
+	}
+	buf_puts(b, "]}");
+}
+
 void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
 {
 	wire_hits_as(b, h, n, info, values, "explain");

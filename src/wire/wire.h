@@ -73,6 +73,11 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
  * "exclude":[...], "demote":[...], "demote_factor"}; unknown members refused.
  */
 int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen);
+/*
+ * ,"excluded":{"attribute":..,"values":[..]} when x is not NULL: what a
+ * search left out (cairn_memory_exclude), so a reader knows to ask for it.
+ */
+void wire_excluded(buf *b, const cairn_exclude *x);
 /* "hits":[{header..., "score"[, "values"]}...],"words":N */
 void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values);
 /* The same, cairn_hit.explain as the member named explain ("receipt" for hybrid search). */

@@ -1639,6 +1639,39 @@ run recall "Sam" --domain mem --limit 51
 want_rc 2
 run recall --domain mem
 want_rc 2
+end
+
+# Every way of searching a Domain of memories leaves what is superseded
+# out, says so, and shows it when asked; a Kind without a status is
+# searched as it is.
+begin "memory: search by words and hybrid: superseded memories left out, and said so"
+run search "Sam plays" --domain mem --kind Memory
+want_rc 0
+out_has 'Sam plays bridge'
+out_lacks 'Sam plays chess'
+out_has '"excluded":{"attribute":"status","values":["superseded","retracted"]}'
+run search "Sam plays" --domain mem --kind Memory --include-inactive
+want_rc 0
+out_has 'Sam plays chess'
+out_lacks '"excluded"'
+run search "chess" --domain mem --kind Memory --text
+want_rc 0
+out_has 'no Record has the words (superseded and retracted memories left out: --include-inactive)'
+run search "chess" --domain mem --kind Memory --include-inactive --text
+want_rc 0
+out_has 'Sam plays chess'
+run search "Sam" --domain mem --kind Entity
+want_rc 0
+out_lacks '"excluded"'
+run search "Sam plays" --domain mem --hybrid --kind Memory --model "$T/mini.cemb"
+want_rc 0
+out_has 'Sam plays bridge'
+out_lacks 'Sam plays chess'
+out_has '"excluded":{"attribute":"status"'
+run search "Sam plays" --domain mem --hybrid --kind Memory --include-inactive --model "$T/mini.cemb"
+want_rc 0
+out_has 'Sam plays chess'
+end
 # A name with U+0000 in a file the command reads (JSON escapes it as
 # \u0000; the command line cannot hold one) was cut there where it became a
 # C string: it is refused, as other bad input, and nothing is written.

@@ -167,7 +167,14 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	r = await C('search', { text: 'Dana prefers', mode: 'words' });
 	eq(r.mode, 'words', 'a search by words is not a recall');
 	eq((await C('search', { text: 'what does Dana prefer', mode: 'words' })).stopped, 2, 'function words left out, and counted');
-	check(hit(r).includes(tea.key), 'a search by words finds what recall leaves out');
+	// Every other way of searching leaves it out too, says so, and has it when asked.
+	for (const args of [{ mode: 'words' }, { explain: true }, { all_words: true }, { where: { source: 'chat/1' }, kinds: ['Memory'] }]) {
+		r = await C('search', { text: 'Dana prefers', ...args });
+		check((args.where || hit(r).includes(coffee.key)) && !hit(r).includes(tea.key), `${JSON.stringify(args)}: ${JSON.stringify(r.hits)}`);
+		eq(r.excluded, { attribute: 'status', values: ['superseded', 'retracted'] }, JSON.stringify(args));
+		r = await C('search', { text: 'Dana prefers', include_inactive: true, ...args });
+		check(hit(r).includes(tea.key) && !('excluded' in r), `${JSON.stringify(args)} include_inactive: ${JSON.stringify(r.hits)}`);
+	}
 	r = await C('search', { text: 'Dana prefers', kinds: ['Memory'], limit: 1 });
 	eq([r.mode, hit(r)], ['recall', [coffee.key]]);
 	// A valid time keeps what was true then.

@@ -848,6 +848,20 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 	eq(r.status, 400);
 	r = await c('POST', `${M}/recall`, { token: admin, body: { limit: 5 } });
 	eq(r.status, 400);
+	// A plain search leaves it out too, and says what it left out; include_inactive shows it.
+	const excluded = { attribute: 'status', values: ['superseded', 'retracted'] };
+	for (const extra of [{}, { where: { type: 'preference' } }, { explain: true }, { hybrid: true }]) {
+		r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana prefers', kinds: ['Memory'], ...extra } });
+		eq(r.status, 200, JSON.stringify(extra));
+		check(!r.body.hits.some((h) => h.key === m0.key), `search ${JSON.stringify(extra)} leaves the superseded memory out`);
+		eq(r.body.excluded, excluded);
+		r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana prefers', kinds: ['Memory'], include_inactive: true, ...extra } });
+		check(r.body.hits.some((h) => h.key === m0.key) && r.body.excluded === undefined, `search ${JSON.stringify(extra)} with include_inactive has it`);
+	}
+	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', kinds: ['Entity'] } });
+	check(r.status === 200 && r.body.excluded === undefined, 'no status, nothing left out');
+	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', include_inactive: 'yes' } });
+	eq(r.status, 400);
 });
 
 await test('erase: an admin erases a Record and what a source wrote; reads and history say so', async () => {

@@ -114,6 +114,7 @@ typedef struct sctx {
 	heap best;		/* Records with every word */
 	size_t limit;
 	const qfilter *filter[64]; /* the hits' filter, parsed for each of kinds (NULL: none) */
+	const cairn_exclude *exclude; /* the values that leave a hit out (NULL: none) */
 	cairn_search_info info;
 	/* walk's shortcut (dense_next): the vids where every group is, in one container range */
 	uint64_t mask_range;	/* vid >> 16 of the mask + 1; 0: none */

@@ -402,27 +402,37 @@ static void keep(heap *p, const hit *x)
 	}
 }
 
-/* Keep x in p when it would be kept and its Record passes the filter, if any. */
+/* Keep x in p when it would be kept and its Record passes the filter and exclude, if any. */
 static int keep_checked(sctx *s, heap *p, const hit *x)
 {
 	vrec v;
-	int match, rc;
+	int match, out, rc;
 
-	if (s->filter[0]) {
+	if (s->filter[0] || s->exclude) {
 		size_t k = 0;
 
 		if (!p->cap || (p->n == p->cap && !worse(&p->h[0], x)))
 			return 0; /* it would not be kept: no need to read it */
 		if ((rc = version_get(s->d, x->vid, &v)))
 			return rc;
-		while (k < s->n_kinds && s->kinds[k] != v.kr)
-			k++;
-		if (k == s->n_kinds)
-			return err_set(CAIRN_ECORRUPT, "a posting's Kind is not its Version's");
-		if ((rc = qfilter_match(s->filter[k], &s->t->scratch, v.values, v.values_len, &match)))
-			return rc;
-		if (!match)
-			return 0;
+		if (s->exclude) {
+			if ((rc = exclude_match(s->exclude, &s->t->scratch, v.values, v.values_len,
+						&out)))
+				return rc;
+			if (out)
+				return 0;
+		}
+		if (s->filter[0]) {
+			while (k < s->n_kinds && s->kinds[k] != v.kr)
+				k++;
+			if (k == s->n_kinds)
+				return err_set(CAIRN_ECORRUPT, "a posting's Kind is not its Version's");
+			if ((rc = qfilter_match(s->filter[k], &s->t->scratch, v.values,
+						v.values_len, &match)))
+				return rc;
+			if (!match)
+				return 0;
+		}
 	}
 	keep(p, x);
 	return 0;
@@ -1062,6 +1072,9 @@ int cairn_search(cairn_txn *t, const cairn_search_options *o, cairn_hit *out, si
 		s.kinds[s.n_kinds++] = k->id;
 	}
 	q.no_typos = o->no_typos;
+	if ((rc = exclude_check(t, o->exclude, s.kinds, s.n_kinds, "cairn_search")))
+		return rc;
+	s.exclude = o->exclude;
 	if (o->where && !o->n_kinds)
 		return err_set(CAIRN_EINVAL, "where needs the Kinds it is over, in kinds");
 	mark = arena_mark_get(&t->scratch);
