@@ -1313,7 +1313,8 @@ typedef struct cairn_merge_result {
 	uint64_t items;		/* Records and Links that differ */
 	uint64_t conflicts;	/* attributes in conflict */
 	uint64_t unresolved;	/* of which unresolved */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	uint64_t schema_revision; /* an accepted proposal's schema change (0: none) */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_merge_result;
 
 /*
@@ -1368,6 +1369,30 @@ typedef struct cairn_proposal {
 CAIRN_API int cairn_proposal_create(cairn_store *st, const char *domain, const char *source,
 				    const char *target, const char *title, const char *description,
 				    const char *author, uint64_t *id);
+typedef struct cairn_proposal_options {
+	const char *source;	    /* the branch offered (required) */
+	const char *target;	    /* the branch it would merge into (NULL: main) */
+	const char *title, *description, *author; /* each may be NULL */
+	/*
+	 * A schema document (docs/schema.md, "Changing a schema") the proposal
+	 * also offers: checked against the Domain's schema now, applied when
+	 * the proposal is accepted, after the merge and in its transaction (so
+	 * a schema the data no longer fits leaves both undone). Needs target
+	 * main (the schema is the Domain's). NULL: none.
+	 */
+	const char *schema;
+	size_t schema_len;	    /* 0: strlen(schema) */
+	uint64_t reserved[CAIRN_RESERVED]; /* zero (growth: docs/api.md, "Versions") */
+} cairn_proposal_options;
+
+/* Open a proposal (cairn_proposal_create, with a schema change too); *id its number. */
+CAIRN_API int cairn_proposal_open(cairn_store *st, const char *domain,
+				  const cairn_proposal_options *o, uint64_t *id);
+/*
+ * The schema document proposal id offers, zero-copy (valid until txn
+ * ends): *len 0 when it offers none. CAIRN_ENOTFOUND if there is no such proposal.
+ */
+CAIRN_API int cairn_proposal_schema(cairn_txn *txn, uint64_t id, const char **json, size_t *len);
 /* A proposal, zero-copy (valid until txn ends). CAIRN_ENOTFOUND if there is none. */
 CAIRN_API int cairn_proposal_get(cairn_txn *txn, uint64_t id, cairn_proposal *out);
 /* Every proposal of the Domain, newest first (status 0: all, else only that status). */
@@ -1383,7 +1408,9 @@ CAIRN_API int cairn_proposal_diff(cairn_store *st, const char *domain, uint64_t 
  * Accept an open proposal: merge its source into its target with the given
  * options (their domain, branches and source are the proposal's; their
  * provenance, resolve and resolutions are used) and mark it merged, in one
- * transaction. CAIRN_EMERGE leaves it open; CAIRN_ECLOSED if it is not open.
+ * transaction; a schema it offers is applied in the same transaction
+ * (out->schema_revision). CAIRN_EMERGE leaves it open, as does a schema the
+ * data does not fit (CAIRN_ESCHEMADATA); CAIRN_ECLOSED if it is not open.
  */
 CAIRN_API int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 				    const cairn_merge_options *o, cairn_item_cb cb, void *ctx,

@@ -456,6 +456,150 @@ void test_proposals(void)
 	cairn_close(st);
 }
 
+/* The schema's Kinds, comma-separated, into out. */
+static int kinds_of(cairn_store *st, char *out, size_t cap)
+{
+	cairn_read_options ro = {.domain = "d"};
+	const char *names[64];
+	size_t n = 0, len = 0;
+	cairn_txn *t;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = cairn_txn_begin(st, &ro, &t)))
+		return rc;
+	rc = cairn_kind_list(t, names, 64, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "," : "", names[i]);
+	cairn_txn_end(t);
+	return rc;
+}
+
+static uint64_t head_of(cairn_store *st)
+{
+	cairn_read_options ro = {.domain = "d"};
+	cairn_revision r;
+	cairn_txn *t;
+	uint64_t h = 0;
+	size_t n = 0;
+
+	if (cairn_txn_begin(st, &ro, &t))
+		return 0;
+	if (cairn_log(t, 0, &r, 1, &n) == 0 && n == 1)
+		h = r.revision;
+	cairn_txn_end(t);
+	return h;
+}
+
+/*
+ * A proposal that offers a schema change: checked against the schema when
+ * opened (a bad document, a target other than main: refused, nothing made),
+ * applied after the merge in its transaction when accepted; a schema the
+ * data does not fit undoes the merge with it and leaves the proposal open.
+ */
+void test_proposal_schema(void)
+{
+	static const char add[] =
+		"{\"kinds\": [{\"name\": \"Note\", \"attributes\": [{\"name\": \"text\", \"type\": \"string\"}]},\n"
+		" {\"name\": \"Supplier\", \"attributes\": [{\"name\": \"tier\", \"type\": \"string\"}]}]}\n";
+	static const char canon[] = /* as it is kept */
+		"{\"kinds\":[{\"attributes\":[{\"name\":\"text\",\"type\":\"string\"}],\"name\":\"Note\"},"
+		"{\"attributes\":[{\"name\":\"tier\",\"type\":\"string\"}],\"name\":\"Supplier\"}]}";
+	static const char need[] =
+		"{\"kinds\":[{\"name\":\"Supplier\",\"attributes\":[{\"name\":\"tax\",\"type\":\"string\","
+		"\"required\":true}]}]}";
+	cairn_store *st = setup();
+	cairn_read_options ro = {.domain = "d"};
+	cairn_proposal_options po = {0};
+	cairn_merge_result res;
+	cairn_proposal p;
+	const char *json;
+	size_t len;
+	cairn_txn *t;
+	uint64_t id = 7, id2, head;
+	char kinds[512], v[512];
+
+	CHECK(st);
+	if (!st)
+		return;
+	OK(on(st, "b", "{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"rating\":5}}", NULL));
+	po.source = "b";
+	po.title = "Notes, and a tier for suppliers";
+	po.author = "agent/x";
+	/* Refused when opened, nothing made: a document that is no schema, one of a bad type, another target. */
+	po.schema = "{\"kinds\":[{\"name\":\"Note\"";
+	CHECK_RC(cairn_proposal_open(st, "d", &po, &id), CAIRN_EJSON);
+	CHECK(id == 0 && strstr(cairn_errmsg(), "the proposal's schema: "));
+	po.schema = "{\"kinds\":[{\"name\":\"Note\",\"attributes\":[{\"name\":\"t\",\"type\":\"strang\"}]}]}";
+	CHECK(cairn_proposal_open(st, "d", &po, &id) != 0 && strstr(cairn_errmsg(), "strang"));
+	po.schema = add;
+	po.target = "b2";
+	OK(cairn_branch_create(st, "d", "b2", NULL));
+	CHECK_RC(cairn_proposal_open(st, "d", &po, &id), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "into main") != NULL);
+	po.target = NULL;
+	po.reserved[1] = 1;
+	CHECK_RC(cairn_proposal_open(st, "d", &po, &id), CAIRN_EINVAL);
+	po.reserved[1] = 0;
+	OK(cairn_txn_begin(st, &ro, &t));
+	CHECK_RC(cairn_proposal_get(t, 1, &p), CAIRN_ENOTFOUND); /* none was made */
+	cairn_txn_end(t);
+	/* Opened: the document is kept, the schema unchanged until it is accepted. */
+	OK(cairn_proposal_open(st, "d", &po, &id));
+	CHECK(id == 1);
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_proposal_schema(t, id, &json, &len));
+	CHECK(test_streq(json, len, canon));
+	CHECK_RC(cairn_proposal_schema(t, 9, &json, &len), CAIRN_ENOTFOUND);
+	cairn_txn_end(t);
+	OK(kinds_of(st, kinds, sizeof(kinds)));
+	CHECK(!strstr(kinds, "Note"));
+	CHECK_RC(on(st, NULL, "{\"kind\":\"Note\",\"key\":\"n\",\"values\":{\"text\":\"x\"}}", NULL),
+		 CAIRN_EUNKNOWNKIND);
+	/* A second one whose schema the data does not fit: accepting undoes the merge with it. */
+	OK(on(st, "b2", "{\"kind\":\"Supplier\",\"key\":\"T\",\"op\":\"patch\",\"values\":{\"rating\":2}}", NULL));
+	po.source = "b2";
+	po.schema = need;
+	OK(cairn_proposal_open(st, "d", &po, &id2));
+	head = head_of(st);
+	CHECK_RC(cairn_proposal_accept(st, "d", id2, NULL, NULL, NULL, &res), CAIRN_ESCHEMADATA);
+	CHECK(strstr(cairn_errmsg(), "the proposal's schema: ") != NULL);
+	CHECK(head_of(st) == head);
+	OK(values_of(st, NULL, "Supplier", "T", v, sizeof(v)));
+	CHECK(!strstr(v, "\"rating\":2"));
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_proposal_get(t, id2, &p));
+	CHECK(p.status == CAIRN_PROPOSAL_OPEN);
+	cairn_txn_end(t);
+	/* Accepted: the merge, then the schema revision, the proposal merged. */
+	OK(cairn_proposal_accept(st, "d", id, NULL, NULL, NULL, &res));
+	CHECK(res.revision > head && res.schema_revision == res.revision + 1 && head_of(st) == res.schema_revision);
+	OK(kinds_of(st, kinds, sizeof(kinds)));
+	CHECK(strstr(kinds, ",Note") != NULL);
+	OK(on(st, NULL, "{\"kind\":\"Note\",\"key\":\"n\",\"values\":{\"text\":\"x\"}}\n"
+			"{\"kind\":\"Supplier\",\"key\":\"S\",\"op\":\"patch\",\"values\":{\"tier\":\"gold\"}}",
+	      NULL));
+	OK(values_of(st, NULL, "Supplier", "S", v, sizeof(v)));
+	CHECK(strstr(v, "\"rating\":5") && strstr(v, "\"tier\":\"gold\""));
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_proposal_get(t, id, &p));
+	CHECK(p.status == CAIRN_PROPOSAL_MERGED && p.merged_revision == res.revision);
+	OK(cairn_proposal_schema(t, id, &json, &len)); /* kept with it */
+	CHECK(test_streq(json, len, canon));
+	OK(cairn_proposal_schema(t, id2, &json, &len));
+	CHECK(len > 0 && strstr(json, "\"required\":true"));
+	cairn_txn_end(t);
+	/* A proposal without a schema has none. */
+	po.schema = NULL;
+	OK(cairn_proposal_open(st, "d", &po, &id2));
+	OK(cairn_txn_begin(st, &ro, &t));
+	OK(cairn_proposal_schema(t, id2, &json, &len));
+	CHECK(len == 0 && json == NULL);
+	cairn_txn_end(t);
+	OK(cairn_check(st, "d", NULL, NULL, NULL));
+	cairn_close(st);
+}
+
 static int vector_of(cairn_store *st, const char *branch, const char *key, float *out)
 {
 	cairn_read_options ro = {0};

@@ -95,6 +95,7 @@
 	X(merge_dry_run)                                                                           \
 	X(diff_revisions)                                                                          \
 	X(proposals)                                                                               \
+	X(proposal_schema)                                                                         \
 	X(tokens)                                                                                  \
 	X(query_reference)                                                                         \
 	X(query_relied_entries)                                                                    \

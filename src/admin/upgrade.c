@@ -16,6 +16,8 @@
  *   9 -> 10: nothing to build: the keys index's segments (DB_KSEG), created
  *           empty when the store is opened. An older version, which would
  *           not read them, refuses the store.
+ *  10 -> 11: nothing to build: revisions of format 2, erased Versions.
+ *  11 -> 12: nothing to build: proposals of format 2 (a schema document).
  */
 #include <string.h>
 

@@ -45,6 +45,7 @@ typedef struct cli {
 	int nosync;		/* --no-sync */
 	const char *resolve;	/* --resolve none|ours|theirs */
 	const char *resolutions; /* --resolutions FILE */
+	const char *schema;	/* --schema FILE (propose) */
 	int dry_run;		/* --dry-run */
 	const char *record;	/* --record Kind:key (erase) */
 	const char *actor_as;	/* --actor-as NAME (erase: who erases; --actor is the target) */

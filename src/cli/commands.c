@@ -173,11 +173,13 @@ static const char merge_usage[] =
 	"  --dry-run             check the merge and report it; write nothing\n" OPTS_WRITE;
 
 static const char propose_usage[] =
-	"usage: cairn propose SOURCE [--into T] [--title T] [--message TEXT]\n\n"
+	"usage: cairn propose SOURCE [--into T] [--title T] [--message TEXT] [--schema FILE]\n\n"
 	"Offers branch SOURCE for merge into T: opens a proposal, and prints its number.\n\n"
 	"  --into T              the target branch (default --branch)\n"
 	"  --title T             the proposal's title\n"
 	"  --message TEXT        its description\n"
+	"  --schema FILE         a schema document ('-': stdin) the proposal also offers,\n"
+	"                        applied when it is accepted (into main only)\n"
 	"  --actor NAME          its author (default $USER, else cli)\n" OPTS_BRANCH;
 
 static const char proposal_usage[] =

@@ -220,19 +220,24 @@ static void print_merge_result(cli *c, const cairn_merge_result *r, const char *
 			out_hash(stdout, r->hash);
 			printf("\"");
 		}
+		if (r->schema_revision)
+			printf(",\"schema_revision\":%llu", (unsigned long long)r->schema_revision);
 		printf("}\n");
 	} else if (r->revision || strcmp(what, "merged") == 0) {
-		if (!r->revision) {
+		if (!r->revision)
 			printf("nothing to merge: %llu item%s differ%s, changed on the target only\n",
 			       (unsigned long long)r->items, r->items == 1 ? "" : "s",
 			       r->items == 1 ? "s" : "");
-			return;
-		}
-		printf("%s at revision %llu: %llu item%s, %llu change%s, %llu conflict%s resolved\n",
-		       what, (unsigned long long)r->revision, (unsigned long long)r->items,
-		       r->items == 1 ? "" : "s", (unsigned long long)r->changes,
-		       r->changes == 1 ? "" : "s", (unsigned long long)r->conflicts,
-		       r->conflicts == 1 ? "" : "s");
+		else
+			printf("%s at revision %llu: %llu item%s, %llu change%s, %llu conflict%s "
+			       "resolved\n",
+			       what, (unsigned long long)r->revision, (unsigned long long)r->items,
+			       r->items == 1 ? "" : "s", (unsigned long long)r->changes,
+			       r->changes == 1 ? "" : "s", (unsigned long long)r->conflicts,
+			       r->conflicts == 1 ? "" : "s");
+		if (r->schema_revision)
+			printf("the proposal's schema applied at revision %llu\n",
+			       (unsigned long long)r->schema_revision);
 	} else {
 		printf("dry run: %llu item%s differ%s, %llu change%s to merge, %llu conflict%s, %llu "
 		       "unresolved\n",
@@ -287,33 +292,64 @@ int cmd_merge(cli *c)
 /* propose SOURCE [--into T] [--title T] [--message TEXT]: offer SOURCE for merge into T. */
 int cmd_propose(cli *c)
 {
+	cairn_proposal_options o = {0};
 	cairn_store *st;
+	char *schema = NULL;
 	uint64_t id;
-	const char *author;
 	int rc, ex;
 
 	if (c->nargs != 1)
-		return cli_usage("propose SOURCE [--into T] [--title T] [--message DESCRIPTION]");
-	if ((ex = cli_open(c, 0, &st)))
+		return cli_usage("propose SOURCE [--into T] [--title T] [--message DESCRIPTION] "
+				 "[--schema FILE]");
+	if (c->schema) {
+		if (slurp(c->schema, &schema, &o.schema_len)) {
+			fprintf(stderr, "cairn: cannot read %s: %s\n", c->schema,
+				strerror(errno ? errno : EIO));
+			return EXIT_FAIL;
+		}
+		if (!o.schema_len) {
+			free(schema);
+			return cli_usage("--schema %s is empty: give a schema document", c->schema);
+		}
+		o.schema = schema;
+	}
+	if ((ex = cli_open(c, 0, &st))) {
+		free(schema);
 		return ex;
-	author = c->prov.actor ? c->prov.actor : getenv("USER") ? getenv("USER") : "cli";
-	rc = cairn_proposal_create(st, c->domain, c->args[0], c->into ? c->into : c->branch, c->title,
-				   c->prov.message, author, &id);
+	}
+	o.source = c->args[0];
+	o.target = c->into ? c->into : c->branch;
+	o.title = c->title;
+	o.description = c->prov.message;
+	o.author = c->prov.actor ? c->prov.actor : getenv("USER") ? getenv("USER") : "cli";
+	rc = cairn_proposal_open(st, c->domain, &o, &id);
 	if (rc)
 		ex = cli_fail(c, rc, "propose");
 	else if (c->json)
-		printf("{\"proposal\":%llu}\n", (unsigned long long)id);
+		printf("{\"proposal\":%llu%s}\n", (unsigned long long)id,
+		       schema ? ",\"schema\":\"applied when accepted\"" : "");
 	else
-		printf("proposal %llu opened\n", (unsigned long long)id);
+		printf("proposal %llu opened%s\n", (unsigned long long)id,
+		       schema ? " (its schema is applied when it is accepted)" : "");
 	cairn_close(st);
+	free(schema);
 	return ex;
 }
 
+typedef struct proposal_out {
+	cli *c;
+	cairn_txn *t;
+} proposal_out;
+
 static int print_proposal(void *ctx, const cairn_proposal *p)
 {
-	cli *c = ctx;
-	const char *st = wire_proposal_status(p->status);
+	proposal_out *po = ctx;
+	cli *c = po->c;
+	const char *st = wire_proposal_status(p->status), *schema = NULL;
+	size_t schema_len = 0;
 
+	if (cairn_proposal_schema(po->t, p->id, &schema, &schema_len))
+		schema_len = 0;
 	if (c->json) {
 		printf("{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id, st);
 		out_str(stdout, p->source, strlen(p->source));
@@ -332,7 +368,10 @@ static int print_proposal(void *ctx, const cairn_proposal *p)
 		printf("\"");
 		if (p->merged_revision)
 			printf(",\"merged_revision\":%llu", (unsigned long long)p->merged_revision);
-		printf(",\"notes\":%.*s}\n", (int)p->notes_len, p->notes);
+		printf(",\"notes\":%.*s", (int)p->notes_len, p->notes);
+		if (schema_len)
+			printf(",\"schema\":%.*s", (int)schema_len, schema);
+		printf("}\n");
 		return 0;
 	}
 	printf("#%-4llu %-9s %s -> %s  %.*s (%.*s, ", (unsigned long long)p->id, st, p->source,
@@ -341,6 +380,8 @@ static int print_proposal(void *ctx, const cairn_proposal *p)
 	printf(")");
 	if (p->merged_revision)
 		printf(" merged at revision %llu", (unsigned long long)p->merged_revision);
+	if (schema_len)
+		printf("\n      offers a schema change: %.*s", (int)schema_len, schema);
 	printf("\n");
 	return 0;
 }
@@ -387,12 +428,16 @@ int cmd_proposal(cli *c)
 		return cli_usage(use);
 	}
 	if (strcmp(sub, "list") == 0 || strcmp(sub, "show") == 0) {
+		proposal_out po;
+
 		if ((ex = begin_txn(c, &st, &t)))
 			return ex;
+		po.c = c;
+		po.t = t;
 		if (strcmp(sub, "list") == 0)
-			rc = cairn_proposal_list(t, status, print_proposal, c);
+			rc = cairn_proposal_list(t, status, print_proposal, &po);
 		else if (!(rc = cairn_proposal_get(t, id, &p)))
-			print_proposal(c, &p);
+			print_proposal(&po, &p);
 		ex = rc ? cli_fail(c, rc, "proposal") : 0;
 		cairn_txn_end(t);
 		cairn_close(st);

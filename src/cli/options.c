@@ -39,7 +39,7 @@ static const cli_opt options[] = {
 	{"after", T_STR, F(after)},		{"dir", T_STR, F(dir)},
 	{"rel", T_STR, F(rel)},			{"kind", T_STR, F(kind)},
 	{"on-error", T_STR, F(on_error)},	{"batch", T_LONG, F(batch)},
-	{"title", T_STR, F(title)},		{"values", T_STR, F(values)},
+	{"title", T_STR, F(title)},		{"schema", T_STR, F(schema)},		{"values", T_STR, F(values)},
 	{"cascade", T_ON, F(cascade)},		{"out", T_STR, F(out)},
 	{"from", T_STR, F(from)},		{"into", T_STR, F(into)},
 	{"resolve", T_STR, F(resolve)},		{"resolutions", T_STR, F(resolutions)},

@@ -210,8 +210,13 @@ static const mcp_arg link_args[] = {A_NEED("rel", NULL),
 				    A_BRANCH,
 				    A_END};
 static const mcp_arg branch_args[] = {A_NEED("name", NULL), A_STR("from", NULL), A_END};
-static const mcp_arg propose_args[] = {A_NEED("source", "the branch"), A_NEED("title", NULL),
-				       A_STR("target", NULL), A_STR("description", NULL), A_END};
+static const mcp_arg propose_args[] = {
+	A_NEED("source", "the branch"),
+	A_NEED("title", NULL),
+	A_STR("target", NULL),
+	A_STR("description", NULL),
+	A_OBJ("schema"),
+	A_END};
 
 typedef struct tool {
 	const char *name, *description;
@@ -274,14 +279,15 @@ static const tool tools[] = {
 	 remember_args, 1, t_remember},
 	{"forget",
 	 "how: retract a record (kept, out of recall), unlink a link, delete a record, or erase "
-	 "it for good.",
+	 "for good.",
 	 forget_args, 1, t_forget},
 	{"link", "Link two Records (Kind:key) by rel, with values and provenance.", link_args, 1,
 	 t_link},
 	{"branch", "Make a branch (from main, or from) to write on, then propose it.", branch_args,
 	 1, t_branch},
-	{"propose", "Offer a branch for review and merge into main (or target).", propose_args, 1,
-	 t_propose},
+	{"propose",
+	 "Offer a branch and schema to add for review; merged into main or target.",
+	 propose_args, 1, t_propose},
 	{"proposal", "A proposal by id: status, diff, note (text, verdict) or withdraw.",
 	 proposal_args, 1, t_proposal},
 };
@@ -1484,6 +1490,18 @@ static int diff_item(void *ctx, const cairn_change_item *it)
 }
 
 /* proposal: its status and notes, its diff, a note, or its withdrawal. */
+/* ,"schema":DOC when proposal id offers a schema change. */
+static void w_proposal_schema(call *k, cairn_txn *t, uint64_t id)
+{
+	const char *json;
+	size_t len;
+
+	if (cairn_proposal_schema(t, id, &json, &len) == 0 && len) {
+		PUTS(k->out, ",\"schema\":");
+		buf_put(k->out, json, len);
+	}
+}
+
 static int t_proposal(call *k)
 {
 	const char *action = s_arg(k, "action"), *text = s_arg(k, "text");
@@ -1513,6 +1531,7 @@ static int t_proposal(call *k)
 				   (unsigned long long)p.merged_revision);
 		PUTS(k->out, ",\"notes\":");
 		buf_put(k->out, p.notes, p.notes_len);
+		w_proposal_schema(k, t, id);
 		buf_put_u8(k->out, '}');
 		cairn_txn_end(t);
 		return 0;
@@ -1520,13 +1539,20 @@ static int t_proposal(call *k)
 	if (strcmp(action, "diff") == 0) {
 		cairn_merge_result mr;
 		diff_out d = {k->out, 0, 0, 0};
+		cairn_txn *t;
 
 		buf_printf(k->out, "{\"proposal\":%llu,\"items\":[", (unsigned long long)id);
 		d.budget = k->out->len + 1800;
 		if ((rc = cairn_proposal_diff(k->c->st, k->c->domain, id, diff_item, &d, &mr)))
 			return lib_fail(k, rc);
-		buf_printf(k->out, "],\"changes\":%zu,\"shown\":%zu,\"conflicts\":%llu}", d.items,
+		buf_printf(k->out, "],\"changes\":%zu,\"shown\":%zu,\"conflicts\":%llu", d.items,
 			   d.shown, (unsigned long long)mr.conflicts);
+		if (!begin(k, &t)) {
+			w_proposal_schema(k, t, id);
+			cairn_txn_end(t);
+		}
+		k->err[0] = '\0'; /* the diff stands without it */
+		buf_put_u8(k->out, '}');
 		return 0;
 	}
 	if (strcmp(action, "note") == 0) {
@@ -1605,17 +1631,35 @@ static int t_branch(call *k)
 
 static int t_propose(call *k)
 {
-	const char *source = req_arg(k, "source"), *title = req_arg(k, "title");
+	const jv *schema = jv_get(k->args, "schema");
+	cairn_proposal_options o = {0};
+	buf doc = BUF_INIT;
 	uint64_t id;
 	int rc;
 
-	if (branch_ok(k, source, "propose"))
+	o.source = req_arg(k, "source");
+	o.target = s_arg(k, "target");
+	o.title = req_arg(k, "title");
+	o.description = s_arg(k, "description");
+	o.author = k->c->actor;
+	if (branch_ok(k, o.source, "propose"))
 		return -1;
-	rc = cairn_proposal_create(k->c->st, k->c->domain, source, s_arg(k, "target"), title,
-				   s_arg(k, "description"), k->c->actor, &id);
+	if (schema) {
+		jv_canon(schema, &doc);
+		if (doc.oom) {
+			buf_release(&doc);
+			snprintf(k->err, sizeof(k->err), "out of memory");
+			return -1;
+		}
+		o.schema = (const char *)doc.p;
+		o.schema_len = doc.len;
+	}
+	rc = cairn_proposal_open(k->c->st, k->c->domain, &o, &id);
+	buf_release(&doc);
 	if (rc)
 		return lib_fail(k, rc);
-	buf_printf(k->out, "{\"proposal\":%llu,\"status\":\"open\"}", (unsigned long long)id);
+	buf_printf(k->out, "{\"proposal\":%llu,\"status\":\"open\"%s}", (unsigned long long)id,
+		   schema ? ",\"schema\":\"applied when accepted\"" : "");
 	return 0;
 }
 

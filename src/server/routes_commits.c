@@ -265,6 +265,8 @@ static void w_merge_result(buf *b, const cairn_merge_result *m)
 		PUTS(b, ",\"hash\":");
 		wire_hash(b, m->hash);
 	}
+	if (m->schema_revision)
+		buf_printf(b, ",\"schema_revision\":%llu", (unsigned long long)m->schema_revision);
 }
 
 /* Merge options from a body: resolve, resolutions (an array of objects), provenance. */
@@ -365,8 +367,12 @@ void h_merge(req *r)
 
 /* ---------------------------------------------------------- proposals -- */
 
-static void w_proposal(buf *b, const cairn_proposal *p)
+/* A proposal, with the schema document it offers (read in t) when it offers one. */
+static void w_proposal(buf *b, const cairn_proposal *p, cairn_txn *t)
 {
+	const char *schema;
+	size_t schema_len;
+
 	buf_printf(b, "{\"id\":%llu,\"status\":\"%s\",\"source\":", (unsigned long long)p->id,
 		   wire_proposal_status(p->status));
 	wire_cstr(b, p->source);
@@ -386,24 +392,33 @@ static void w_proposal(buf *b, const cairn_proposal *p)
 		buf_printf(b, ",\"merged_revision\":%llu", (unsigned long long)p->merged_revision);
 	PUTS(b, ",\"notes\":");
 	buf_put(b, p->notes, p->notes_len);
+	if (cairn_proposal_schema(t, p->id, &schema, &schema_len) == 0 && schema_len) {
+		PUTS(b, ",\"schema\":");
+		buf_put(b, schema, schema_len);
+	}
 	buf_put_u8(b, '}');
 }
 
+struct proposals_out {
+	struct items_out io;
+	cairn_txn *t;
+};
+
 static int w_proposal_cb(void *ctx, const cairn_proposal *p)
 {
-	struct items_out *io = ctx;
+	struct proposals_out *po = ctx;
 
-	if (!io->first)
-		buf_put_u8(&io->r->out, ',');
-	io->first = 0;
-	w_proposal(&io->r->out, p);
+	if (!po->io.first)
+		buf_put_u8(&po->io.r->out, ',');
+	po->io.first = 0;
+	w_proposal(&po->io.r->out, p, po->t);
 	return 0;
 }
 
 void h_proposals(req *r)
 {
 	const char *d = r->seg[2], *status = arg(r, "status");
-	struct items_out io = {r, 1, 0, 0};
+	struct proposals_out po = {{r, 1, 0, 0}, NULL};
 	cairn_txn *t;
 	int st = 0, rc;
 
@@ -417,7 +432,8 @@ void h_proposals(req *r)
 	if (api_begin(r, d, &t))
 		return;
 	PUTS(&r->out, "{\"items\":[");
-	rc = cairn_proposal_list(t, st, w_proposal_cb, &io);
+	po.t = t;
+	rc = cairn_proposal_list(t, st, w_proposal_cb, &po);
 	if (rc) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
@@ -450,7 +466,7 @@ void h_proposal(req *r)
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
 	}
-	w_proposal(&r->out, &p);
+	w_proposal(&r->out, &p, t);
 	api_reply_read(r, t);
 	cairn_txn_end(t);
 }
@@ -480,9 +496,11 @@ static const char *proposal_target(req *r, uint64_t id)
 void h_propose(req *r)
 {
 	static const char *const names[] = {"source", "target", "title", "description", "author",
-					    NULL};
+					    "schema", NULL};
 	const char *d = r->seg[2], *source, *target, *title, *desc, *author;
-	const jv *o = NULL;
+	cairn_proposal_options po = {0};
+	const jv *o = NULL, *schema;
+	buf doc = BUF_INIT;
 	uint64_t id;
 	int rc;
 
@@ -498,7 +516,26 @@ void h_propose(req *r)
 		return;
 	if (!author)
 		author = r->tok.label[0] ? r->tok.label : "token";
-	if ((rc = cairn_proposal_create(r->s->st, d, source, target, title, desc, author, &id)))
+	if ((schema = jv_get(o, "schema")) && schema->type != JV_OBJECT)
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"schema\" is a schema document (docs/schema.md)");
+	if (schema) {
+		jv_canon(schema, &doc);
+		if (doc.oom) {
+			buf_release(&doc);
+			return reply_cairn(r, CAIRN_ENOMEM);
+		}
+		po.schema = (const char *)doc.p;
+		po.schema_len = doc.len;
+	}
+	po.source = source;
+	po.target = target;
+	po.title = title;
+	po.description = desc;
+	po.author = author;
+	rc = cairn_proposal_open(r->s->st, d, &po, &id);
+	buf_release(&doc);
+	if (rc)
 		return reply_cairn(r, rc);
 	buf_printf(&r->out, "{\"id\":%llu}", (unsigned long long)id);
 	reply_json(r, 201);
@@ -587,8 +624,8 @@ void h_proposal_accept(req *r)
 		return reply_json(r, 409);
 	}
 	buf_put_u8(&r->out, '}');
-	api_written(r, mr.revision);
-	reply_json(r, mr.revision ? 201 : 200);
+	api_written(r, mr.schema_revision ? mr.schema_revision : mr.revision);
+	reply_json(r, mr.revision || mr.schema_revision ? 201 : 200);
 }
 
 void h_proposal_close(req *r)

@@ -288,6 +288,14 @@ out:
 	return rc;
 }
 
+int schema_apply_txn(MDB_txn *txn, cairn_store *st, const cairn_commit_options *o,
+		     const char *json, size_t len, cairn_commit_result *out)
+{
+	struct schema_once a = {o, json, len, out};
+
+	return schema_once(txn, st, &a);
+}
+
 int cairn_schema_apply(cairn_store *st, const cairn_commit_options *opts, const char *json,
 		       size_t len, cairn_commit_result *out)
 {

@@ -3,7 +3,9 @@
  * description, an author, a status and review notes. They live in the
  * catalog, naming their branches by id (so a rename follows them); the
  * diff and conflicts are computed when asked, by a dry-run merge, and
- * accepting merges and marks the proposal merged in one transaction.
+ * accepting merges and marks the proposal merged in one transaction. A
+ * proposal may offer a schema document too (format 2), applied after the
+ * merge in the same transaction.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,15 +17,16 @@
 #include "base/text.h"
 #include "version/version.h"
 
-#define PROP_FORMAT 1
+#define PROP_FORMAT 2  /* 1: without a schema document */
+#define PROP_SCHEMA_MAX (1u << 20)
 
 typedef struct prop {
 	int status;
 	uint32_t source, target;
 	int64_t created, updated;
 	uint64_t merged_rev;
-	const char *title, *description, *author, *notes;
-	size_t title_len, description_len, author_len, notes_len;
+	const char *title, *description, *author, *notes, *schema;
+	size_t title_len, description_len, author_len, notes_len, schema_len;
 } prop;
 
 static void pkey(kbuf *k, uint32_t dom, uint64_t id)
@@ -38,8 +41,11 @@ static int prop_decode(const void *p, size_t n, prop *o)
 {
 	rdr r;
 
+	uint8_t format;
+
 	rd_init(&r, p, n);
-	if (rd_u8(&r) != PROP_FORMAT)
+	format = rd_u8(&r);
+	if (format != 1 && format != PROP_FORMAT)
 		return err_set(CAIRN_ECORRUPT, "a proposal has an unknown format");
 	o->status = rd_u8(&r);
 	o->source = rd_be32(&r);
@@ -51,6 +57,10 @@ static int prop_decode(const void *p, size_t n, prop *o)
 	o->description = (const char *)rd_str(&r, &o->description_len);
 	o->author = (const char *)rd_str(&r, &o->author_len);
 	o->notes = (const char *)rd_str(&r, &o->notes_len);
+	o->schema = NULL;
+	o->schema_len = 0;
+	if (format == PROP_FORMAT)
+		o->schema = (const char *)rd_str(&r, &o->schema_len);
 	return r.bad || r.p != r.end ? err_set(CAIRN_ECORRUPT, "a proposal is malformed") : 0;
 }
 
@@ -71,6 +81,7 @@ static int prop_put(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t id, co
 	buf_put_str(&b, o->description, o->description_len);
 	buf_put_str(&b, o->author, o->author_len);
 	buf_put_str(&b, o->notes, o->notes_len);
+	buf_put_str(&b, o->schema ? o->schema : "", o->schema_len);
 	if (b.oom) {
 		buf_release(&b);
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -131,7 +142,9 @@ static int branch_id_of(dctx *d, const char *name, uint32_t *id)
 }
 
 struct propose_arg {
-	const char *source, *target, *title, *description, *author;
+	const cairn_proposal_options *o;
+	const char *schema;	/* o->schema in canonical form (or NULL) */
+	size_t schema_len;
 	uint64_t id;
 };
 
@@ -145,11 +158,28 @@ static int propose_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 	MDB_val v;
 	int rc;
 
-	if ((rc = branch_id_of(d, a->source, &p.source)) ||
-	    (rc = branch_id_of(d, a->target, &p.target)))
+	if ((rc = branch_id_of(d, a->o->source, &p.source)) ||
+	    (rc = branch_id_of(d, a->o->target, &p.target)))
 		return rc;
 	if (p.source == p.target)
 		return err_set(CAIRN_EINVAL, "a branch cannot be proposed into itself");
+	if (a->schema) { /* checked against the schema now; against the data when accepted */
+		schema *m = NULL;
+		schema_delta delta = {0};
+
+		if (p.target != MAIN_BRANCH_ID)
+			return err_set(CAIRN_EINVAL, "a schema change is the Domain's: propose it "
+						     "into main");
+		rc = schema_apply_json(d->s, a->schema, a->schema_len, &m, &delta);
+		schema_free(m);
+		schema_delta_release(&delta);
+		if (rc) {
+			err_prefix("the proposal's schema: ");
+			return rc;
+		}
+		p.schema = a->schema;
+		p.schema_len = a->schema_len;
+	}
 	kb_init(&k);
 	kb_be32(&k, d->dom);
 	kb_u8(&k, CAT_PROPN);
@@ -163,11 +193,11 @@ static int propose_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 		return rc;
 	p.status = CAIRN_PROPOSAL_OPEN;
 	p.created = p.updated = time_now_ms();
-	p.title = a->title ? a->title : "";
+	p.title = a->o->title ? a->o->title : "";
 	p.title_len = strlen(p.title);
-	p.description = a->description ? a->description : "";
+	p.description = a->o->description ? a->o->description : "";
 	p.description_len = strlen(p.description);
-	p.author = a->author ? a->author : "";
+	p.author = a->o->author ? a->o->author : "";
 	p.author_len = strlen(p.author);
 	p.notes = "[]";
 	p.notes_len = 2;
@@ -175,21 +205,81 @@ static int propose_txn(MDB_txn *txn, cairn_store *st, dctx *d, void *arg)
 	return prop_put(txn, st, d->dom, id, &p);
 }
 
+int cairn_proposal_open(cairn_store *st, const char *domain, const cairn_proposal_options *o,
+			uint64_t *id)
+{
+	struct propose_arg a = {o, NULL, 0, 0};
+	buf doc = BUF_INIT;
+	arena mem = ARENA_INIT;
+	const jv *v;
+	int rc;
+
+	if (id)
+		*id = 0;
+	if (!st || !domain || !o || !o->source || !id)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_open: NULL argument");
+	if ((rc = err_reserved(o->reserved, "cairn_proposal_open", "cairn_proposal_options")))
+		return rc;
+	if ((rc = text_ok(o->title, "title")) || (rc = text_ok(o->description, "description")) ||
+	    (rc = text_ok(o->author, "author")))
+		return rc;
+	if (o->schema) { /* stored in canonical form */
+		size_t len = o->schema_len ? o->schema_len : strlen(o->schema);
+
+		if (!len || len > PROP_SCHEMA_MAX)
+			return err_set(CAIRN_EINVAL, "the proposal's schema is 1 byte to 1 MiB");
+		if (!(v = jv_parse(&mem, o->schema, len, "the proposal's schema"))) {
+			arena_release(&mem);
+			return err_code();
+		}
+		jv_canon(v, &doc);
+		arena_release(&mem);
+		if (doc.oom) {
+			buf_release(&doc);
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		}
+		a.schema = (const char *)doc.p;
+		a.schema_len = doc.len;
+	}
+	rc = domain_write(st, domain, propose_txn, &a, 0);
+	buf_release(&doc);
+	*id = rc ? 0 : a.id;
+	return rc;
+}
+
 int cairn_proposal_create(cairn_store *st, const char *domain, const char *source,
 			  const char *target, const char *title, const char *description,
 			  const char *author, uint64_t *id)
 {
-	struct propose_arg a = {source, target, title, description, author, 0};
+	cairn_proposal_options o = {0};
+
+	if (!source) {
+		if (id)
+			*id = 0;
+		return err_set(CAIRN_EINVAL, "cairn_proposal_create: NULL argument");
+	}
+	o.source = source;
+	o.target = target;
+	o.title = title;
+	o.description = description;
+	o.author = author;
+	return cairn_proposal_open(st, domain, &o, id);
+}
+
+int cairn_proposal_schema(cairn_txn *t, uint64_t id, const char **json, size_t *len)
+{
+	prop p;
 	int rc;
 
-	if (!st || !domain || !source || !id)
-		return err_set(CAIRN_EINVAL, "cairn_proposal_create: NULL argument");
-	if ((rc = text_ok(title, "title")) || (rc = text_ok(description, "description")) ||
-	    (rc = text_ok(author, "author")))
+	if (!t || !json || !len)
+		return err_set(CAIRN_EINVAL, "cairn_proposal_schema: NULL argument");
+	*json = NULL;
+	*len = 0;
+	if ((rc = prop_get(t->txn, t->st, t->d.dom, id, &p)))
 		return rc;
-	rc = domain_write(st, domain, propose_txn, &a, 0);
-	*id = rc ? 0 : a.id;
-	return rc;
+	*json = p.schema_len ? p.schema : NULL;
+	*len = p.schema_len;
+	return 0;
 }
 
 static const char *branch_name_of(cairn_txn *t, uint32_t id)
@@ -399,15 +489,45 @@ int cairn_proposal_diff(cairn_store *st, const char *domain, uint64_t id, cairn_
 
 struct accept_arg {
 	uint64_t id;
+	const cairn_merge_options *o;
+	uint64_t schema_rev;	/* the schema revision written (0: none) */
 };
 
+/* Inside the merge's transaction: the proposal marked merged, and its schema applied. */
 static int mark_merged(dctx *d, const cairn_merge_result *res, void *arg)
 {
 	struct accept_arg *a = arg;
 	struct note_arg n = {a->id, NULL, NULL, NULL, CAIRN_PROPOSAL_MERGED,
 			     res->revision ? res->revision : branch_head(&d->br)};
+	cairn_commit_options co;
+	cairn_commit_result cr;
+	char msg[64];
+	char *doc;
+	prop p;
+	int rc;
 
-	return update_txn(d->txn, d->st, d, &n);
+	a->schema_rev = 0;
+	if ((rc = update_txn(d->txn, d->st, d, &n)) ||
+	    (rc = prop_get(d->txn, d->st, d->dom, a->id, &p)) || !p.schema_len)
+		return rc;
+	/* A copy: the writes of the schema revision may move the page it is on. */
+	if (!(doc = cr_malloc(p.schema_len)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	memcpy(doc, p.schema, p.schema_len);
+	co = a->o->commit;
+	co.branch = NULL;
+	co.has_expect = 0;
+	if (!co.prov.message) {
+		snprintf(msg, sizeof(msg), "the schema of proposal %llu", (unsigned long long)a->id);
+		co.prov.message = msg;
+	}
+	rc = schema_apply_txn(d->txn, d->st, &co, doc, p.schema_len, &cr);
+	cr_free(doc);
+	if (rc)
+		err_prefix("the proposal's schema: ");
+	else
+		a->schema_rev = cr.revision;
+	return rc;
 }
 
 int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
@@ -415,7 +535,7 @@ int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 			  cairn_merge_result *out)
 {
 	char source[CAIRN_MAX_BRANCH + 1], target[CAIRN_MAX_BRANCH + 1];
-	struct accept_arg a = {id};
+	struct accept_arg a = {id, NULL, 0};
 	cairn_merge_options o;
 	int status, rc;
 
@@ -432,7 +552,14 @@ int cairn_proposal_accept(cairn_store *st, const char *domain, uint64_t id,
 	o.commit.branch = target;
 	o.source = source;
 	o.dry_run = 0;
-	return merge_run(st, &o, cb, ctx, out, mark_merged, &a);
+	a.o = &o;
+	rc = merge_run(st, &o, cb, ctx, out, mark_merged, &a);
+	if (!rc && a.schema_rev) {
+		cache_invalidate(st);
+		if (out)
+			out->schema_revision = a.schema_rev;
+	}
+	return rc;
 }
 
 /* The name of 0.1.0 (cairn.h, "deprecated"). */

@@ -557,6 +557,13 @@ int schema_store(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, cons
 /* The schema JSON as of revision rev (zero-copy). */
 int schema_json_at(MDB_txn *txn, cairn_store *st, uint32_t dom, uint64_t rev, const char **json,
 		   size_t *len);
+/*
+ * Apply a schema document to o->domain as cairn_schema_apply does, inside
+ * txn (a schema revision on main); the caller invalidates the store's
+ * caches once txn is committed.
+ */
+int schema_apply_txn(MDB_txn *txn, cairn_store *st, const cairn_commit_options *o,
+		     const char *json, size_t len, cairn_commit_result *out);
 /* Called inside a merge's transaction once it is written (d: the target). */
 typedef int (*merge_post)(dctx *d, const cairn_merge_result *res, void *arg);
 int merge_run(cairn_store *st, const cairn_merge_options *o, cairn_item_cb cb, void *ctx,

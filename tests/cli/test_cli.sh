@@ -880,6 +880,47 @@ want_rc 3
 run proposal frobnicate 1
 want_rc 2
 end
+
+# A proposal may offer a schema change: refused when it does not apply to
+# the schema (nothing opened), applied after the merge when accepted.
+begin "proposals: a schema change offered, shown, applied when accepted"
+run branch create kinds
+run put Plant p7 --branch kinds --values '{"city":"Linz"}'
+printf '%s\n' '{"kinds":[{"name":"Depot","attributes":[{"name":"size","type":"int"}]}]}' >"$T/depot.json"
+printf '%s\n' '{"kinds":[{"name":"Depot","attributes":[{"name":"size","type":"integer"}]}]}' >"$T/depot_bad.json"
+run propose kinds --title "Depots" --schema "$T/depot_bad.json"
+want_rc 4
+err_has "the proposal's schema"
+err_has 'unknown type \"integer\"'
+run propose kinds --title "Depots" --schema "$T/nope.json"
+want_rc 1
+err_has 'cannot read'
+run proposal list
+out_lines 3
+run propose kinds --title "Depots" --schema "$T/depot.json" --into idea
+want_rc 2
+err_has 'propose it into main'
+run propose kinds --title "Depots" --schema "$T/depot.json"
+want_rc 0
+out_has '"proposal":4,"schema":"applied when accepted"'
+run proposal show 4
+out_has '"schema":{"kinds":[{"attributes":[{"name":"size","type":"int"}],"name":"Depot"}]}'
+run put Depot d1 --values '{"size":3}'
+want_rc 4
+run proposal accept 4 --actor erin
+want_rc 0
+out_has '"schema_revision":'
+run proposal accept 4 --text
+want_rc 5
+run put Depot d1 --values '{"size":3}'
+want_rc 0
+run get Plant p7
+want_rc 0
+run log --limit 3
+line_has 2 '"type":"schema"'
+line_has 2 '"actor":"erin"'
+line_has 2 '"message":"the schema of proposal 4"'
+end
 unset CAIRN_DOMAIN
 
 # ----------------------------------------------------------------- queries --

@@ -313,6 +313,29 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	await R('proposal', { id: id + 100, action: 'diff' }, 'not_found');
 	eq(hit(await C('search', { text: 'Bergen' })), [], 'main has not got it');
 
+	// A schema change proposed from the agent's branch: checked now, applied when accepted.
+	const habit = { kinds: [{ name: 'Habit', attributes: [{ name: 'since', type: 'date' }] }, { name: 'Memory', attributes: [{ name: 'mood', type: 'string' }] }] };
+	await R('propose', { source: br, title: 'habits', schema: { kinds: [{ name: 'Habit', attributes: [{ name: 'since', type: 'dat' }] }] } }, 'invalid_schema', "the proposal's schema", 'unknown type "dat"');
+	await R('propose', { source: br, title: 'habits', schema: habit, target: br }, 'a branch cannot be proposed into itself');
+	await R('propose', { source: br, title: 'habits', schema: 'Habit' }, '"schema"');
+	r = await C('propose', { source: br, title: 'Habits, and moods', schema: habit });
+	eq(r.schema, 'applied when accepted');
+	const sid = r.proposal;
+	r = await C('proposal', { id: sid });
+	eq([r.status, r.schema.kinds.map((k) => k.name)], ['open', ['Habit', 'Memory']], 'the status shows the schema offered');
+	eq((await C('proposal', { id: sid, action: 'diff' })).schema, r.schema, 'so does the diff');
+	check(!(await C('describe', {})).schema.kinds.some((k) => k.name === 'Habit'), 'not applied before it is accepted');
+	await R('remember', { kind: 'Habit', text: 'Sam runs', values: { since: '2026-01-01' }, branch: br }, 'unknown_kind');
+	const accepted = JSON.parse(cli(S.store, 'proposal', 'accept', String(sid), '--domain', d, '--actor', 'reviewer'));
+	check(accepted.schema_revision > accepted.revision, JSON.stringify(accepted));
+	eq((await C('proposal', { id: sid })).status, 'merged');
+	r = await C('describe', {});
+	check(r.schema.kinds.some((k) => k.name === 'Habit') && r.schema.kinds.find((k) => k.name === 'Memory').attributes.some((a) => a.name === 'mood'), 'applied once accepted');
+	r = await C('remember', { kind: 'Habit', text: 'Sam runs', values: { since: '2026-01-01' }, branch: br });
+	eq(r.memories[0].created, true, 'the new Kind is written');
+	eq(hit(await C('search', { text: 'Bergen' })).length, 1, 'the branch merged with it');
+	eq(log(d).find((x) => x.revision === accepted.schema_revision).type, 'schema');
+
 	// get lineage: the change behind the title and each value.
 	r = await C('get', { kind: 'Memory', key: tea.key, lineage: true });
 	eq([r.created.source, r.created.confidence, r.created.message], ['chat/1', 0.9, 'said in chat']);

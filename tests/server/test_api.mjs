@@ -341,6 +341,39 @@ await test('proposals: propose from a branch, note, diff, accept; reject, withdr
 	eq(r.status, 404);
 });
 
+await test('proposals: an agent offers a schema change from its branch; a writer of main accepts it', async () => {
+	const schema = { kinds: [{ name: 'Depot', attributes: [{ name: 'size', type: 'int' }] }] };
+	let r = await c('POST', `${D}/branches`, { token: agent, body: { name: 'agent/p7/kinds' } });
+	eq(r.status, 201);
+	const before = (await c('GET', `${D}/proposals`, { token: reader })).body.items.length;
+	for (const [body, status, code, part] of [
+		[{ source: 'agent/p7/kinds', schema: 'Depot' }, 400, 'invalid_argument', 'schema document'],
+		[{ source: 'agent/p7/kinds', schema: { kinds: [{ name: 'Depot', attributes: [{ name: 'size', type: 'integer' }] }] } }, 422, 'invalid_schema', 'unknown type'],
+		[{ source: 'agent/p7/kinds', schema, target: 'agent/p7/idea' }, 400, 'invalid_argument', 'propose it into main'],
+	]) {
+		r = await c('POST', `${D}/proposals`, { token: agent, body });
+		eq([r.status, r.body.error.code], [status, code], JSON.stringify(body));
+		check(r.body.error.message.includes(part), r.body.error.message);
+	}
+	eq((await c('GET', `${D}/proposals`, { token: reader })).body.items.length, before, 'nothing opened');
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'agent/p7/kinds', title: 'Depots', schema } });
+	eq(r.status, 201);
+	const id = r.body.id;
+	r = await c('GET', `${D}/proposals/${id}`, { token: reader });
+	eq(r.body.schema, { kinds: [{ attributes: [{ name: 'size', type: 'int' }], name: 'Depot' }] });
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Depot', key: 'D1', values: { size: 3 } }] } });
+	eq(r.status, 422, 'not before it is accepted');
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: agent });
+	eq(r.status, 403, 'accepting writes main');
+	r = await c('POST', `${D}/proposals/${id}/accept`, { token: writer, body: { message: 'depots ok' } });
+	eq(r.status, 201);
+	check(r.body.schema_revision > 0 && r.body.revision === 0, JSON.stringify(r.body));
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Depot', key: 'D1', values: { size: 3 } }] } });
+	eq(r.status, 201);
+	r = await c('GET', `${D}/schema`, { token: reader });
+	check(JSON.stringify(r.body).includes('"Depot"'), 'in the schema');
+});
+
 await test('export: NDJSON that imports back', async () => {
 	const r = await call(srv, 'GET', `${D}/export`, { token: reader });
 	spec.check('GET', `${D}/export`, r);
