@@ -761,18 +761,30 @@ CAIRN_API int cairn_resolve(cairn_txn *txn, const cairn_resolve_options *o, cair
  * folded), and by its stem, which counts for less.
  */
 /*
- * Records a search leaves out by the value of one string or enum Attribute
- * (a memory's "status": "superseded", "retracted"), checked inside the
- * ranking as a filter is, so that limit hits still come back when limit
- * Records are left. A Record without the Attribute, or with a value not
- * listed, is kept. At least one Kind searched (every Kind, when kinds is
- * NULL) must have the Attribute (CAIRN_EINVAL otherwise: a misspelled name
- * would leave nothing out).
+ * Records a search leaves out, checked inside the ranking as a filter is,
+ * so that limit hits still come back when limit Records are left:
+ *
+ * - by the value of one string or enum Attribute (a memory's "status":
+ *   "superseded", "retracted"); a Record without it, or with a value not
+ *   listed, is kept;
+ * - by valid time (valid_at_ms): a Record that was not true then, its
+ *   valid_from after it or its valid_to at or before it, is left out
+ *   (what was true then, beside the revision read: what the store knew
+ *   then); a Record without them, or with a value that is not a time, is
+ *   kept. A date counts from its midnight UTC.
+ *
+ * At least one Kind searched (every Kind, when kinds is NULL) must have
+ * the Attribute, and with valid_at_ms a date or datetime Attribute of
+ * either name (CAIRN_EINVAL otherwise: a misspelled name would leave
+ * nothing out).
  */
 typedef struct cairn_exclude {
-	const char *attribute;	    /* its name */
+	const char *attribute;	    /* its name; NULL: none left out by value */
 	const char *const *values;  /* the values that leave a Record out */
-	size_t n_values;	    /* 1 to 16 */
+	size_t n_values;	    /* 1 to 16 (0 without attribute) */
+	int64_t valid_at_ms;	    /* ms since the epoch; 0: none left out by valid time */
+	const char *valid_from;	    /* NULL: "valid_from" */
+	const char *valid_to;	    /* NULL: "valid_to" */
 } cairn_exclude;
 
 typedef struct cairn_search_options {
@@ -1439,15 +1451,17 @@ CAIRN_API int cairn_schema_get(cairn_txn *txn, const char **json, size_t *len);
 CAIRN_API const char *cairn_memory_schema(void);
 
 /*
- * What a search of a Domain of memories leaves out unless asked not to:
- * Records whose status is superseded or retracted. Returns that exclude
- * (static) when the transaction's Domain has the Kind Memory and one of
- * the Kinds searched (every Kind when kinds is NULL) has a status Attribute;
- * NULL otherwise (nothing to leave out). The CLI, HTTP and MCP searches
- * pass it unless include_inactive (docs/memory.md, "Searching memories").
+ * What a search of a Domain of memories leaves out: Records whose status
+ * is superseded or retracted, unless include_inactive, when the
+ * transaction's Domain has the Kind Memory and one of the Kinds searched
+ * (every Kind when kinds is NULL) has a status Attribute; and with
+ * valid_at_ms (0: none), what was not true then. Fills *x and returns x,
+ * or NULL when nothing is left out. The CLI, HTTP and MCP searches pass
+ * it (docs/memory.md, "Searching memories").
  */
 CAIRN_API const cairn_exclude *cairn_memory_exclude(cairn_txn *txn, const char *const *kinds,
-						    size_t n_kinds);
+						    size_t n_kinds, int include_inactive,
+						    int64_t valid_at_ms, cairn_exclude *x);
 
 #define CAIRN_MEMORY_MAX_ABOUT 8  /* subjects of one memory */
 #define CAIRN_MEMORY_MAX_BATCH 1000 /* memories of one cairn_remember */

@@ -325,7 +325,7 @@ void test_hybrid_exclude_pool(void)
 	cairn_rank_options r = {0};
 	cairn_hybrid_options o = {0};
 	cairn_vsearch_options vo = {0};
-	cairn_exclude ex = {"status", gone, 1};
+	cairn_exclude ex = {"status", gone, 1, 0, NULL, NULL};
 	const float q[3] = {1, 0, 0};
 	cairn_hit *h = calloc(100, sizeof(*h));
 	size_t len = 0, n;

@@ -583,6 +583,169 @@ void test_memory_digest(void)
 	cairn_close(st);
 }
 
+/*
+ * Valid time in every search: 30 memories of a Rome trip that ended in
+ * 2020 (written first, so they win every tie), 5 that began in 2021, an
+ * Episode with no valid time and a Trip whose dates bound it. At 2022 a
+ * search of limit 5 still finds 5, none of the ended ones, by words and
+ * hybrid; at 2019 the ended ones and not the begun; the bounds are
+ * valid_from <= t < valid_to; a date counts from its midnight; Attributes
+ * of other names are read when named; a search of Kinds without valid
+ * time is refused, saying so.
+ */
+void test_memory_valid_time(void)
+{
+	cairn_store *st = memory_store();
+	static const char trip[] =
+		"{\"name\":\"Trip\",\"attributes\":[{\"name\":\"start\",\"type\":\"date\"},"
+		"{\"name\":\"end\",\"type\":\"date\"}]},";
+	cairn_read_options ro = {0};
+	cairn_search_options o = {0};
+	cairn_hybrid_options ho = {0};
+	cairn_commit_options co = {0};
+	cairn_exclude x, named;
+	const cairn_exclude *ex;
+	const char *s = cairn_memory_schema();
+	char line[300], *schema = malloc(strlen(s) + sizeof(trip));
+	int64_t y2019 = 1546300800000LL, y2020 = 1577836800000LL, y2021 = 1609459200000LL,
+		y2022 = 1640995200000LL;
+	cairn_hit h[40];
+	size_t n;
+	cairn_txn *t;
+
+	CHECK(st && schema);
+	if (!st || !schema) {
+		free(schema);
+		cairn_close(st);
+		return;
+	}
+	/* The memory schema extended by a Kind with dates. */
+	memcpy(schema, s, 10); /* {"kinds":[ */
+	memcpy(schema + 10, trip, sizeof(trip) - 1);
+	strcpy(schema + 10 + sizeof(trip) - 1, s + 10);
+	co.domain = "m";
+	co.prov.actor = "test";
+	OK(cairn_schema_apply(st, &co, schema, strlen(schema), NULL));
+	free(schema);
+	for (int i = 0; i < 35; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"kind\":\"Memory\",\"key\":\"m%02d\",\"title\":\"Rome trip\","
+			 "\"values\":{\"status\":\"active\",\"%s\":\"%s\"}}",
+			 i, i < 30 ? "valid_to" : "valid_from",
+			 i < 30 ? "2020-01-01T00:00:00Z" : "2021-01-01T00:00:00Z");
+		OK(test_commit_in(st, "m", line, NULL));
+	}
+	OK(test_commit_in(st, "m",
+			  "{\"kind\":\"Episode\",\"key\":\"e\",\"title\":\"Rome trip\","
+			  "\"values\":{\"at\":\"2023-05-01T00:00:00Z\"}}\n"
+			  "{\"kind\":\"Trip\",\"key\":\"t\",\"title\":\"Rome trip\","
+			  "\"values\":{\"start\":\"2021-06-01\",\"end\":\"2021-06-10\"}}",
+			  NULL));
+	ro.domain = "m";
+	OK(cairn_txn_begin(st, &ro, &t));
+	/* What cairn_memory_exclude gives. */
+	CHECK(cairn_memory_exclude(t, NULL, 0, 1, 0, &x) == NULL);
+	ex = cairn_memory_exclude(t, NULL, 0, 0, 0, &x);
+	CHECK(ex == &x && x.attribute && strcmp(x.attribute, "status") == 0 && x.n_values == 2 &&
+	      !x.valid_at_ms);
+	ex = cairn_memory_exclude(t, NULL, 0, 1, y2022, &x);
+	CHECK(ex == &x && !x.attribute && !x.n_values && x.valid_at_ms == y2022);
+	ex = cairn_memory_exclude(t, (const char *[]){"Memory"}, 1, 0, y2022, &x);
+	CHECK(ex && x.attribute && x.valid_at_ms == y2022);
+	/* By words, at 2022: the five begun, though the ended win every tie. */
+	o.text = "Rome trip";
+	o.kinds = (const char *[]){"Memory"};
+	o.n_kinds = 1;
+	o.limit = 5;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 5 && test_streq(h[0].rec.key, h[0].rec.key_len, "m00"));
+	o.exclude = ex;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 5);
+	for (size_t i = 0; i < n; i++)
+		CHECK(h[i].rec.key_len == 3 && memcmp(h[i].rec.key, "m3", 2) == 0);
+	/* Hybrid (by words alone here) leaves them out inside its pool as well. */
+	ho.text = "Rome trip";
+	ho.kinds = o.kinds;
+	ho.n_kinds = 1;
+	ho.text_weight = 1;
+	ho.limit = 5;
+	ho.exclude = ex;
+	OK(cairn_hybrid(t, &ho, h, 40, &n));
+	CHECK(n == 5);
+	for (size_t i = 0; i < n; i++)
+		CHECK(h[i].rec.key_len == 3 && memcmp(h[i].rec.key, "m3", 2) == 0);
+	/* Every Kind: the Episode and the Trip kept (no valid_from or valid_to). */
+	o.kinds = NULL;
+	o.n_kinds = 0;
+	o.limit = 40;
+	o.exclude = cairn_memory_exclude(t, NULL, 0, 1, y2022, &x);
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 7);
+	/* At 2019: the thirty that ended in 2020, the Episode and the Trip. */
+	x.valid_at_ms = y2019;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 32);
+	/* The bounds: valid_to is the first instant it is not true, valid_from the first it is. */
+	x.valid_at_ms = y2020;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 2 && strcmp(h[0].rec.kind, "Memory") != 0 && strcmp(h[1].rec.kind, "Memory") != 0);
+	x.valid_at_ms = y2021;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 7);
+	x.valid_at_ms = y2021 - 1;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 2);
+	/* Dates, named: the Trip is true from its first day's midnight to its end's. */
+	memset(&named, 0, sizeof(named));
+	named.valid_from = "start";
+	named.valid_to = "end";
+	named.valid_at_ms = 1622505600000LL; /* 2021-06-01T00:00:00Z */
+	o.exclude = &named;
+	o.kinds = (const char *[]){"Trip"};
+	o.n_kinds = 1;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 1 && test_streq(h[0].rec.key, h[0].rec.key_len, "t"));
+	named.valid_at_ms -= 1;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 0);
+	named.valid_at_ms = 1623283200000LL; /* 2021-06-10: its end */
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 0);
+	named.valid_at_ms -= 1;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 1);
+	/* Episode's "at" read as when it began: true from 2023. */
+	o.kinds = (const char *[]){"Episode"};
+	named.valid_from = "at";
+	named.valid_to = NULL;
+	named.valid_at_ms = y2022;
+	OK(cairn_search(t, &o, h, 40, &n, NULL));
+	CHECK(n == 0);
+	/* Kinds without valid time, or a misspelled name: refused, naming what is missing. */
+	o.exclude = cairn_memory_exclude(t, o.kinds, 1, 1, y2022, &x);
+	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "\"valid_from\"") && strstr(cairn_errmsg(), "valid time"));
+	o.kinds = (const char *[]){"Memory"};
+	named.valid_from = "valid_form";
+	named.valid_to = "valid_too";
+	o.exclude = &named;
+	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	CHECK(strstr(cairn_errmsg(), "\"valid_form\""));
+	named.valid_from = "status"; /* an enum, not a time */
+	named.valid_to = NULL;
+	OK(cairn_search(t, &o, h, 40, &n, NULL)); /* valid_to is one */
+	named.valid_to = "confidence";
+	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	memset(&named, 0, sizeof(named)); /* neither a value nor a time */
+	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	named.n_values = 1; /* values without an Attribute */
+	named.valid_at_ms = y2022;
+	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	cairn_txn_end(t);
+	cairn_close(st);
+}
+
 void test_memory_recall(void)
 {
 	cairn_store *st = memory_store();

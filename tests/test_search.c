@@ -1351,7 +1351,7 @@ void test_search_exclude(void)
 	static const char *const doc[] = {"Doc"}, *const note[] = {"Note"};
 	cairn_read_options ro = {0};
 	cairn_search_options o = {0};
-	cairn_exclude ex = {"code", old, 2};
+	cairn_exclude ex = {"code", old, 2, 0, NULL, NULL};
 	cairn_hit h[10];
 	cairn_txn *t;
 	char line[200];

@@ -160,6 +160,7 @@
 	X(memory_errors)                                                                       \
 	X(memory_digest)                                                                       \
 	X(memory_recall)                                                                       \
+	X(memory_valid_time)                                                                   \
 	X(memory_single_valued)                                                                \
 	X(resolve_norm)                                                                            \
 	X(resolve_norm_cap)                                                                        \

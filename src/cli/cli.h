@@ -100,7 +100,8 @@ typedef struct cli {
 	int replace;		/* remember --replace */
 	const char *links;	/* remember --links JSON */
 	int include_inactive;	/* digest --include-inactive */
-	const char *valid_at;	/* digest --valid-at TIME */
+	const char *valid_at;	/* digest, recall, search --valid-at TIME */
+	int64_t valid_at_ms;	/* search: valid_at parsed */
 	long budget;		/* digest --budget BYTES, 0 when not given */
 	char **args;		/* positional arguments */
 	int nargs;

@@ -367,7 +367,8 @@ static const char search_usage[] =
 	"  --boost N             by this much (default 1: twice the score)\n"
 	"  --rank JSON           memory-aware ranking (docs/vectors.md)\n"
 	"  --include-inactive    on a Domain of memories, superseded and retracted ones\n"
-	"                        too (left out otherwise, by every way of searching)\n" OPTS_READ;
+	"                        too (left out otherwise, by every way of searching)\n"
+	"  --valid-at TIME       only what was true then (valid_from, valid_to; RFC 3339)\n" OPTS_READ;
 
 static const char log_usage[] =
 	"usage: cairn log [--limit N] [--at REV|TIME]\n\n"

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "wire/wire.h"
 #include "base/arena.h"
 
@@ -483,11 +484,22 @@ static void print_excluded(const cairn_exclude *x)
 	buf_release(&b);
 }
 
-#define EXCLUDED_NOTE " (superseded and retracted memories left out: --include-inactive)"
+/* What a search that found nothing says it left out. */
+static const char *excluded_note(const cairn_exclude *x)
+{
+	if (!x)
+		return "";
+	if (!x->valid_at_ms)
+		return " (superseded and retracted memories left out: --include-inactive)";
+	return x->attribute ? " (superseded and retracted memories, and what was not true at "
+			      "--valid-at, left out: --include-inactive)"
+			    : " (what was not true at --valid-at left out)";
+}
 
 /* search --near KIND:KEY | --vector JSON [--metric M] [--kind K,..] [--where JSON] [--limit N] */
 static int vector_search(cli *c)
 {
+	cairn_exclude left;
 	cairn_vsearch_options o;
 	cairn_ref near = {0, 0, 0};
 	float *q = NULL;
@@ -557,8 +569,8 @@ static int vector_search(cli *c)
 	o.where = c->where;
 	o.probes = (size_t)c->probes;
 	o.exact = c->exact;
-	if (!c->include_inactive)
-		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds, c->include_inactive,
+					 c->valid_at_ms, &left);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -572,7 +584,7 @@ static int vector_search(cli *c)
 			print_excluded(o.exclude);
 			printf("}\n");
 		} else if (!n) {
-			printf("no Record has a vector%s\n", o.exclude ? EXCLUDED_NOTE : "");
+			printf("no Record has a vector%s\n", excluded_note(o.exclude));
 		}
 	}
 	free(h);
@@ -587,6 +599,7 @@ static int vector_search(cli *c)
  */
 static int meaning_search(cli *c)
 {
+	cairn_exclude left;
 	cairn_hybrid_options o;
 	cairn_rank_options rk;
 	cairn_embedder *e = NULL;
@@ -680,8 +693,8 @@ static int meaning_search(cli *c)
 		o.text_weight = 0;
 		o.vector_weight = 1;
 	}
-	if (!c->include_inactive)
-		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds, c->include_inactive,
+					 c->valid_at_ms, &left);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -695,7 +708,7 @@ static int meaning_search(cli *c)
 			print_excluded(o.exclude);
 			printf("}\n");
 		} else if (!n) {
-			printf("nothing found%s\n", o.exclude ? EXCLUDED_NOTE : "");
+			printf("nothing found%s\n", excluded_note(o.exclude));
 		}
 	}
 	free(h);
@@ -708,6 +721,7 @@ static int meaning_search(cli *c)
 /* search TEXT [--kind K,..] [--where JSON] [--limit N] [--all-words] [--no-typos] [--explain] */
 int cmd_search(cli *c)
 {
+	cairn_exclude left;
 	cairn_search_options o;
 	cairn_search_info info;
 	cairn_hit *h;
@@ -716,6 +730,10 @@ int cmd_search(cli *c)
 	size_t n = 0;
 	int rc, ex;
 
+	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &c->valid_at_ms))
+		return cli_usage("--valid-at takes an RFC 3339 time, like 2026-03-01T00:00:00Z, "
+				 "not %s",
+				 c->valid_at);
 	if (c->near || c->vector)
 		return vector_search(c);
 	if (c->semantic || c->hybrid)
@@ -737,8 +755,8 @@ int cmd_search(cli *c)
 	o.no_typos = c->no_typos;
 	o.explain = c->explain;
 	o.where = c->where;
-	if (!c->include_inactive)
-		o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds, c->include_inactive,
+					 c->valid_at_ms, &left);
 	if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
@@ -771,7 +789,7 @@ int cmd_search(cli *c)
 			print_excluded(o.exclude);
 			printf("}\n");
 		} else if (!n) {
-			printf("no Record has the words%s\n", o.exclude ? EXCLUDED_NOTE : "");
+			printf("no Record has the words%s\n", excluded_note(o.exclude));
 		}
 	}
 	free(h);

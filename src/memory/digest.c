@@ -418,6 +418,7 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 	static const char *const inactive[] = {"superseded", "retracted"};
 	cairn_hybrid_options ho;
 	cairn_rank_options rk;
+	cairn_exclude ex;
 	ranked *pool = NULL;
 	cairn_hit *hits = NULL;
 	size_t limit, nh = 0, m = 0;
@@ -454,6 +455,10 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 	ho.n_kinds = o->n_kinds;
 	ho.limit = RECALL_POOL;
 	ho.rank = &rk;
+	/* What was not true at valid_at is left out inside the search, not after it. */
+	if (o->valid_at_ms)
+		ho.exclude = cairn_memory_exclude(t, o->kinds, o->n_kinds, o->include_inactive,
+						  o->valid_at_ms, &ex);
 	if (!o->embedder)
 		ho.text_weight = 1;
 	if (!(hits = cr_calloc(RECALL_POOL, sizeof(*hits))) ||
@@ -471,21 +476,6 @@ int cairn_recall(cairn_txn *t, const cairn_recall_options *o, cairn_hit *out, do
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < nh; i++) {
-		const jv *v = NULL;
-		int has_from, has_to;
-		int64_t from, to;
-
-		if (o->valid_at_ms) {
-			if (!(v = jv_parse(&d.mem, hits[i].rec.values, hits[i].rec.values_len,
-					   "values"))) {
-				rc = err_code();
-				goto out;
-			}
-			from = time_value(v, "valid_from", &has_from);
-			to = time_value(v, "valid_to", &has_to);
-			if ((has_from && o->valid_at_ms < from) || (has_to && o->valid_at_ms >= to))
-				continue;
-		}
 		pool[m].h = hits[i];
 		if ((rc = lineage_trust(&d, &hits[i].rec, &pool[m].trust)))
 			goto out;

@@ -284,7 +284,7 @@ int cairn_hybrid(cairn_txn *t, const cairn_hybrid_options *o, cairn_hit *out, si
 	float *qv = NULL;
 	size_t tn = 0, vn = 0, nc = 0, limit;
 	cairn_rank_options r;
-	cairn_exclude ex;
+	cairn_exclude ex = {0};
 	const cairn_exclude *exclude = NULL;
 	hmap near = HMAP_INIT;
 	double k, wt, wv, tmax = 0, vmin = INFINITY, vmax = -INFINITY;

@@ -902,13 +902,16 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 {
 	cairn_hybrid_options o;
 	cairn_rank_options rk;
+	cairn_exclude ex;
+	int64_t valid_at;
 	cairn_hit *h;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
 	*fallback = 0;
-	if (wire_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)))
+	if (wire_hybrid_options(k->mem, k->args, &o, &rk, k->err, sizeof(k->err)) ||
+	    wire_valid_at(k->args, &valid_at, k->err, sizeof(k->err)))
 		return -1;
 	if (!o.text) {
 		snprintf(k->err, sizeof(k->err), "a %s search needs a text",
@@ -928,8 +931,8 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	}
 	if (begin(k, &t))
 		return -1;
-	if (!bool_arg(k, "include_inactive"))
-		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, bool_arg(k, "include_inactive"),
+					 valid_at, &ex);
 	rc = cairn_hybrid(t, &o, h, limit, &n);
 	if (rc == CAIRN_EDIM && !asked) {
 		cairn_txn_end(t);
@@ -974,6 +977,7 @@ static int has_memory(call *k)
 static int t_search_recall(call *k, size_t limit)
 {
 	const cairn_exclude *ex;
+	cairn_exclude exb;
 	cairn_recall_options o;
 	cairn_hit h[50];
 	double trust[50];
@@ -994,7 +998,7 @@ static int t_search_recall(call *k, size_t limit)
 	}
 	rc = w_fused_hits(k, h + page_start(k, n), trust + page_start(k, n), n - page_start(k, n),
 			  bool_arg(k, "receipt"));
-	ex = o.include_inactive ? NULL : cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	ex = cairn_memory_exclude(t, o.kinds, o.n_kinds, o.include_inactive, o.valid_at_ms, &exb);
 	cairn_txn_end(t);
 	if (rc)
 		return -1;
@@ -1013,6 +1017,8 @@ static int t_search(call *k)
 	cairn_vsearch_options vo;
 	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
+	cairn_exclude ex;
+	int64_t valid_at;
 	size_t n, limit = (size_t)int_arg(k, "limit");
 	cairn_hit *h;
 	cairn_txn *t;
@@ -1035,13 +1041,6 @@ static int t_search(call *k)
 		return page_arg(k, limit, 50) ? -1 : t_search_recall(k, limit);
 	if (page_arg(k, limit, 100))
 		return -1;
-	if (jv_get(k->args, "valid_at")) {
-		snprintf(k->err, sizeof(k->err),
-			 "valid_at is for a recall: a plain text search (no where, rank, "
-			 "explain, all_words or mode other than hybrid) of a Domain with the "
-			 "memory schema");
-		return -1;
-	}
 	/* Hybrid by default when there is a model, a text, and nothing only words can do. */
 	if (!by_vector && k->c->emb &&
 	    (mode ? strcmp(mode, "words") != 0
@@ -1060,8 +1059,9 @@ static int t_search(call *k)
 			 k->c->emb ? ", without explain or all_words" : "");
 		return -1;
 	}
-	if (by_vector ? wire_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
-		      : wire_search_options(k->mem, k->args, &o, k->err, sizeof(k->err)))
+	if ((by_vector ? wire_vsearch_options(k->mem, k->args, &vo, &near, k->err, sizeof(k->err))
+		       : wire_search_options(k->mem, k->args, &o, k->err, sizeof(k->err))) ||
+	    wire_valid_at(k->args, &valid_at, k->err, sizeof(k->err)))
 		return -1;
 	limit += k->offset;
 	o.limit = vo.limit = limit;
@@ -1071,12 +1071,12 @@ static int t_search(call *k)
 	}
 	if (begin(k, &t))
 		return -1;
-	if (!bool_arg(k, "include_inactive")) {
-		if (by_vector)
-			vo.exclude = cairn_memory_exclude(t, vo.kinds, vo.n_kinds);
-		else
-			o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
-	}
+	if (by_vector)
+		vo.exclude = cairn_memory_exclude(t, vo.kinds, vo.n_kinds,
+						  bool_arg(k, "include_inactive"), valid_at, &ex);
+	else
+		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds,
+						 bool_arg(k, "include_inactive"), valid_at, &ex);
 	memset(&info, 0, sizeof(info));
 	rc = by_vector ? cairn_vsearch(t, &vo, h, limit, &n)
 		       : cairn_search(t, &o, h, limit, &n, &info);

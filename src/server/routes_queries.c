@@ -358,12 +358,13 @@ void h_resolve(req *r)
 }
 
 /* POST /v1/domains/{d}/search with "near" or "vector": vector search. */
-static void h_vsearch(req *r, const jv *b, long limit, int values, int inactive)
+static void h_vsearch(req *r, const jv *b, long limit, int values, int inactive, int64_t valid_at)
 {
-	static const char *const only_v[] = {"near",  "vector", "metric", "kinds",
-					     "where", "limit",  "values", "probes",
-					     "exact", "include_inactive", NULL};
+	static const char *const only_v[] = {"near",  "vector", "metric",	    "kinds",
+					     "where", "limit",  "values",	    "probes",
+					     "exact", "include_inactive", "valid_at", NULL};
 	cairn_vsearch_options o;
+	cairn_exclude ex;
 	cairn_ref near = {0, 0, 0};
 	cairn_search_info info;
 	cairn_hit *h;
@@ -381,8 +382,7 @@ static void h_vsearch(req *r, const jv *b, long limit, int values, int inactive)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, r->seg[2], &t))
 		return;
-	if (!inactive)
-		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, inactive, valid_at, &ex);
 	if ((rc = cairn_vsearch(t, &o, h, o.limit, &n))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
@@ -400,9 +400,11 @@ static void h_vsearch(req *r, const jv *b, long limit, int values, int inactive)
  * POST /v1/domains/{d}/search with "hybrid" or "semantic": words and
  * meaning fused (semantic: meaning only), memory-aware ranking, receipts.
  */
-static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic, int inactive)
+static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic, int inactive,
+		     int64_t valid_at)
 {
 	cairn_hybrid_options o;
+	cairn_exclude ex;
 	cairn_rank_options rk;
 	cairn_search_info info;
 	cairn_hit *h;
@@ -430,8 +432,7 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic, 
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, r->seg[2], &t))
 		return;
-	if (!inactive)
-		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, inactive, valid_at, &ex);
 	if ((rc = cairn_hybrid(t, &o, h, o.limit, &n))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);
@@ -459,9 +460,11 @@ void h_search(req *r)
 					    "near",	 "vector",   "metric", "probes",
 					    "exact",	 "hybrid",   "semantic", "fusion",
 					    "rrf_k",	 "weights",  "near_records", "graph_boost",
-					    "rank",	 "include_inactive", NULL};
+					    "rank",	 "include_inactive", "valid_at", NULL};
 	const char *d = r->seg[2];
 	cairn_search_options o;
+	cairn_exclude ex;
+	int64_t valid_at;
 	cairn_search_info info;
 	cairn_hit *h;
 	char err[256];
@@ -478,6 +481,8 @@ void h_search(req *r)
 	    api_bool_member(r, b, "semantic", &semantic) ||
 	    api_bool_member(r, b, "include_inactive", &inactive))
 		return;
+	if (wire_valid_at(b, &valid_at, err, sizeof(err)))
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	if (hybrid && semantic)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 				   "a search is hybrid or semantic, not both");
@@ -485,11 +490,12 @@ void h_search(req *r)
 		static const char *const only_h[] = {
 			"text",	  "vector",	  "kinds",	  "where", "limit", "values",
 			"hybrid", "semantic",	  "fusion",	  "rrf_k", "weights",
-			"rank",	  "near_records", "graph_boost", "probes", "include_inactive", NULL};
+			"rank",	  "near_records", "graph_boost", "probes", "include_inactive",
+			"valid_at", NULL};
 
 		if (api_only(r, b, only_h))
 			return;
-		return h_hybrid(r, b, limit, values, semantic, inactive);
+		return h_hybrid(r, b, limit, values, semantic, inactive, valid_at);
 	}
 	{
 		static const char *const fusion_only[] = {"fusion", "rrf_k", "weights", "near_records",
@@ -501,7 +507,7 @@ void h_search(req *r)
 						   "%s is for a hybrid or semantic search", fusion_only[i]);
 	}
 	if (wire_is_vsearch(b))
-		return h_vsearch(r, b, limit, values, inactive);
+		return h_vsearch(r, b, limit, values, inactive, valid_at);
 	if (wire_search_options(&r->mem, b, &o, err, sizeof(err)))
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
 	o.limit = limit ? (size_t)limit : 20;
@@ -509,8 +515,7 @@ void h_search(req *r)
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, d, &t))
 		return;
-	if (!inactive)
-		o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds);
+	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, inactive, valid_at, &ex);
 	if ((rc = cairn_search(t, &o, h, o.limit, &n, &info))) {
 		cairn_txn_end(t);
 		return reply_cairn(r, rc);

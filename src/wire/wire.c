@@ -541,17 +541,27 @@ int wire_vsearch_options(arena *a, const jv *o, cairn_vsearch_options *s, cairn_
 
 void wire_excluded(buf *b, const cairn_exclude *x)
 {
+	char when[48];
+
 	if (!x)
 		return;
-	buf_puts(b, ",\"excluded\":{\"attribute\":");
-	json_quote(b, x->attribute, strlen(x->attribute));
-	buf_puts(b, ",\"values\":[");
-	for (size_t i = 0; i < x->n_values; i++) {
-		if (i)
-			buf_put_u8(b, ',');
-		json_quote(b, x->values[i], strlen(x->values[i]));
+	buf_puts(b, ",\"excluded\":{");
+	if (x->attribute) {
+		buf_puts(b, "\"attribute\":");
+		json_quote(b, x->attribute, strlen(x->attribute));
+		buf_puts(b, ",\"values\":[");
+		for (size_t i = 0; i < x->n_values; i++) {
+			if (i)
+				buf_put_u8(b, ',');
+			json_quote(b, x->values[i], strlen(x->values[i]));
+		}
+		buf_put_u8(b, ']');
 	}
-	buf_puts(b, "]}");
+	if (x->valid_at_ms) {
+		time_format_ms(x->valid_at_ms, when);
+		buf_printf(b, "%s\"not_valid_at\":\"%s\"", x->attribute ? "," : "", when);
+	}
+	buf_put_u8(b, '}');
 }
 
 void wire_hits(buf *b, const cairn_hit *h, size_t n, const cairn_search_info *info, int values)
@@ -1117,10 +1127,24 @@ int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offs
 	return 0;
 }
 
+int wire_valid_at(const jv *v, int64_t *ms, char *err, size_t errlen)
+{
+	const jv *va = jv_get(v, "valid_at");
+
+	*ms = 0;
+	if (va && va->type != JV_NULL &&
+	    (va->type != JV_STRING || time_parse_rfc3339(va->u.s, va->len, ms))) {
+		snprintf(err, errlen,
+			 "valid_at is an RFC 3339 time, like \"2026-03-01T00:00:00Z\"");
+		return -1;
+	}
+	return 0;
+}
+
 int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *err, size_t errlen)
 {
 	const jv *s = jv_get(v, "subjects"), *ia = jv_get(v, "include_inactive");
-	const jv *va = jv_get(v, "valid_at"), *hl = jv_get(v, "half_life_days");
+	const jv *hl = jv_get(v, "half_life_days");
 
 	memset(o, 0, sizeof(*o));
 	if (name_list(a, s, "subjects", &o->subjects, &o->n_subjects, err, errlen))
@@ -1132,11 +1156,8 @@ int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *er
 		}
 		o->include_inactive = ia->type == JV_TRUE;
 	}
-	if (va && va->type != JV_NULL &&
-	    (va->type != JV_STRING || time_parse_rfc3339(va->u.s, va->len, &o->valid_at_ms))) {
-		snprintf(err, errlen, "valid_at is an RFC 3339 time");
+	if (wire_valid_at(v, &o->valid_at_ms, err, errlen))
 		return -1;
-	}
 	if (hl && hl->type != JV_NULL) {
 		if (!jv_is_number(hl) || jv_number(hl) <= 0 || jv_number(hl) > 36500) {
 			snprintf(err, errlen, "half_life_days is a number above 0, at most 36500");

@@ -74,8 +74,9 @@ int wire_hybrid_options(arena *a, const jv *o, cairn_hybrid_options *h, cairn_ra
  */
 int wire_rank_options(arena *a, const jv *v, cairn_rank_options *r, char *err, size_t errlen);
 /*
- * ,"excluded":{"attribute":..,"values":[..]} when x is not NULL: what a
- * search left out (cairn_memory_exclude), so a reader knows to ask for it.
+ * ,"excluded":{"attribute":..,"values":[..],"not_valid_at":TIME} when x is
+ * not NULL (each part when x has it): what a search left out
+ * (cairn_memory_exclude), so a reader knows to ask for it.
  */
 void wire_excluded(buf *b, const cairn_exclude *x);
 /* "hits":[{header..., "score"[, "values"]}...],"words":N */
@@ -132,6 +133,8 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
  * an error returns the library's code and writes nothing.
  */
 int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offset, size_t budget);
+/* The member valid_at of object v (RFC 3339; absent or null: 0), or -1 and err. */
+int wire_valid_at(const jv *v, int64_t *ms, char *err, size_t errlen);
 /* Options of a digest from a JSON object: subjects, include_inactive, valid_at, half_life_days. */
 int wire_digest_options(arena *a, const jv *v, cairn_digest_options *o, char *err, size_t errlen);
 

@@ -1713,6 +1713,34 @@ run search "Sam plays" --domain mem --hybrid --kind Memory --include-inactive --
 want_rc 0
 out_has 'Sam plays chess'
 end
+
+begin "memory: search at a valid time keeps what was true then, by words and hybrid"
+run remember "Sam will coach chess" --domain mem --about Sam --values '{"valid_from":"2030-01-01T00:00:00Z"}'
+want_rc 0
+run search "Sam coach" --domain mem --kind Memory --valid-at 2029-01-01T00:00:00Z
+want_rc 0
+out_lacks 'Sam will coach chess'
+out_has '"excluded":{"attribute":"status","values":["superseded","retracted"],"not_valid_at":"2029-01-01T00:00:00.000Z"}'
+run search "Sam coach" --domain mem --kind Memory --valid-at 2031-01-01T00:00:00Z
+want_rc 0
+out_has 'Sam will coach chess'
+run search coach --domain mem --kind Memory --valid-at 2029-01-01T00:00:00Z --include-inactive --all-words --text
+want_rc 0
+out_has 'no Record has the words (what was not true at --valid-at left out)'
+run search "Sam coach" --domain mem --hybrid --kind Memory --valid-at 2029-01-01T00:00:00Z --model "$T/mini.cemb"
+want_rc 0
+out_lacks 'Sam will coach chess'
+out_has '"not_valid_at":"2029-01-01T00:00:00.000Z"'
+run search "Sam coach" --domain mem --hybrid --kind Memory --valid-at 2031-01-01T00:00:00Z --model "$T/mini.cemb"
+want_rc 0
+out_has 'Sam will coach chess'
+run search Sam --domain mem --kind Entity --valid-at 2029-01-01T00:00:00Z
+want_rc 2
+err_has 'valid time'
+run search Sam --domain mem --valid-at soon
+want_rc 2
+err_has 'RFC 3339'
+end
 # A name with U+0000 in a file the command reads (JSON escapes it as
 # \u0000; the command line cannot hold one) was cut there where it became a
 # C string: it is refused, as other bad input, and nothing is written.

@@ -161,7 +161,8 @@ await test('refusals say what is wrong and what would be right, and change nothi
 	await refused('forget', { record: 'P-1', how: 'delete' }, 'record names a Record as Kind:key');
 	await refused('digest', { after: 'x' }, 'after is the next of an answer before');
 	await refused('digest', { valid_at: 'yesterday' }, 'valid_at is an RFC 3339 time');
-	await refused('search', { text: 'bolt', valid_at: '2030-01-01T00:00:00Z' }, 'valid_at is for a recall');
+	await refused('search', { text: 'bolt', valid_at: 'tomorrow' }, 'valid_at is an RFC 3339 time');
+	await refused('search', { text: 'bolt', valid_at: '2030-01-01T00:00:00Z' }, 'no Kind searched has a date or datetime Attribute "valid_from"');
 	// U+0000 in any string.
 	await refused('remember', { kind: 'Sup\u0000plier', key: 'S-9' }, '"kind" holds U+0000');
 	await refused('remember', { kind: 'Supplier', key: 'S\u00009' }, '"key" holds U+0000');

@@ -182,6 +182,15 @@ async function tour(client, d, { actor, eraseAllowed }) {
 	const rome = r.memories[0].key;
 	eq(hit(await C('search', { text: 'Rome', valid_at: '2029-06-01T00:00:00Z' })), []);
 	eq(hit(await C('search', { text: 'Rome', valid_at: '2031-06-01T00:00:00Z' })), [rome]);
+	// Every way of searching takes it, and says what it left out.
+	for (const args of [{}, { mode: 'words' }, { explain: true }, { all_words: true }, { where: { status: 'active' }, kinds: ['Memory'] }]) {
+		r = await C('search', { text: 'Dana Rome', valid_at: '2029-06-01T00:00:00Z', ...args });
+		check(!hit(r).includes(rome), `${JSON.stringify(args)}: ${JSON.stringify(r.hits)}`);
+		eq(r.excluded, { attribute: 'status', values: ['superseded', 'retracted'], not_valid_at: '2029-06-01T00:00:00.000Z' }, JSON.stringify(args));
+		r = await C('search', { text: 'Dana Rome', valid_at: '2031-06-01T00:00:00Z', include_inactive: true, ...args });
+		check(hit(r).includes(rome), `${JSON.stringify(args)} 2031: ${JSON.stringify(r.hits)}`);
+		eq(r.excluded, { not_valid_at: '2031-06-01T00:00:00.000Z' }, JSON.stringify(args));
+	}
 	// The digest of Dana: the memories about her, the superseded one only when asked.
 	r = await C('digest', { subjects: ['Dana'] });
 	eq(r.subjects, [dana]);

@@ -891,6 +891,23 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 		r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana prefers', kinds: ['Memory'], include_inactive: true, ...extra } });
 		check(r.body.hits.some((h) => h.key === m0.key) && r.body.excluded === undefined, `search ${JSON.stringify(extra)} with include_inactive has it`);
 	}
+	// Valid time: every way of searching keeps what was true then, and says what it left out.
+	r = await c('POST', `${M}/remember`, { token: admin, body: { text: 'Dana will move to Oslo', about: 'Dana', values: { valid_from: '2030-01-01T00:00:00Z' } } });
+	eq(r.status, 200);
+	const oslo = r.body.memories[0].key;
+	for (const extra of [{}, { where: { status: 'active' } }, { explain: true }, { hybrid: true }]) {
+		r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana Oslo', kinds: ['Memory'], valid_at: '2029-01-01T00:00:00Z', ...extra } });
+		eq(r.status, 200, JSON.stringify(extra));
+		check(!r.body.hits.some((h) => h.key === oslo), `search ${JSON.stringify(extra)} at 2029 leaves Oslo out`);
+		eq(r.body.excluded, { ...excluded, not_valid_at: '2029-01-01T00:00:00.000Z' });
+		r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana Oslo', kinds: ['Memory'], valid_at: '2031-01-01T00:00:00Z', include_inactive: true, ...extra } });
+		check(r.body.hits.some((h) => h.key === oslo), `search ${JSON.stringify(extra)} at 2031 has Oslo`);
+		eq(r.body.excluded, { not_valid_at: '2031-01-01T00:00:00.000Z' });
+	}
+	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', valid_at: 'soon' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
+	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', kinds: ['Entity'], valid_at: '2029-01-01T00:00:00Z' } });
+	check(r.status === 400 && r.body.error.message.includes('valid time'), JSON.stringify(r.body));
 	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', kinds: ['Entity'] } });
 	check(r.status === 200 && r.body.excluded === undefined, 'no status, nothing left out');
 	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', include_inactive: 'yes' } });
