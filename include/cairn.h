@@ -1463,6 +1463,21 @@ CAIRN_API const cairn_exclude *cairn_memory_exclude(cairn_txn *txn, const char *
 						    size_t n_kinds, int include_inactive,
 						    int64_t valid_at_ms, cairn_exclude *x);
 
+/*
+ * cairn_get and cairn_page that leave out what x leaves out (a search's
+ * cairn_exclude: what was not true at a valid time, a status; NULL:
+ * nothing, as cairn_get and cairn_page). cairn_get_excluding answers
+ * CAIRN_ENOTFOUND, saying why, for a Record x leaves out.
+ * cairn_page_excluding reads on until cap Records are kept or the Kind
+ * ends: the next page starts after out[*n-1].key, and *n < cap means there
+ * is no more. CAIRN_EINVAL when the Kind has none of what x reads.
+ */
+CAIRN_API int cairn_get_excluding(cairn_txn *txn, const char *kind, const char *key,
+				  size_t key_len, const cairn_exclude *x, cairn_record *out);
+CAIRN_API int cairn_page_excluding(cairn_txn *txn, const char *kind, const char *after,
+				   size_t after_len, const cairn_exclude *x, cairn_record *out,
+				   size_t cap, size_t *n);
+
 #define CAIRN_MEMORY_MAX_ABOUT 8  /* subjects of one memory */
 #define CAIRN_MEMORY_MAX_BATCH 1000 /* memories of one cairn_remember */
 

@@ -742,6 +742,53 @@ void test_memory_valid_time(void)
 	named.n_values = 1; /* values without an Attribute */
 	named.valid_at_ms = y2022;
 	CHECK_RC(cairn_search(t, &o, h, 40, &n, NULL), CAIRN_EINVAL);
+	/*
+	 * Reads: a Record not true then is not found, saying why; a page
+	 * reads on until it is full, and its pages follow each other.
+	 */
+	cairn_memory_exclude(t, NULL, 0, 1, y2022, &x);
+	OK(cairn_get_excluding(t, "Memory", "m31", 3, &x, &h[0].rec));
+	CHECK(test_streq(h[0].rec.key, h[0].rec.key_len, "m31"));
+	CHECK_RC(cairn_get_excluding(t, "Memory", "m01", 3, &x, &h[0].rec), CAIRN_ENOTFOUND);
+	CHECK(strstr(cairn_errmsg(), "Memory:m01 was not true at 2022-01-01T00:00:00.000Z"));
+	CHECK_RC(cairn_get_excluding(t, "Memory", "m99", 3, &x, &h[0].rec), CAIRN_ENOTFOUND);
+	CHECK_RC(cairn_get_excluding(t, "Episode", "e", 1, &x, &h[0].rec), CAIRN_EINVAL);
+	CHECK_RC(cairn_get_excluding(t, "Nope", "e", 1, &x, &h[0].rec), CAIRN_EUNKNOWNKIND);
+	OK(cairn_get_excluding(t, "Episode", "e", 1, NULL, &h[0].rec)); /* NULL: cairn_get */
+	x.valid_at_ms = y2022;
+	{
+		cairn_record pg[CAIRN_MAX_PAGE];
+		size_t total = 0;
+
+		OK(cairn_page_excluding(t, "Memory", NULL, 0, &x, pg, 3, &n));
+		CHECK(n == 3 && test_streq(pg[0].key, pg[0].key_len, "m30") &&
+		      test_streq(pg[2].key, pg[2].key_len, "m32"));
+		OK(cairn_page_excluding(t, "Memory", "m32", 3, &x, pg, 3, &n));
+		CHECK(n == 2 && test_streq(pg[0].key, pg[0].key_len, "m33") &&
+		      test_streq(pg[1].key, pg[1].key_len, "m34"));
+		x.valid_at_ms = y2019; /* the first thirty, in pages of 7 and the rest */
+		OK(cairn_page_excluding(t, "Memory", NULL, 0, &x, pg, 7, &n));
+		CHECK(n == 7 && test_streq(pg[6].key, pg[6].key_len, "m06"));
+		total += n;
+		OK(cairn_page_excluding(t, "Memory", pg[6].key, pg[6].key_len, &x, pg,
+					CAIRN_MAX_PAGE, &n));
+		total += n;
+		CHECK(total == 30 && test_streq(pg[n - 1].key, pg[n - 1].key_len, "m29"));
+		CHECK_RC(cairn_page_excluding(t, "Memory", NULL, 0, &x, pg, 0, &n), CAIRN_EINVAL);
+		CHECK_RC(cairn_page_excluding(t, "Episode", NULL, 0, &x, pg, 5, &n), CAIRN_EINVAL);
+		OK(cairn_page_excluding(t, "Episode", NULL, 0, NULL, pg, 5, &n));
+		CHECK(n == 1);
+	}
+	/* A status is left out by name. */
+	cairn_memory_exclude(t, NULL, 0, 0, 0, &x);
+	OK(test_commit_in(st, "m",
+			  "{\"kind\":\"Memory\",\"key\":\"gone\",\"title\":\"x\","
+			  "\"values\":{\"status\":\"retracted\"}}",
+			  NULL));
+	cairn_txn_end(t);
+	OK(cairn_txn_begin(st, &ro, &t));
+	CHECK_RC(cairn_get_excluding(t, "Memory", "gone", 4, &x, &h[0].rec), CAIRN_ENOTFOUND);
+	CHECK(strstr(cairn_errmsg(), "left out by its status"));
 	cairn_txn_end(t);
 	cairn_close(st);
 }

@@ -139,6 +139,8 @@ int cli_fail(cli *c, int rc, const char *what);
 /* The same with the message msg instead of the library's (the server's reasons). */
 int cli_fail_msg(cli *c, int rc, const char *what, const char *msg);
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --valid-at into *ms (0 without it); 0, or the exit code of a usage error. */
+int cli_valid_at(cli *c, int64_t *ms);
 int cli_exit_code(int rc);
 /* Open the store (create: for init). */
 int cli_open(cli *c, int create, cairn_store **st);

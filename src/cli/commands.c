@@ -253,15 +253,17 @@ static const char unlink_usage[] =
 	"Removes the Link, in one durable commit.\n\n" OPTS_WRITE;
 
 static const char get_usage[] =
-	"usage: cairn get KIND KEY [--at REV|TIME]\n\n"
+	"usage: cairn get KIND KEY [--valid-at TIME] [--at REV|TIME]\n\n"
 	"A Record, with the revision that last wrote it and that revision's provenance.\n\n"
-	OPTS_READ;
+	"  --valid-at TIME       only if it was true then (valid_from, valid_to;\n"
+	"                        RFC 3339): not found otherwise, saying why\n" OPTS_READ;
 
 static const char page_usage[] =
-	"usage: cairn page KIND [--after KEY] [--limit N] [--at REV|TIME]\n\n"
+	"usage: cairn page KIND [--after KEY] [--limit N] [--valid-at TIME] [--at REV|TIME]\n\n"
 	"Records of a Kind in the byte order of their keys.\n\n"
 	"  --after KEY           start after this key (the last of the page before)\n"
-	"  --limit N             at most N Records (default 50, up to 1000)\n" OPTS_READ;
+	"  --limit N             at most N Records (default 50, up to 1000)\n"
+	"  --valid-at TIME       only those true then (valid_from, valid_to; RFC 3339)\n" OPTS_READ;
 
 static const char links_usage[] =
 	"usage: cairn links KIND KEY [--dir out|in|both] [--rel REL] [--limit N]\n"

@@ -10,7 +10,6 @@
 
 #include "cli/cli.h"
 #include "base/json.h"
-#include "base/text.h"
 #include "wire/wire.h"
 #include "base/arena.h"
 
@@ -730,10 +729,8 @@ int cmd_search(cli *c)
 	size_t n = 0;
 	int rc, ex;
 
-	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &c->valid_at_ms))
-		return cli_usage("--valid-at takes an RFC 3339 time, like 2026-03-01T00:00:00Z, "
-				 "not %s",
-				 c->valid_at);
+	if ((ex = cli_valid_at(c, &c->valid_at_ms)))
+		return ex;
 	if (c->near || c->vector)
 		return vector_search(c);
 	if (c->semantic || c->hybrid)

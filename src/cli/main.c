@@ -718,8 +718,31 @@ static void print_record(cli *c, cairn_txn *t, const cairn_record *r, int with_p
 	}
 }
 
+int cli_valid_at(cli *c, int64_t *ms)
+{
+	*ms = 0;
+	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), ms))
+		return cli_usage("--valid-at takes an RFC 3339 time, like 2026-03-01T00:00:00Z, "
+				 "not %s",
+				 c->valid_at);
+	return 0;
+}
+
+/* --valid-at as an exclude into *x (*out NULL: none); an exit code for a bad time. */
+static int valid_at_opt(cli *c, cairn_exclude *x, const cairn_exclude **out)
+{
+	int ex;
+
+	memset(x, 0, sizeof(*x));
+	ex = cli_valid_at(c, &x->valid_at_ms);
+	*out = x->valid_at_ms ? x : NULL;
+	return ex;
+}
+
 int cmd_get(cli *c)
 {
+	const cairn_exclude *when;
+	cairn_exclude x;
 	cairn_store *st;
 	cairn_txn *t;
 	cairn_record r;
@@ -727,9 +750,9 @@ int cmd_get(cli *c)
 
 	if (c->nargs != 2)
 		return cli_usage("get KIND KEY");
-	if ((ex = begin_read(c, &st, &t)))
+	if ((ex = valid_at_opt(c, &x, &when)) || (ex = begin_read(c, &st, &t)))
 		return ex;
-	rc = cairn_get(t, c->args[0], c->args[1], strlen(c->args[1]), &r);
+	rc = cairn_get_excluding(t, c->args[0], c->args[1], strlen(c->args[1]), when, &r);
 	if (rc)
 		ex = cli_fail(c, rc, "get");
 	else
@@ -744,17 +767,19 @@ int cmd_page(cli *c)
 	cairn_store *st;
 	cairn_txn *t;
 	size_t n, limit = c->limit > 0 ? (size_t)c->limit : 50;
+	const cairn_exclude *when;
+	cairn_exclude x;
 	int rc, ex;
 
 	if (c->nargs != 1)
 		return cli_usage("page KIND [--after KEY] [--limit N]");
 	if (limit > CAIRN_MAX_PAGE)
 		return cli_usage("--limit is at most %d", CAIRN_MAX_PAGE);
-	if ((ex = begin_read(c, &st, &t)))
+	if ((ex = valid_at_opt(c, &x, &when)) || (ex = begin_read(c, &st, &t)))
 		return ex;
 	recs = calloc(limit, sizeof(*recs));
-	rc = recs ? cairn_page(t, c->args[0], c->after, c->after ? strlen(c->after) : 0, recs,
-			       limit, &n)
+	rc = recs ? cairn_page_excluding(t, c->args[0], c->after, c->after ? strlen(c->after) : 0,
+					 when, recs, limit, &n)
 		  : CAIRN_ENOMEM;
 	if (rc) {
 		ex = cli_fail(c, rc, "page");

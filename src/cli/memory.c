@@ -181,8 +181,8 @@ int cmd_digest(cli *c)
 	o.subjects = (const char *const *)c->args;
 	o.n_subjects = (size_t)c->nargs;
 	o.include_inactive = c->include_inactive;
-	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &o.valid_at_ms))
-		return cli_usage("--valid-at takes an RFC 3339 time, not %s", c->valid_at);
+	if ((ex = cli_valid_at(c, &o.valid_at_ms)))
+		return ex;
 	if (c->after) {
 		char *end;
 
@@ -233,8 +233,8 @@ int cmd_recall(cli *c)
 	o.text = c->args[0];
 	o.limit = c->limit > 0 ? (size_t)c->limit : 10;
 	o.include_inactive = c->include_inactive;
-	if (c->valid_at && time_parse_rfc3339(c->valid_at, strlen(c->valid_at), &o.valid_at_ms))
-		return cli_usage("--valid-at takes an RFC 3339 time, not %s", c->valid_at);
+	if ((ex = cli_valid_at(c, &o.valid_at_ms)))
+		return ex;
 	if (c->kind &&
 	    (!(kind_text = strdup(c->kind)) || cli_split_list(kind_text, kinds, &o.n_kinds))) {
 		free(kind_text);

@@ -241,6 +241,23 @@ long api_limit_arg(req *r, long def)
 	return (long)v;
 }
 
+int api_valid_at_arg(req *r, cairn_exclude *x, const cairn_exclude **out)
+{
+	const char *v = arg(r, "valid_at");
+
+	memset(x, 0, sizeof(*x));
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (time_parse_rfc3339(v, strlen(v), &x->valid_at_ms)) {
+		reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+			    "valid_at is an RFC 3339 time, like 2026-03-01T00:00:00Z");
+		return -1;
+	}
+	*out = x->valid_at_ms ? x : NULL;
+	return 0;
+}
+
 /* The request body as a JSON object, or NULL (replied). */
 const jv *api_body_object(req *r)
 {

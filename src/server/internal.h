@@ -157,6 +157,8 @@ void api_written(req *r, uint64_t rev);
 void api_reply_read(req *r, cairn_txn *t);
 /* ?limit= (def when absent), 1 to CAIRN_MAX_PAGE; -1 replied when bad. */
 long api_limit_arg(req *r, long def);
+/* ?valid_at= as an exclude of what was not true then into *x (*out NULL: none); -1 replied. */
+int api_valid_at_arg(req *r, cairn_exclude *x, const cairn_exclude **out);
 /* The request body as a JSON object, or NULL (replied). */
 const jv *api_body_object(req *r);
 /* Members of a body object: only the allowed names (-1 replied). */

@@ -80,10 +80,16 @@ static const char *const dirs[] = {"out", "in", "both", NULL};
 static const char *const modes[] = {"hybrid", "words", "semantic", NULL};
 
 static const mcp_arg describe_args[] = {A_BRANCH, A_AT, A_END};
-static const mcp_arg get_args[] = {A_KIND, A_KEY, A_BOOL("lineage"), A_BRANCH, A_AT, A_END};
-static const mcp_arg list_args[] = {
-	A_KIND, A_STR("after", NULL), A_INT("limit", 1, 100, 20), A_BOOL("values"), A_BRANCH, A_AT,
-	A_END};
+static const mcp_arg get_args[] = {A_KIND,	    A_KEY, A_BOOL("lineage"), A_STR("valid_at", NULL),
+				   A_BRANCH, A_AT,  A_END};
+static const mcp_arg list_args[] = {A_KIND,
+				    A_STR("after", NULL),
+				    A_INT("limit", 1, 100, 20),
+				    A_BOOL("values"),
+				    A_STR("valid_at", NULL),
+				    A_BRANCH,
+				    A_AT,
+				    A_END};
 static const mcp_arg neighborhood_args[] = {
 	A_KIND,
 	A_KEY,
@@ -134,8 +140,8 @@ static const mcp_arg search_args[] = {
 	 .type = MCP_OBJECT,
 	 .members = rank_args,
 	 .terse = 1,
-	 .description = "{confidence:true, trust:{source or actor: weight}, half_life_days, "
-			"time_attribute, status_attribute, exclude:[values], demote:[values]}"},
+	 .description = "{confidence, trust:{source: weight}, half_life_days, time_attribute, "
+			"status_attribute, exclude:[], demote:[]}"},
 	A_BRANCH,
 	A_AT,
 	A_END};
@@ -244,33 +250,34 @@ static int t_proposal(call *k);
 static const tool tools[] = {
 	{"describe",
 	 "What this memory holds: Kinds, attributes, Relations, counts. Call it first. Reads "
-	 "take branch (default main) and at (revision or RFC 3339 time); after: a next.",
+	 "take branch (default main), at (revision or RFC 3339 time) and valid_at (true "
+	 "then); after: a next.",
 	 describe_args, 0, t_describe},
 	{"get",
-	 "A Record by kind and key: title, values, last change (who, when, source, confidence); "
+	 "A Record by kind and key: values, last change (who, when, source, confidence); "
 	 "lineage: each value's change.",
 	 get_args, 0, t_get},
 	{"list", "Records of one kind in key order: keys, titles, values if asked.", list_args, 0,
 	 t_list},
 	{"neighborhood",
-	 "The Records linked to one, to depth 3, and their Links with source and confidence; "
+	 "Records linked to one, to depth 3, and their Links with source and confidence; "
 	 "dir, rels, kinds narrow it.",
 	 neighborhood_args, 0, t_neighborhood},
 	{"resolve",
-	 "The Records a name most likely names, best first, with score and why (key, title, "
-	 "unique value, alias; folded, misspelled, prefix).",
+	 "Records a name may name, best first, with why (key, title, unique value, alias; "
+	 "folded, misspelled, prefix).",
 	 resolve_args, 0, t_resolve},
 	{"search",
-	 "Records by the words of text (stems, typos, word*, \"phrase\") and meaning; in "
-	 "memories, superseded ones left out (include_inactive), trust weighed.",
+	 "Records by words (stems, typos, word*, \"phrase\") and meaning; in memories "
+	 "superseded ones left out (include_inactive), trust weighed.",
 	 search_args, 0, t_search},
 	{"history",
-	 "Versions of a Record (kind, key) or a Link, newest first: what changed, who, when, "
+	 "Versions of a Record (kind, key) or Link, newest first: what changed, who, when, "
 	 "source.",
 	 history_args, 0, t_history},
 	{"digest",
-	 "What is known about subjects (names or Kind:key), or the latest: memories ranked by "
-	 "confidence, trust and recency, within budget bytes.",
+	 "What is known of subjects (names or Kind:key), or the latest: memories ranked by "
+	 "confidence, trust, recency, in budget bytes.",
 	 digest_args, 0, t_digest},
 	{"remember",
 	 "Store what you learned: text, about (names or Kind:key, resolved or made). Same text "
@@ -604,12 +611,31 @@ static int t_get_record(call *k);
 /* get: the Record, or with lineage the change behind each of its values. */
 static int t_get(call *k)
 {
+	if (bool_arg(k, "lineage") && jv_get(k->args, "valid_at")) {
+		snprintf(k->err, sizeof(k->err),
+			 "valid_at reads the Record as it was true then; its lineage is every "
+			 "change: ask for one or the other");
+		return -1;
+	}
 	return bool_arg(k, "lineage") ? t_lineage(k) : t_get_record(k);
+}
+
+/* The exclude of a read's valid_at into *x: NULL when there is none, or -1 (k->err). */
+static int valid_at_arg(call *k, cairn_exclude *x, const cairn_exclude **out)
+{
+	memset(x, 0, sizeof(*x));
+	*out = NULL;
+	if (wire_valid_at(k->args, &x->valid_at_ms, k->err, sizeof(k->err)))
+		return -1;
+	*out = x->valid_at_ms ? x : NULL;
+	return 0;
 }
 
 static int t_get_record(call *k)
 {
 	const char *kind, *key;
+	const cairn_exclude *ex;
+	cairn_exclude when;
 	cairn_record r;
 	cairn_revision rv;
 	cairn_txn *t;
@@ -617,9 +643,9 @@ static int t_get_record(call *k)
 
 	kind = req_arg(k, "kind");
 	key = req_arg(k, "key");
-	if (begin(k, &t))
+	if (valid_at_arg(k, &when, &ex) || begin(k, &t))
 		return -1;
-	rc = cairn_get(t, kind, key, strlen(key), &r);
+	rc = cairn_get_excluding(t, kind, key, strlen(key), ex, &r);
 	if (!rc)
 		rc = cairn_revision_get(t, r.revision, &rv);
 	if (rc) {
@@ -641,15 +667,18 @@ static int t_list(call *k)
 	const char *kind = req_arg(k, "kind"), *after = s_arg(k, "after");
 	long limit = int_arg(k, "limit");
 	int with_values = bool_arg(k, "values");
+	const cairn_exclude *ex;
+	cairn_exclude when;
 	cairn_record *r;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
-	if (begin(k, &t))
+	if (valid_at_arg(k, &when, &ex) || begin(k, &t))
 		return -1;
 	r = arena_alloc(k->mem, (size_t)limit * sizeof(*r));
-	rc = r ? cairn_page(t, kind, after, after ? strlen(after) : 0, r, (size_t)limit, &n)
+	rc = r ? cairn_page_excluding(t, kind, after, after ? strlen(after) : 0, ex, r,
+				      (size_t)limit, &n)
 	       : CAIRN_ENOMEM;
 	if (rc) {
 		cairn_txn_end(t);

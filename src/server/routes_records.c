@@ -59,14 +59,17 @@ static int unhex_cursor(const char *s, uint8_t *p, size_t n)
 void h_record(req *r)
 {
 	const char *d = r->seg[2], *kind = r->seg[4], *key = r->seg[5];
+	const cairn_exclude *ex;
+	cairn_exclude when;
 	cairn_record rec;
 	cairn_revision rv;
 	cairn_txn *t;
 	int rc;
 
-	if (api_allow(r, d, NEED_READ, NULL) || api_begin(r, d, &t))
+	if (api_allow(r, d, NEED_READ, NULL) || api_valid_at_arg(r, &when, &ex) ||
+	    api_begin(r, d, &t))
 		return;
-	rc = cairn_get(t, kind, key, strlen(key), &rec);
+	rc = cairn_get_excluding(t, kind, key, strlen(key), ex, &rec);
 	if (!rc)
 		rc = cairn_revision_get(t, rec.revision, &rv);
 	if (rc) {
@@ -86,16 +89,19 @@ void h_page(req *r)
 {
 	const char *d = r->seg[2], *kind = r->seg[4], *after = arg(r, "after");
 	long limit;
+	const cairn_exclude *ex;
+	cairn_exclude when;
 	cairn_record *recs;
 	cairn_txn *t;
 	size_t n;
 	int rc;
 
 	if (api_allow(r, d, NEED_READ, NULL) || (limit = api_limit_arg(r, 50)) < 0 ||
-	    api_begin(r, d, &t))
+	    api_valid_at_arg(r, &when, &ex) || api_begin(r, d, &t))
 		return;
 	recs = arena_alloc(&r->mem, (size_t)limit * sizeof(*recs));
-	rc = recs ? cairn_page(t, kind, after, after ? strlen(after) : 0, recs, (size_t)limit, &n)
+	rc = recs ? cairn_page_excluding(t, kind, after, after ? strlen(after) : 0, ex, recs,
+					 (size_t)limit, &n)
 		  : CAIRN_ENOMEM;
 	if (rc) {
 		cairn_txn_end(t);

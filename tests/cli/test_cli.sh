@@ -1740,6 +1740,27 @@ err_has 'valid time'
 run search Sam --domain mem --valid-at soon
 want_rc 2
 err_has 'RFC 3339'
+run search coach --domain mem --kind Memory --all-words
+coach=$(sed -n 's/.*"key":"\([0-9A-Z]*\)","title":"Sam will coach chess".*/\1/p' "$T/out" | head -n 1)
+[ -n "$coach" ] || why="${why}no key for the coach memory; "
+run get Memory "$coach" --domain mem --valid-at 2031-01-01T00:00:00Z
+want_rc 0
+out_has 'Sam will coach chess'
+run get Memory "$coach" --domain mem --valid-at 2029-01-01T00:00:00Z
+want_rc 3
+err_has "Memory:$coach was not true at 2029-01-01T00:00:00.000Z"
+run get Memory "$coach" --domain mem --valid-at never
+want_rc 2
+run page Memory --domain mem --valid-at 2029-01-01T00:00:00Z --limit 1000
+want_rc 0
+out_lacks 'Sam will coach chess'
+out_has 'Sam plays bridge'
+run page Memory --domain mem --valid-at 2031-01-01T00:00:00Z --limit 1000
+want_rc 0
+out_has 'Sam will coach chess'
+run page Entity --domain mem --valid-at 2031-01-01T00:00:00Z
+want_rc 2
+err_has 'valid time'
 end
 # A name with U+0000 in a file the command reads (JSON escapes it as
 # \u0000; the command line cannot hold one) was cut there where it became a

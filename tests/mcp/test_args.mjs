@@ -93,7 +93,7 @@ await test('refusals say what is wrong and what would be right, and change nothi
 	await refused('remember', { kind: 'Supplier', key: 'S-9', valeus: { country: 'DE' } }, 'unknown argument "valeus"', 'did you mean "values"?', 'remember takes text, about, kind, key, values, append, supersedes, replace, links, memories, source, confidence, message, branch');
 	await refused('remember', { kind: 'Supplier', key: 'S-9', title: 'Acme' }, 'unknown argument "title"', 'remember takes text, about');
 	await refused('get', { kind: 'Supplier', key: 'S-1', brnch: 'main' }, 'did you mean "branch"?');
-	let t = await refused('get', { kind: 'Supplier', key: 'S-1', zzzzzz: 1 }, 'unknown argument "zzzzzz"', 'get takes kind, key, lineage, branch, at');
+	let t = await refused('get', { kind: 'Supplier', key: 'S-1', zzzzzz: 1 }, 'unknown argument "zzzzzz"', 'get takes kind, key, lineage, valid_at, branch, at');
 	let threw = '';
 	await client.callTool({ name: 'lineage', arguments: { kind: 'Supplier', key: 'S-1' } }).catch((e) => (threw = String(e)));
 	check(threw.includes('no such tool'), `lineage is get's now: ${threw}`);

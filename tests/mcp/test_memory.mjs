@@ -191,6 +191,16 @@ async function tour(client, d, { actor, eraseAllowed }) {
 		check(hit(r).includes(rome), `${JSON.stringify(args)} 2031: ${JSON.stringify(r.hits)}`);
 		eq(r.excluded, { not_valid_at: '2031-06-01T00:00:00.000Z' }, JSON.stringify(args));
 	}
+	// Reads take it too: get says when a Record was not true, list pages what was.
+	eq((await C('get', { kind: 'Memory', key: rome, valid_at: '2031-06-01T00:00:00Z' })).title, 'Dana will live in Rome');
+	await R('get', { kind: 'Memory', key: rome, valid_at: '2029-06-01T00:00:00Z' }, 'not_found', 'was not true at 2029-06-01T00:00:00.000Z');
+	await R('get', { kind: 'Memory', key: rome, valid_at: '2029-06-01T00:00:00Z', lineage: true }, 'one or the other');
+	await R('get', { kind: 'Memory', key: rome, valid_at: 'June' }, 'RFC 3339');
+	await R('list', { kind: 'Entity', valid_at: '2029-06-01T00:00:00Z' }, 'invalid_argument', 'valid time');
+	r = await C('list', { kind: 'Memory', limit: 100, valid_at: '2029-06-01T00:00:00Z' });
+	check(r.records.length > 0 && !r.records.some((x) => x.key === rome), JSON.stringify(r.records));
+	r = await C('list', { kind: 'Memory', limit: 100, valid_at: '2031-06-01T00:00:00Z' });
+	check(r.records.some((x) => x.key === rome), 'Rome is listed in 2031');
 	// The digest of Dana: the memories about her, the superseded one only when asked.
 	r = await C('digest', { subjects: ['Dana'] });
 	eq(r.subjects, [dana]);

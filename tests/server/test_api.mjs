@@ -904,6 +904,18 @@ await test('memory: a Domain with the memory schema, remember, supersede, retrac
 		check(r.body.hits.some((h) => h.key === oslo), `search ${JSON.stringify(extra)} at 2031 has Oslo`);
 		eq(r.body.excluded, { not_valid_at: '2031-01-01T00:00:00.000Z' });
 	}
+	r = await c('GET', `${M}/records/Memory/${oslo}?valid_at=2031-01-01T00:00:00Z`, { token: admin });
+	eq([r.status, r.body.title], [200, 'Dana will move to Oslo']);
+	r = await c('GET', `${M}/records/Memory/${oslo}?valid_at=2029-01-01T00:00:00Z`, { token: admin });
+	check(r.status === 404 && r.body.error.message.includes('was not true at 2029-01-01T00:00:00.000Z'), JSON.stringify(r.body));
+	r = await c('GET', `${M}/records/Memory/${oslo}?valid_at=later`, { token: admin });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
+	r = await c('GET', `${M}/records/Memory?limit=1000&valid_at=2029-01-01T00:00:00Z`, { token: admin });
+	check(r.status === 200 && r.body.items.length > 0 && !r.body.items.some((x) => x.key === oslo), 'Oslo is not listed in 2029');
+	r = await c('GET', `${M}/records/Memory?limit=1000&valid_at=2031-01-01T00:00:00Z`, { token: admin });
+	check(r.body.items.some((x) => x.key === oslo), 'Oslo is listed in 2031');
+	r = await c('GET', `${M}/records/Entity?valid_at=2031-01-01T00:00:00Z`, { token: admin });
+	eq(r.status, 400);
 	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', valid_at: 'soon' } });
 	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
 	r = await c('POST', `${M}/search`, { token: admin, body: { text: 'Dana', kinds: ['Entity'], valid_at: '2029-01-01T00:00:00Z' } });

@@ -171,3 +171,85 @@ const cairn_exclude *cairn_memory_exclude(cairn_txn *t, const char *const *kinds
 	}
 	return found || valid_at_ms ? x : NULL;
 }
+
+/* Check x for Kind kind (CAIRN_EUNKNOWNKIND when there is none). */
+static int check_kind(cairn_txn *t, const cairn_exclude *x, const char *kind, const char *fn)
+{
+	const kind_def *k = kind ? schema_kind(t->d.s, kind) : NULL;
+
+	if (!k)
+		return kind ? err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"", kind)
+			    : err_set(CAIRN_EINVAL, "no Kind given");
+	return exclude_check(t, x, &k->id, 1, fn);
+}
+
+int cairn_get_excluding(cairn_txn *t, const char *kind, const char *key, size_t key_len,
+			const cairn_exclude *x, cairn_record *out)
+{
+	cairn_exclude when;
+	char at[48];
+	int rc, left;
+
+	if (!x || !t)
+		return cairn_get(t, kind, key, key_len, out);
+	if ((rc = check_kind(t, x, kind, "cairn_get_excluding")) ||
+	    (rc = cairn_get(t, kind, key, key_len, out)) ||
+	    (rc = exclude_match(x, &t->scratch, out->values, out->values_len, &left)))
+		return rc;
+	if (!left)
+		return 0;
+	memset(&when, 0, sizeof(when));
+	when.valid_at_ms = x->valid_at_ms;
+	when.valid_from = x->valid_from;
+	when.valid_to = x->valid_to;
+	if (x->valid_at_ms &&
+	    (rc = exclude_match(&when, &t->scratch, out->values, out->values_len, &left)) == 0 &&
+	    left) {
+		time_format_ms(x->valid_at_ms, at);
+		return err_set(CAIRN_ENOTFOUND,
+			       "%s:%.*s was not true at %s (its %s and %s say when it was): "
+			       "read it without a valid time to see it",
+			       kind, (int)key_len, key, at, VALID_FROM(x), VALID_TO(x));
+	}
+	return rc ? rc
+		  : err_set(CAIRN_ENOTFOUND,
+			    "%s:%.*s is left out by its %s: read it without excluding that", kind,
+			    (int)key_len, key, x->attribute);
+}
+
+int cairn_page_excluding(cairn_txn *t, const char *kind, const char *after, size_t after_len,
+			 const cairn_exclude *x, cairn_record *out, size_t cap, size_t *n)
+{
+	size_t got, kept = 0;
+	int rc, left;
+
+	if (!x || !t || !out || !n)
+		return cairn_page(t, kind, after, after_len, out, cap, n);
+	*n = 0;
+	if (cap == 0 || cap > CAIRN_MAX_PAGE)
+		return err_set(CAIRN_EINVAL, "a page holds 1 to %d Records", CAIRN_MAX_PAGE);
+	if ((rc = check_kind(t, x, kind, "cairn_page_excluding")))
+		return rc;
+	/* Each page is read into the room left, and what x keeps moved down. */
+	do {
+		size_t want = cap - kept, base = kept;
+
+		if ((rc = cairn_page(t, kind, after, after_len, out + base, want, &got)))
+			return rc;
+		if (got) { /* the key stays valid: it is the transaction's */
+			after = out[base + got - 1].key;
+			after_len = out[base + got - 1].key_len;
+		}
+		for (size_t i = 0; i < got; i++) {
+			if ((rc = exclude_match(x, &t->scratch, out[base + i].values,
+						out[base + i].values_len, &left)))
+				return rc;
+			if (!left)
+				out[kept++] = out[base + i];
+		}
+		if (got < want)
+			break;
+	} while (kept < cap);
+	*n = kept;
+	return 0;
+}
