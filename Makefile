@@ -58,6 +58,7 @@ $(B)/bench/peer_pg.o: CPPFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null)
 
 # The benchmark reports the flags it was built with.
 $(B)/bench/bench.o: CPPFLAGS += -DCAIRN_BENCH_CFLAGS='"$(OPT)"'
+$(B)/src/cli/embed.o: CPPFLAGS += -DCAIRN_SHARE_DIR='"$(PREFIX)/share/cairn"'
 
 # The installed archive is one relocatable object whose internal (hidden)
 # symbols are made local, so that a program linking it sees only cairn_*
@@ -169,6 +170,13 @@ install: all
 	ln -sf libcairn.so.0 $(DESTDIR)$(PREFIX)/lib/libcairn.so
 	install -m 755 $(B)/cairn $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/cairn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	@if [ -f models/glove-6b-100d.cemb ]; then \
+		install -d $(DESTDIR)$(PREFIX)/share/cairn && \
+		install -m 644 models/glove-6b-100d.cemb $(DESTDIR)$(PREFIX)/share/cairn/ && \
+		echo "install: the model in $(PREFIX)/share/cairn"; \
+	else echo "install: no model (make model first to install one)"; fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		ldconfig; fi
 
 format:
 	clang-format -i include/*.h src/*/*.[ch] tests/*.[ch] fuzz/*.c bench/*.[ch]

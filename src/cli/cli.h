@@ -202,8 +202,15 @@ int cmd_model(cli *c);
 int cmd_embed(cli *c);
 int cmd_vindex(cli *c);
 int cmd_reembed(cli *c);
-/* The embedder's model file: --model, else $CAIRN_MODEL, else models/glove-6b-100d.cemb. */
-const char *cli_model_path(const cli *c);
+/*
+ * Open the embedder's model into *e: --model, else $CAIRN_MODEL, else the
+ * first glove-6b-100d.cemb found where make model and make install put it
+ * (docs/vectors.md, "The built-in embedder"). 0, or the exit code after
+ * saying what is missing and how to make it.
+ */
+int cli_open_model(cli *c, cairn_embedder **e, const char *what);
+/* The first of those places that has the model, into buf (PATH_MAX); NULL when none does. */
+const char *cli_find_model(char *buf);
 int cmd_remember(cli *c);
 int cmd_retract(cli *c);
 int cmd_digest(cli *c);

@@ -8,21 +8,100 @@
  * add the vectors newer than it, now.
  * cairn reembed [--model FILE]: every vector of the Domain anew by a model.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
-#define DEFAULT_MODEL "models/glove-6b-100d.cemb"
+#define MODEL_FILE "glove-6b-100d.cemb"
 #define DEFAULT_ID "glove-6b-100d-sif/1"
+/* Where make install puts the model (the Makefile passes its PREFIX). */
+#ifndef CAIRN_SHARE_DIR
+#define CAIRN_SHARE_DIR "/usr/local/share/cairn"
+#endif
 
-const char *cli_model_path(const cli *c)
+/*
+ * The places the default model is looked for, in order: models/ of the
+ * current directory, beside an installed cairn (PREFIX/bin/cairn:
+ * PREFIX/share/cairn/), in the source tree the running cairn was built in
+ * (build/rel/cairn: models/ two levels up), and CAIRN_SHARE_DIR. Fills
+ * out[0..] and returns how many.
+ */
+#define MODEL_PLACES 4
+static size_t model_places(char out[MODEL_PLACES][PATH_MAX])
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t n = 0;
+	char *slash;
+
+	snprintf(out[n++], PATH_MAX, "models/%s", MODEL_FILE);
+	if (len > 0) {
+		exe[len] = '\0';
+		/* exe's directory, then its parent and its parent's: "" at the root */
+		for (int up = 0; up < 3 && (slash = strrchr(exe, '/')); up++) {
+			*slash = '\0';
+			if (up == 1 &&
+			    snprintf(out[n], PATH_MAX, "%s/share/cairn/%s", exe, MODEL_FILE) < PATH_MAX)
+				n++;
+			if (up == 2 &&
+			    snprintf(out[n], PATH_MAX, "%s/models/%s", exe, MODEL_FILE) < PATH_MAX)
+				n++;
+		}
+	}
+	snprintf(out[n++], PATH_MAX, "%s/%s", CAIRN_SHARE_DIR, MODEL_FILE);
+	return n;
+}
+
+const char *cli_find_model(char *buf)
+{
+	char places[MODEL_PLACES][PATH_MAX];
+	size_t n = model_places(places);
+
+	for (size_t i = 0; i < n; i++)
+		if (access(places[i], R_OK) == 0) {
+			memcpy(buf, places[i], strlen(places[i]) + 1);
+			return buf;
+		}
+	return NULL;
+}
+
+int cli_open_model(cli *c, cairn_embedder **e, const char *what)
 {
 	const char *env = getenv("CAIRN_MODEL");
+	const char *given = c->model ? c->model : env && *env ? env : NULL;
+	char places[MODEL_PLACES][PATH_MAX], msg[4 * PATH_MAX + 512];
+	size_t n, len;
+	int rc;
 
-	return c->model ? c->model : env && *env ? env : DEFAULT_MODEL;
+	if (given) {
+		if ((rc = cairn_embedder_open(given, e)) == CAIRN_ENOTFOUND) {
+			snprintf(msg, sizeof(msg),
+				 "%s (named by %s); make model builds the default model into "
+				 "models/ of the source tree, make install copies it to %s",
+				 cairn_errmsg(), c->model ? "--model" : "CAIRN_MODEL",
+				 CAIRN_SHARE_DIR);
+			return cli_fail_msg(c, rc, what, msg);
+		}
+		return rc ? cli_fail(c, rc, what) : 0;
+	}
+	if (cli_find_model(places[0]))
+		return (rc = cairn_embedder_open(places[0], e)) ? cli_fail(c, rc, what) : 0;
+	n = model_places(places);
+	len = (size_t)snprintf(msg, sizeof(msg), "no model: none of");
+	for (size_t i = 0; i < n && len < sizeof(msg); i++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s %s", i ? "," : "",
+					places[i]);
+	if (len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len,
+			 ": run make model in the source tree (make install then copies it to "
+			 "%s), or name a model with --model FILE or CAIRN_MODEL",
+			 CAIRN_SHARE_DIR);
+	return cli_fail_msg(c, CAIRN_ENOTFOUND, what, msg);
 }
 
 int cmd_model(cli *c)
@@ -126,8 +205,8 @@ int cmd_embed(cli *c)
 
 	if (c->nargs != (c->pairs ? 0 : 1))
 		return cli_usage("embed TEXT [--model FILE] | embed --pairs FILE.tsv [--model FILE]");
-	if ((rc = cairn_embedder_open(cli_model_path(c), &e)))
-		return cli_fail(c, rc, "embed");
+	if ((ex = cli_open_model(c, &e, "embed")))
+		return ex;
 	if (c->pairs) {
 		ex = pairs(c, e);
 	} else if ((rc = cairn_embed(e, c->args[0], strlen(c->args[0]), v, 1024, &known))) {
@@ -206,8 +285,8 @@ int cmd_reembed(cli *c)
 
 	if (c->nargs)
 		return cli_usage("reembed [--model FILE] [--message TEXT] [--expect REV]");
-	if ((rc = cairn_embedder_open(cli_model_path(c), &e)))
-		return cli_fail(c, rc, "reembed");
+	if ((ex = cli_open_model(c, &e, "reembed")))
+		return ex;
 	if ((ex = cli_open(c, 0, &st))) {
 		cairn_embedder_close(e);
 		return ex;

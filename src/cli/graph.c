@@ -603,7 +603,7 @@ static int meaning_search(cli *c)
 	cairn_rank_options rk;
 	cairn_embedder *e = NULL;
 	cairn_ref near[64];
-	char kinds_buf[64][CAIRN_MAX_NAME + 1];
+	char kinds_buf[64][CAIRN_MAX_NAME + 1], msg[512] = "";
 	arena a = ARENA_INIT;
 	cairn_hit *h = NULL;
 	cli_hop kinds;
@@ -671,9 +671,9 @@ static int meaning_search(cli *c)
 		o.near = near;
 		o.graph_boost = c->boost > 0 ? c->boost : 1;
 	}
-	if ((rc = cairn_embedder_open(cli_model_path(c), &e))) {
+	if ((ex = cli_open_model(c, &e, "search"))) {
 		arena_release(&a);
-		return cli_fail(c, rc, "search");
+		return ex;
 	}
 	if ((ex = graph_begin(c, &gc, 1))) {
 		cairn_embedder_close(e);
@@ -694,12 +694,14 @@ static int meaning_search(cli *c)
 	}
 	o.exclude = cairn_memory_exclude(gc.t, o.kinds, o.n_kinds, c->include_inactive,
 					 c->valid_at_ms, &left);
-	if (!(h = calloc(o.limit, sizeof(*h))))
+	if (c->semantic && wire_no_vectors(gc.t, msg, sizeof(msg)))
+		rc = CAIRN_EINVAL;
+	else if (!(h = calloc(o.limit, sizeof(*h))))
 		rc = CAIRN_ENOMEM;
 	else
 		rc = cairn_hybrid(gc.t, &o, h, o.limit, &n);
 	if (rc) {
-		ex = cli_fail(c, rc, "search");
+		ex = *msg ? cli_fail_msg(c, rc, "search", msg) : cli_fail(c, rc, "search");
 	} else {
 		vector_hits(c, h, n, 1);
 		if (c->json) {

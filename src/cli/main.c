@@ -1491,8 +1491,8 @@ static int open_embedder(cli *c)
 
 	if (c->vector_model)
 		return cli_usage("--embed names its model: no --vector-model with it");
-	if ((rc = cairn_embedder_open(cli_model_path(c), &c->emb)))
-		return cli_fail(c, rc, "embed");
+	if ((rc = cli_open_model(c, &c->emb, "embed")))
+		return rc;
 	embedder_to_close = c->emb;
 	atexit(close_embedder);
 	return 0;

@@ -3,6 +3,7 @@
  * line in, one per line out; nothing else on stdout). Write tools are off
  * unless --writes; --branches limits them to branches matching a pattern.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ int cmd_mcp(cli *c)
 	char **argv = c->args;
 	cairn_open_options oo = {0};
 	const char *branches = NULL, *actor = NULL, *model = NULL;
+	char found[PATH_MAX];
 	cairn_embedder *emb = NULL;
 	mcp_ctx m;
 	char *line = NULL;
@@ -86,8 +88,8 @@ int cmd_mcp(cli *c)
 	}
 	if (!model && getenv("CAIRN_MODEL") && *getenv("CAIRN_MODEL"))
 		model = getenv("CAIRN_MODEL");
-	if (!model && access("models/glove-6b-100d.cemb", R_OK) == 0)
-		model = "models/glove-6b-100d.cemb";
+	if (!model)
+		model = cli_find_model(found);
 	if (model && strcmp(model, "none") == 0)
 		model = NULL;
 	if (model && (rc = cairn_embedder_open(model, &emb)))

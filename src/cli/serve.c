@@ -5,6 +5,7 @@
  * the defaults.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -225,6 +226,7 @@ int cmd_serve(cli *c)
 {
 	static char *owned[128];
 	const char *config = config_flag(c->nargs, c->args);
+	static char found[PATH_MAX];
 	srv_config cfg;
 	int ex, rc;
 
@@ -233,9 +235,9 @@ int cmd_serve(cli *c)
 	    (ex = env_settings(&cfg, &owned[126])) ||
 	    (ex = flag_settings(&cfg, c->nargs, c->args, &owned[127])))
 		return ex < 0 ? 0 : ex;
-	/* The built-in model where make model puts it, unless another was named. */
-	if (!cfg.model && access("models/glove-6b-100d.cemb", R_OK) == 0)
-		cfg.model = "models/glove-6b-100d.cemb";
+	/* The built-in model where make model or make install put it, unless another was named. */
+	if (!cfg.model)
+		cfg.model = cli_find_model(found);
 	else if (cfg.model && strcmp(cfg.model, "none") == 0)
 		cfg.model = NULL;
 	rc = server_run(&cfg);

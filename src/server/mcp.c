@@ -960,6 +960,10 @@ static int t_search_hybrid(call *k, int semantic, int asked, size_t limit, int *
 	}
 	if (begin(k, &t))
 		return -1;
+	if (semantic && wire_no_vectors(t, k->err, sizeof(k->err))) {
+		cairn_txn_end(t);
+		return -1;
+	}
 	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, bool_arg(k, "include_inactive"),
 					 valid_at, &ex);
 	rc = cairn_hybrid(t, &o, h, limit, &n);

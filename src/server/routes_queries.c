@@ -432,6 +432,10 @@ static void h_hybrid(req *r, const jv *b, long limit, int values, int semantic, 
 		return reply_cairn(r, CAIRN_ENOMEM);
 	if (api_begin(r, r->seg[2], &t))
 		return;
+	if (semantic && wire_no_vectors(t, err, sizeof(err))) {
+		cairn_txn_end(t);
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "%s", err);
+	}
 	o.exclude = cairn_memory_exclude(t, o.kinds, o.n_kinds, inactive, valid_at, &ex);
 	if ((rc = cairn_hybrid(t, &o, h, o.limit, &n))) {
 		cairn_txn_end(t);

@@ -1127,6 +1127,20 @@ int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offs
 	return 0;
 }
 
+int wire_no_vectors(cairn_txn *t, char *err, size_t errlen)
+{
+	char model[512];
+	size_t dim = 0;
+
+	if (cairn_vector_model(t, model, sizeof(model), &dim) || dim)
+		return 0; /* an error of its own is the search's to meet */
+	snprintf(err, errlen,
+		 "this Domain has no vectors, so a search by meaning would find nothing: write "
+		 "them with its Records (--embed on import and put) or all at once (cairn "
+		 "reembed), or search by words");
+	return -1;
+}
+
 int wire_valid_at(const jv *v, int64_t *ms, char *err, size_t errlen)
 {
 	const jv *va = jv_get(v, "valid_at");

@@ -133,6 +133,8 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
  * an error returns the library's code and writes nothing.
  */
 int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offset, size_t budget);
+/* -1 and err when the Domain read has no vector: a search by meaning could find nothing. */
+int wire_no_vectors(cairn_txn *t, char *err, size_t errlen);
 /* The member valid_at of object v (RFC 3339; absent or null: 0), or -1 and err. */
 int wire_valid_at(const jv *v, int64_t *ms, char *err, size_t errlen);
 /* Options of a digest from a JSON object: subjects, include_inactive, valid_at, half_life_days. */

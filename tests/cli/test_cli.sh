@@ -1190,6 +1190,46 @@ run model convert "$T/none.json" "$T/x.cemb"
 want_rc 1
 end
 
+# Without --model or CAIRN_MODEL, the model is looked for in ./models, beside
+# an installed cairn (PREFIX/share/cairn) and in the source tree cairn was
+# built in, from any directory; when there is none the message says how to
+# make one.
+begin "the default model is found where make install puts it, from any directory"
+mkdir -p "$T/prefix/bin" "$T/prefix/share/cairn" "$T/elsewhere"
+cp "$CAIRN" "$T/prefix/bin/cairn"
+cp "$T/mini.cemb" "$T/prefix/share/cairn/glove-6b-100d.cemb"
+(cd "$T/elsewhere" && env -u CAIRN_MODEL "$T/prefix/bin/cairn" embed "steel valves" >"$T/out" 2>"$T/err")
+rc=$?
+want_rc 0
+out_has '"model":"glove-mini/1"'
+rm "$T/prefix/share/cairn/glove-6b-100d.cemb"
+if [ ! -e /usr/local/share/cairn/glove-6b-100d.cemb ]; then
+	(cd "$T/elsewhere" && env -u CAIRN_MODEL "$T/prefix/bin/cairn" embed "steel" >"$T/out" 2>"$T/err")
+	rc=$?
+	want_rc 3
+	err_has 'no model: none of models/glove-6b-100d.cemb'
+	err_has "$T/prefix/share/cairn/glove-6b-100d.cemb"
+	err_has 'run make model in the source tree'
+	err_has '--model FILE or CAIRN_MODEL'
+fi
+run embed "steel" --model "$T/nothing-here.cemb"
+want_rc 3
+err_has 'named by --model'
+err_has 'make model'
+CAIRN_MODEL="$T/nothing-here.cemb" run embed "steel"
+want_rc 3
+err_has 'named by CAIRN_MODEL'
+end
+
+begin "a search by meaning of a Domain without vectors says so, and how to add them"
+run search --semantic "steel" --model "$T/mini.cemb"
+want_rc 2
+err_has 'this Domain has no vectors'
+err_has 'cairn reembed'
+run search --hybrid "steel" --model "$T/mini.cemb"
+want_rc 0
+end
+
 # ------------------------------------------------------ vector search --
 
 begin "search by vector and near a Record"

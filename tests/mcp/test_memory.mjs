@@ -400,10 +400,13 @@ await test('stdio with a model: a plain search of a memory Domain is a recall', 
 	execFileSync(CAIRN, ['model', 'convert', 'tests/data/glove-mini.json', model, '--id', 'glove-mini/1']);
 	const client = await connect(new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'mem-s', '--no-sync', '--model', model], stderr: 'pipe' }));
 	// A filter, a ranking, explain or all_words ask for what only a search does: not a recall.
-	for (const [args, mode] of [[{}, 'recall'], [{ mode: 'hybrid' }, 'recall'], [{ mode: 'words' }, 'words'], [{ explain: true }, 'words'], [{ all_words: true }, 'words'], [{ where: { status: 'active' }, kinds: ['Memory'] }, 'hybrid'], [{ mode: 'semantic' }, 'semantic']]) {
+	for (const [args, mode] of [[{}, 'recall'], [{ mode: 'hybrid' }, 'recall'], [{ mode: 'words' }, 'words'], [{ explain: true }, 'words'], [{ all_words: true }, 'words'], [{ where: { status: 'active' }, kinds: ['Memory'] }, 'hybrid']]) {
 		const r = await call(client, 'search', { text: 'Sam plays go', ...args });
 		eq(r.mode, mode, JSON.stringify(args));
 	}
+	// These memories were written without vectors: by meaning alone nothing could be found, and it says so.
+	const r = await client.callTool({ name: 'search', arguments: { text: 'Sam plays go', mode: 'semantic' } });
+	check(r.isError && r.content[0].text.includes('this Domain has no vectors'), JSON.stringify(r));
 	await client.close();
 });
 

@@ -1015,7 +1015,9 @@ await test('a server with a model embeds on write and searches texts by their me
 	cli(M.store, 'schema', 'apply', schemaFile(M.dir, schema), '--domain', 'm');
 	const w = cli(M.store, 'token', 'create', '--role', 'writer', '--domain', 'm');
 	const ms = await serve(M.store, '--model', model);
-	let r = await call(ms, 'POST', '/v1/domains/m/commits', { token: w, body: { embed: true, changes: [
+	let r = await call(ms, 'POST', '/v1/domains/m/search', { token: w, body: { semantic: true, text: 'government' } });
+	check(r.status === 400 && r.body.error.message.includes('this Domain has no vectors'), 'by meaning, before any vector: says so');
+	r = await call(ms, 'POST', '/v1/domains/m/commits', { token: w, body: { embed: true, changes: [
 		{ kind: 'Supplier', key: 'g', title: 'the government said', values: { vat: 'G' } },
 		{ kind: 'Supplier', key: 'p', title: 'people of the world', values: { vat: 'P' } }] } });
 	eq(r.status, 201);
