@@ -42,7 +42,7 @@ PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
-.PHONY: all setup check run fuzz bench bench-vectors model install clean format FORCE
+.PHONY: all setup check run fuzz bench bench-vectors model install clean format
 all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
 
 setup:
@@ -93,9 +93,11 @@ $(B)/cairn-bench: $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn-int.a
 	$(CC) $(LDFLAGS) -o $@ $(PEER_OBJ) $(SERVER_OBJ) $(B)/libcairn-int.a $(LDLIBS) -lsqlite3 \
 		-lpq -lmicrohttpd
 
-$(B)/cairn.pc: FORCE
+# Relocatable: its prefix is two levels above where it is installed
+# (PREFIX/lib/pkgconfig), so any PREFIX works and the build's copy never changes with it.
+$(B)/cairn.pc: include/cairn.h Makefile
 	@mkdir -p $(B)
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb libcrypto libxxhash libutf8proc\nLibs: -L$${libdir} -lcairn\nLibs.private: -lstemmer -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+	@printf 'prefix=$${pcfiledir}/../..\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: cairn\nDescription: knowledge store for AI agents\nVersion: %s\nRequires.private: lmdb libcrypto libxxhash libutf8proc\nLibs: -L$${libdir} -lcairn\nLibs.private: -lstemmer -lpthread -lm\nCflags: -I$${includedir}\n' '$(VERSION)' > $@
 
 # Tests: unit and integration tests in C (one file per module, one list in
 # tests/tests.h), CLI tests in shell, and the fuzz corpora replayed.
@@ -175,8 +177,8 @@ install: all
 		install -m 644 models/glove-6b-100d.cemb $(DESTDIR)$(PREFIX)/share/cairn/ && \
 		echo "install: the model in $(PREFIX)/share/cairn"; \
 	else echo "install: no model (make model first to install one)"; fi
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
-		ldconfig; fi
+	@case "$(DESTDIR):$(PREFIX)" in :/usr/local|:/usr) [ "$$(id -u)" = 0 ] && \
+		command -v ldconfig >/dev/null && ldconfig || true;; esac
 
 format:
 	clang-format -i include/*.h src/*/*.[ch] tests/*.[ch] fuzz/*.c bench/*.[ch]

@@ -3,7 +3,7 @@
 # Run as root it installs what is missing; otherwise it prints the apt command.
 set -eu
 
-PKGS="gcc make clang pkg-config liblmdb-dev libssl-dev libxxhash-dev libutf8proc-dev libstemmer-dev libmicrohttpd-dev wamerican"
+PKGS="gcc make clang pkg-config curl liblmdb-dev libssl-dev libxxhash-dev libutf8proc-dev libstemmer-dev libmicrohttpd-dev wamerican"
 # cairn-bench (the generator and the benchmark, built and tested by make check)
 # links the client libraries of its peers, SQLite and PostgreSQL.
 PKGS="$PKGS libsqlite3-dev libpq-dev"
