@@ -142,6 +142,8 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --valid-at into *ms (0 without it); 0, or the exit code of a usage error. */
 int cli_valid_at(cli *c, int64_t *ms);
 int cli_exit_code(int rc);
+/* Whether the Domain was named (--domain or $CAIRN_DOMAIN), not the default. */
+int cli_domain_given(const cli *c);
 /* Open the store (create: for init). */
 int cli_open(cli *c, int create, cairn_store **st);
 /* A duration: a number and a unit (s, m, h, d), or seconds, in ms; -1 if malformed. */

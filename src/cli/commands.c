@@ -98,10 +98,10 @@ static const char stats_usage[] =
 	"The size of each sub-database of the store, all Domains together.\n\n" OPTS_STORE;
 
 static const char check_usage[] =
-	"usage: cairn check\n\n"
-	"Verifies the Domain: the hash chain of its revisions, every index entry, and\n"
-	"the live sets and counts of every branch. Prints each problem; exits with 6\n"
-	"when it found one.\n\n" OPTS_DOMAIN;
+	"usage: cairn check [--domain NAME]\n\n"
+	"Verifies every Domain of the store, or the one named: the hash chain of its\n"
+	"revisions, every index entry, and the live sets and counts of every branch.\n"
+	"Prints each problem; exits with 6 when it found one.\n\n" OPTS_DOMAIN;
 
 static const char maintain_usage[] =
 	"usage: cairn maintain\n\n"

@@ -996,42 +996,90 @@ static void on_problem(void *ctx, const char *p)
 	}
 }
 
-int cmd_check(cli *c)
+/* The names of the store's Domains, in name order (strdup'd). */
+typedef struct domain_names {
+	char **names;
+	size_t n, cap;
+} domain_names;
+
+static int add_domain(void *ctx, const cairn_domain_info *d)
+{
+	domain_names *dn = ctx;
+	char **grown;
+
+	if (dn->n == dn->cap) {
+		dn->cap = dn->cap ? 2 * dn->cap : 16;
+		if (!(grown = realloc(dn->names, dn->cap * sizeof(*grown))))
+			return CAIRN_ENOMEM;
+		dn->names = grown;
+	}
+	if (!(dn->names[dn->n] = strdup(d->name)))
+		return CAIRN_ENOMEM;
+	dn->n++;
+	return 0;
+}
+
+/* Check one Domain and print its line; 0, 1 when it has a problem, or -1 after an error. */
+static int check_domain(cli *c, cairn_store *st, const char *domain, int *ex)
 {
 	cairn_check_report rep;
+	int rc = cairn_check(st, domain, on_problem, c, &rep);
+
+	if (rc && rc != CAIRN_ECORRUPT) {
+		*ex = cli_fail(c, rc, "check");
+		return -1;
+	}
+	if (c->json) {
+		printf("{\"domain\":");
+		out_str(stdout, domain, strlen(domain));
+		printf(",\"ok\":%s,\"revisions\":%llu,\"versions\":%llu,\"index_entries\":%llu,"
+		       "\"problems\":%llu,\"unverifiable\":%llu}\n",
+		       rc ? "false" : "true", (unsigned long long)rep.revisions,
+		       (unsigned long long)rep.versions, (unsigned long long)rep.index_entries,
+		       (unsigned long long)rep.problems, (unsigned long long)rep.unverifiable);
+	} else {
+		printf("%s: %s: %llu revisions, %llu Versions, %llu index entries verified, %llu "
+		       "problem%s\n",
+		       domain, rc ? "FAILED" : "ok", (unsigned long long)rep.revisions,
+		       (unsigned long long)rep.versions, (unsigned long long)rep.index_entries,
+		       (unsigned long long)rep.problems, rep.problems == 1 ? "" : "s");
+		if (rep.unverifiable)
+			printf("%s: %llu revisions of format 1 hold erased Versions: their digest "
+			       "cannot be recomputed; their hash chain was verified\n",
+			       domain, (unsigned long long)rep.unverifiable);
+	}
+	return rc ? 1 : 0;
+}
+
+/* check [--domain D]: one Domain, or without --domain (and $CAIRN_DOMAIN) every one. */
+int cmd_check(cli *c)
+{
+	domain_names dn = {0};
 	cairn_store *st;
-	int rc, ex;
+	int rc = 0, ex = 0, bad = 0, r;
 
 	if (c->nargs)
 		return cli_usage("check");
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
-	rc = cairn_check(st, c->domain, on_problem, c, &rep);
-	if (rc && rc != CAIRN_ECORRUPT) {
+	if (cli_domain_given(c)) {
+		r = check_domain(c, st, c->domain, &ex);
+		bad = r > 0;
+	} else if ((rc = cairn_domain_list(st, add_domain, &dn))) {
 		ex = cli_fail(c, rc, "check");
 	} else {
-		if (c->json)
-			printf("{\"ok\":%s,\"revisions\":%llu,\"versions\":%llu,\"index_entries\":"
-			       "%llu,\"problems\":%llu,\"unverifiable\":%llu}\n",
-			       rc ? "false" : "true", (unsigned long long)rep.revisions,
-			       (unsigned long long)rep.versions,
-			       (unsigned long long)rep.index_entries,
-			       (unsigned long long)rep.problems, (unsigned long long)rep.unverifiable);
-		else
-			printf("%s: %llu revisions, %llu Versions, %llu index entries verified, %llu "
-			       "problem%s\n",
-			       rc ? "FAILED" : "ok", (unsigned long long)rep.revisions,
-			       (unsigned long long)rep.versions,
-			       (unsigned long long)rep.index_entries,
-			       (unsigned long long)rep.problems, rep.problems == 1 ? "" : "s");
-		if (!c->json && rep.unverifiable)
-			printf("%llu revisions of format 1 hold erased Versions: their digest cannot "
-			       "be recomputed; their hash chain was verified\n",
-			       (unsigned long long)rep.unverifiable);
-		ex = rc ? EXIT_CORRUPT : 0;
+		for (size_t i = 0; i < dn.n && !ex; i++)
+			if ((r = check_domain(c, st, dn.names[i], &ex)) > 0)
+				bad++;
+		if (!ex && !c->json)
+			printf("%zu Domain%s checked%s\n", dn.n, dn.n == 1 ? "" : "s",
+			       bad ? ", with problems" : "");
 	}
+	for (size_t i = 0; i < dn.n; i++)
+		free(dn.names[i]);
+	free(dn.names);
 	cairn_close(st);
-	return ex;
+	return ex ? ex : bad ? EXIT_CORRUPT : 0;
 }
 
 int cmd_stats(cli *c)
@@ -1498,6 +1546,14 @@ static int open_embedder(cli *c)
 	return 0;
 }
 
+/* The Domain of a command without --domain or $CAIRN_DOMAIN (compared by address). */
+static const char default_domain[] = "default";
+
+int cli_domain_given(const cli *c)
+{
+	return c->domain != default_domain;
+}
+
 static void cli_defaults(cli *c)
 {
 	const char *store = getenv("CAIRN_STORE"), *domain = getenv("CAIRN_DOMAIN");
@@ -1505,7 +1561,7 @@ static void cli_defaults(cli *c)
 
 	memset(c, 0, sizeof(*c));
 	c->store = store && *store ? store : "./data";
-	c->domain = domain && *domain ? domain : "default";
+	c->domain = domain && *domain ? domain : default_domain;
 	c->branch = branch && *branch ? branch : NULL;
 	c->json = !isatty(STDOUT_FILENO);
 	c->tty_err = isatty(STDERR_FILENO);

@@ -437,11 +437,29 @@ want_rc 0
 cmp -s "$T/export1.jsonl" "$T/export2.jsonl" || why="${why}the exports differ; "
 end
 
-begin check
+begin "check: every Domain of the store, or the one named"
+run domain create checked-too
+want_rc 0
 run check
 want_rc 0
-out_has '"ok":true'
+out_has '{"domain":"default","ok":true'
+out_has '{"domain":"checked-too","ok":true'
 out_has '"problems":0'
+run check --text
+want_rc 0
+out_has 'default: ok: '
+out_has 'checked-too: ok: '
+out_has '2 Domains checked'
+run check --domain checked-too
+want_rc 0
+out_has '{"domain":"checked-too","ok":true'
+out_lacks '"domain":"default"'
+CAIRN_DOMAIN=checked-too run check
+out_lacks '"domain":"default"'
+run check --domain nope
+want_rc 3
+run domain drop checked-too
+want_rc 0
 run check --store "$S2"
 want_rc 0
 out_has '"ok":true'
