@@ -59,8 +59,8 @@ echo "== cairn check"
 echo
 TOKEN_FILE="$CAIRN_STORE/demo.token"
 if [ ! -s "$TOKEN_FILE" ]; then
-	(umask 077 && "$CAIRN" token create --role admin --domain "$CAIRN_DOMAIN" \
-		--label demo >"$TOKEN_FILE")
+	"$CAIRN" token create --role admin --domain "$CAIRN_DOMAIN" --label demo \
+		--out "$TOKEN_FILE" >/dev/null
 fi
 TOKEN=$(cat "$TOKEN_FILE")
 LISTEN=${CAIRN_LISTEN:-127.0.0.1:7411}

@@ -423,15 +423,16 @@ static const char model_usage[] =
 
 static const char token_usage[] =
 	"usage: cairn token create --role reader|writer|admin [--domain D|'*']\n"
-	"                          [--branches PATTERN] [--label TEXT]\n"
+	"                          [--branches PATTERN] [--label TEXT] [--out FILE]\n"
 	"       cairn token list\n"
 	"       cairn token revoke ID\n\n"
 	"Access tokens for the server. create prints the new token's secret, shown only\n"
-	"this once.\n\n"
+	"this once, or writes it to FILE, readable by its owner alone.\n\n"
 	"  --role R              reader, writer or admin\n"
 	"  --domain D            the token's Domain, or '*' for every Domain\n"
 	"  --branches PATTERN    the branches a writer may write ('*' matches any run)\n"
 	"  --label TEXT          its label, also the default actor of its commits\n"
+	"  --out FILE            the secret into FILE (mode 0600), not on stdout\n"
 	STORE NOSYNC FORMAT;
 
 const char cli_serve_usage[] =

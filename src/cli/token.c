@@ -1,8 +1,26 @@
 /* The cairn command: access tokens for the server (docs/cli.md, "token"). Uses only cairn.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+
+/* FILE for --out, readable by its owner only (0600 even if it was not); -1 after saying why. */
+static int secret_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 || fchmod(fd, 0600)) {
+		fprintf(stderr, "cairn: token: %s: %s (nothing was made)\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 static const char *const role_name[] = {"?", "reader", "writer", "admin"};
 
@@ -48,23 +66,51 @@ int cmd_token(cli *c)
 
 	if (strcmp(sub, "create") == 0 && c->nargs == 1) {
 		char secret[CAIRN_TOKEN_MAX];
-		int role = 0;
+		int role = 0, fd = -1;
 		uint64_t id;
+		size_t len;
 
 		for (int i = 1; i <= 3 && c->role; i++)
 			if (strcmp(c->role, role_name[i]) == 0)
 				role = i;
 		if (!role)
 			return cli_usage("token create --role reader|writer|admin [--domain D|'*'] "
-					 "[--branches PATTERN] [--label TEXT]");
+					 "[--branches PATTERN] [--label TEXT] [--out FILE]");
 		if ((ex = cli_open(c, 0, &st)))
 			return ex;
+		if (c->out && (fd = secret_file(c->out)) < 0) {
+			cairn_close(st);
+			return EXIT_FAIL;
+		}
 		rc = cairn_token_create(st, strcmp(c->domain, "*") == 0 ? NULL : c->domain, role,
 					c->branches, c->label, secret, sizeof(secret), &id);
 		cairn_close(st);
-		if (rc)
+		if (rc) {
+			if (fd >= 0) {
+				close(fd);
+				unlink(c->out);
+			}
 			return cli_fail(c, rc, "token");
-		printf("%s\n", secret);
+		}
+		if (fd >= 0) {
+			len = strlen(secret);
+			secret[len] = '\n';
+			if (write(fd, secret, len + 1) != (ssize_t)(len + 1) || close(fd)) {
+				fprintf(stderr,
+					"cairn: token: %s: %s (token %llu was made: revoke it)\n",
+					c->out, strerror(errno), (unsigned long long)id);
+				memset(secret, 0, sizeof(secret));
+				return EXIT_FAIL;
+			}
+			if (c->json)
+				printf("{\"id\":%llu,\"out\":", (unsigned long long)id);
+			else
+				printf("token %llu: its secret is in ", (unsigned long long)id);
+			out_str(stdout, c->out, strlen(c->out));
+			printf(c->json ? "}\n" : " (readable by you alone)\n");
+		} else {
+			printf("%s\n", secret);
+		}
 		memset(secret, 0, sizeof(secret));
 		if (c->tty_err)
 			fprintf(stderr, "token %llu made; its secret is shown only this once\n",

@@ -1184,6 +1184,27 @@ run token create --role reader --domain '*'
 want_rc 2
 end
 
+begin "token create --out FILE: the secret in a file of mode 0600 only, nothing made when it cannot be written"
+run token list
+before=$(wc -l <"$T/out")
+umask_was=$(umask)
+umask 022
+printf 'old' >"$T/secret.token"
+chmod 644 "$T/secret.token"
+run token create --role reader --out "$T/secret.token"
+umask "$umask_was"
+want_rc 0
+out_has '"out":'
+[ "$(stat -c %a "$T/secret.token")" = 600 ] || why="${why}mode $(stat -c %a "$T/secret.token"); "
+grep -q '^cairn_' "$T/secret.token" || grep -q '^[A-Za-z0-9_-]\{20,\}$' "$T/secret.token" || why="${why}no secret in the file; "
+out_lacks "$(cat "$T/secret.token")"
+run token create --role reader --out "$T/no/such/dir/x.token"
+want_rc 1
+err_has 'nothing was made'
+run token list
+[ "$(wc -l <"$T/out")" -eq $((before + 1)) ] || why="${why}a token was made for the failed --out; "
+end
+
 # ----------------------------------------------------------- embedder --
 
 begin "model convert and embed"
