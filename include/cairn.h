@@ -315,10 +315,17 @@ typedef struct cairn_commit_options {
 } cairn_commit_options;
 
 typedef struct cairn_commit_result {
-	uint64_t revision;	/* the new revision number */
+	uint64_t revision;	/* the new revision number (the branch's head when nothing changed) */
 	uint8_t hash[32];	/* SHA-256 of the revision, chained to its parent's */
 	uint64_t changes;	/* number of Versions written */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	/*
+	 * Puts, patches and Links that would have written what the Record or
+	 * Link already holds (title, values, vector): no Version is written for
+	 * them, and a commit of nothing else writes no revision (revision and
+	 * hash are the branch head's, changes 0).
+	 */
+	uint64_t unchanged;
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_commit_result;
 
 typedef struct cairn_changeset cairn_changeset;
@@ -1702,7 +1709,8 @@ typedef struct cairn_import_stats {
 	uint64_t skipped;	/* bad lines skipped */
 	uint64_t commits;
 	uint64_t deferred;	/* changes waiting for a Record named later in the import */
-	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+	uint64_t unchanged;	/* of records and links, those that were already so: not written */
+	uint64_t reserved[CAIRN_RESERVED - 1]; /* zeroed by the library (growth: docs/api.md) */
 } cairn_import_stats;
 
 typedef struct cairn_import_options {

@@ -490,7 +490,7 @@ static void run_reference(int compact, int kseg)
 		int op = rand() % 100;
 
 		if (op < 55) { /* a commit of 1 to 4 changes to distinct Records and Links */
-			int b = pick_live(), n = 1 + rand() % 4, used[NK + NL] = {0};
+			int b = pick_live(), n = 1 + rand() % 4, used[NK + NL] = {0}, changed = 0;
 
 			lines[0] = 0;
 			for (int c = 0; c < n; c++) {
@@ -508,11 +508,15 @@ static void run_reference(int compact, int kseg)
 							 "{\"kind\":\"N\",\"key\":\"n%d\",\"op\":\"delete\"}\n",
 							 id);
 						*r = (rstate){0, -1, -1, -1};
+						changed = 1;
 					} else {
+						rstate was = *r;
+
 						*r = (rstate){1, (signed char)(rand() % 3),
 							      (signed char)(rand() % 5 - 1),
 							      (signed char)(rand() % 5 - 1)};
 						record_json(p, cap, id, r);
+						changed |= memcmp(&was, r, sizeof(was)) != 0;
 					}
 				} else {
 					int l = id - NK;
@@ -524,8 +528,12 @@ static void run_reference(int compact, int kseg)
 							 "\"op\":\"unlink\"}\n",
 							 l / NA, l % NA);
 						*w = -1;
+						changed = 1;
 					} else {
+						signed char was = *w;
+
 						*w = (signed char)(rand() % 3);
+						changed |= was != *w;
 						snprintf(p, cap,
 							 "{\"rel\":\"r\",\"from\":\"N:n%d\",\"to\":\"N:n%d\","
 							 "\"values\":{\"w\":%d}}\n",
@@ -534,9 +542,13 @@ static void run_reference(int compact, int kseg)
 				}
 			}
 			OK(commit_lines(st, b, lines, &rev));
-			CHECK(rev == last_rev + 1);
-			CHECK(B[b].n < MAXC);
-			push(b, rev);
+			if (changed) {
+				CHECK(rev == last_rev + 1);
+				CHECK(B[b].n < MAXC);
+				push(b, rev);
+			} else { /* what was there already: no revision, the branch's head */
+				CHECK(rev == B[b].rev[B[b].n - 1]);
+			}
 		} else if (op < 65) { /* a branch */
 			int from = pick_live(), live = 0;
 

@@ -152,6 +152,16 @@ static int errmsg_has(const char *needle)
 		CHECK(resnap((st), &snap));                                                        \
 	} while (0)
 
+/* Accepted, but every change was what the store holds: nothing written, the head unchanged. */
+#define UNCHANGED(st, lines)                                                                       \
+	do {                                                                                       \
+		cairn_commit_result res_;                                                          \
+		OK(test_commit((st), (lines), &res_));                                             \
+		CHECK(res_.revision == snap.head && res_.changes == 0 && res_.unchanged >= 1);     \
+		CHECK(test_head((st), "d") == snap.head);                                          \
+		CHECK(unchanged((st), &snap));                                                     \
+	} while (0)
+
 static int commit_cs(cairn_store *st, const cairn_changeset *cs, cairn_commit_result *res)
 {
 	cairn_commit_options co = {0};
@@ -393,10 +403,12 @@ void test_neg_unique_store(void)
 	REFUSED(st, "{\"kind\":\"Part\",\"key\":\"a9\",\"values\":{\"sku\":\"SKU1\"}}",
 		CAIRN_EUNIQUE, 0, "sku");
 	/* Re-putting the same Record with its own unique value is allowed. */
-	ACCEPTED(st, "{\"kind\":\"Supplier\",\"key\":\"s1\",\"title\":\"Acme AG\","
+	ACCEPTED(st, "{\"kind\":\"Supplier\",\"key\":\"s1\",\"title\":\"Acme AG (DE)\","
 		     "\"values\":{\"vat\":\"DE1\",\"country\":\"DE\"}}");
+	UNCHANGED(st, "{\"kind\":\"Supplier\",\"key\":\"s1\",\"op\":\"patch\",\"values\":{\"vat\":"
+		      "\"DE1\"}}");
 	ACCEPTED(st, "{\"kind\":\"Supplier\",\"key\":\"s1\",\"op\":\"patch\",\"values\":{\"vat\":"
-		     "\"DE1\"}}");
+		     "\"DE1\",\"country\":\"FR\"}}");
 	/* The value is still taken by s1 after its re-put. */
 	REFUSED(st, "{\"kind\":\"Supplier\",\"key\":\"s9\",\"values\":{\"vat\":\"DE1\"}}",
 		CAIRN_EUNIQUE, 0, "DE1");
@@ -608,8 +620,10 @@ void test_neg_cardinality_one(void)
 		"{\"rel\":\"primary_plant\",\"from\":\"Part:a1\",\"to\":\"Plant:p9\"}\n"
 		"{\"kind\":\"Plant\",\"key\":\"p9\"}",
 		CAIRN_ECARDINALITY, 0, "primary_plant");
-	/* Re-linking the same pair replaces the Link: still one. */
-	ACCEPTED(st, "{\"rel\":\"primary_plant\",\"from\":\"Part:a1\",\"to\":\"Plant:p1\"}");
+	/* Re-linking the same pair: still one Link (as it was: nothing written). */
+	UNCHANGED(st, "{\"rel\":\"primary_plant\",\"from\":\"Part:a1\",\"to\":\"Plant:p1\"}");
+	ACCEPTED(st, "{\"rel\":\"primary_plant\",\"from\":\"Part:a1\",\"to\":\"Plant:p1\","
+		     "\"values\":{\"note\":\"x\"}}");
 	/* Cardinality many is not limited. */
 	ACCEPTED(st, "{\"rel\":\"stocked_at\",\"from\":\"Part:a1\",\"to\":\"Plant:p2\"}");
 	/* Replacing by unlink + link in one commit is allowed, in either order. */
@@ -1315,8 +1329,12 @@ void test_neg_confidence_range(void)
 	/* The bounds are valid. */
 	co.prov.has_confidence = 1;
 	co.prov.confidence = 0;
+	cairn_changeset_clear(cs); /* each commit changes p9: one that changes nothing writes nothing */
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, "b", 1, NULL, 0));
 	OK(cairn_commit(st, &co, cs, &res));
 	co.prov.confidence = 1;
+	cairn_changeset_clear(cs);
+	OK(cairn_changeset_put(cs, "Plant", "p9", 2, "c", 1, NULL, 0));
 	OK(cairn_commit(st, &co, cs, &res));
 	CHECK(res.revision == snap.head + 2);
 	CHECK(cairn_check(st, "d", NULL, NULL, NULL) == 0);

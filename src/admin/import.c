@@ -432,7 +432,9 @@ static int flush(cairn_import *im, int final)
 				else
 					im->stats.links++;
 			}
-			im->stats.commits++;
+			im->stats.unchanged += res.unchanged;
+			if (res.changes || !res.unchanged) /* a batch of what was there writes nothing */
+				im->stats.commits++;
 			/* The next batch expects the head this one made. */
 			if (im->o.commit.has_expect)
 				im->o.commit.expect_revision = res.revision;

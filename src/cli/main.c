@@ -348,7 +348,11 @@ static void print_commit(cli *c, const cairn_commit_result *r)
 	if (c->json) {
 		printf("{\"revision\":%llu,\"hash\":\"", (unsigned long long)r->revision);
 		out_hash(stdout, r->hash);
-		printf("\",\"changes\":%llu}\n", (unsigned long long)r->changes);
+		printf("\",\"changes\":%llu,\"unchanged\":%llu}\n", (unsigned long long)r->changes,
+		       (unsigned long long)r->unchanged);
+	} else if (!r->changes && r->unchanged) {
+		printf("nothing to commit: revision %llu holds it already\n",
+		       (unsigned long long)r->revision);
 	} else {
 		printf("committed revision %llu (%llu change%s)\n", (unsigned long long)r->revision,
 		       (unsigned long long)r->changes, r->changes == 1 ? "" : "s");
@@ -543,18 +547,21 @@ int cmd_import(cli *c)
 		double t = elapsed(&pr.t0);
 
 		if (c->json)
-			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"skipped\":%llu,"
-			       "\"commits\":%llu,\"seconds\":%.3f}\n",
+			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
+			       "\"skipped\":%llu,\"commits\":%llu,\"seconds\":%.3f}\n",
 			       (unsigned long long)stats.lines, (unsigned long long)stats.records,
-			       (unsigned long long)stats.links, (unsigned long long)stats.skipped,
-			       (unsigned long long)stats.commits, t);
+			       (unsigned long long)stats.links, (unsigned long long)stats.unchanged,
+			       (unsigned long long)stats.skipped, (unsigned long long)stats.commits, t);
 		else
-			printf("imported %llu Records and %llu Links in %llu commits (%.1f s, %.0f "
+			printf("imported %llu Records and %llu Links in %llu commit%s (%.1f s, %.0f "
 			       "per second)%s\n",
 			       (unsigned long long)stats.records, (unsigned long long)stats.links,
-			       (unsigned long long)stats.commits, t,
+			       (unsigned long long)stats.commits, stats.commits == 1 ? "" : "s", t,
 			       t > 0 ? (double)(stats.records + stats.links) / t : 0.0,
 			       stats.skipped ? ", some lines skipped" : "");
+		if (stats.unchanged && !c->json)
+			printf("%llu unchanged: already so, not written again\n",
+			       (unsigned long long)stats.unchanged);
 		if (stats.skipped && !c->json)
 			printf("skipped %llu bad lines\n", (unsigned long long)stats.skipped);
 	}

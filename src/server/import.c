@@ -224,11 +224,11 @@ void import_finish(req *r, int answer)
 		buf *o = &r->out;
 
 		buf_reset(o);
-		buf_printf(o, "{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"skipped\":%llu,"
-			      "\"commits\":%llu,\"bad_lines\":[",
+		buf_printf(o, "{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
+			      "\"skipped\":%llu,\"commits\":%llu,\"bad_lines\":[",
 			   (unsigned long long)ij->stats.lines, (unsigned long long)ij->stats.records,
-			   (unsigned long long)ij->stats.links, (unsigned long long)ij->stats.skipped,
-			   (unsigned long long)ij->stats.commits);
+			   (unsigned long long)ij->stats.links, (unsigned long long)ij->stats.unchanged,
+			   (unsigned long long)ij->stats.skipped, (unsigned long long)ij->stats.commits);
 		buf_put(o, ij->bad.p, ij->bad.len);
 		buf_put_u8(o, ']');
 		if (ij->rc) {

@@ -1238,8 +1238,11 @@ static int commit_one(call *k, cairn_changeset *cs, const cairn_commit_options *
 	cairn_changeset_free(cs);
 	if (rc)
 		return lib_fail(k, rc);
-	buf_printf(k->out, "{\"revision\":%llu,\"changes\":%llu}", (unsigned long long)res.revision,
+	buf_printf(k->out, "{\"revision\":%llu,\"changes\":%llu", (unsigned long long)res.revision,
 		   (unsigned long long)res.changes);
+	if (res.unchanged)
+		buf_printf(k->out, ",\"unchanged\":%llu", (unsigned long long)res.unchanged);
+	buf_put_u8(k->out, '}');
 	return 0;
 }
 

@@ -40,9 +40,11 @@ static void commit_done(req *r, job *j)
 	}
 	buf_printf(&r->out, "{\"revision\":%llu,\"hash\":", (unsigned long long)j->cr.res.revision);
 	wire_hash(&r->out, j->cr.res.hash);
-	buf_printf(&r->out, ",\"changes\":%llu}", (unsigned long long)j->cr.res.changes);
+	buf_printf(&r->out, ",\"changes\":%llu,\"unchanged\":%llu}",
+		   (unsigned long long)j->cr.res.changes, (unsigned long long)j->cr.res.unchanged);
 	api_written(r, j->cr.res.revision);
-	reply_json(r, 201);
+	/* 200 when nothing was written: every change was what the store holds. */
+	reply_json(r, j->cr.res.changes || !j->cr.res.unchanged ? 201 : 200);
 }
 
 /*

@@ -86,6 +86,32 @@ int vec_model_get(MDB_txn *txn, cairn_store *st, uint32_t dom, uint32_t *dim,
 
 /* Validate and plan in an open write transaction. Returns 0, a fatal error, or the first failure's code. */
 
+/*
+ * The result of a commit whose every change was unchanged: nothing written,
+ * the branch's head revision and its hash.
+ */
+static int head_result(cctx *c, cairn_commit_result *out)
+{
+	uint64_t head = branch_head(&c->d.br);
+	MDB_val v;
+	rrec r;
+	kbuf k;
+	int rc;
+
+	if (!out)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->revision = head;
+	if (!head)
+		return 0;
+	key_u64(&k, c->d.dom, head);
+	if ((rc = db_get(c->d.txn, c->d.st, DB_REVS, k.b, k.n, &v)) ||
+	    (rc = rrec_decode(v.mv_data, v.mv_size, &r)))
+		return rc;
+	memcpy(out->hash, r.hash, 32);
+	return 0;
+}
+
 /* Validate and apply in txn (already open on the branch in c->d). */
 static int run_in_txn(cctx *c, const cairn_commit_options *o, cairn_commit_result *out,
 		      commit_fail **fails, size_t *n_fails)
@@ -102,8 +128,11 @@ static int run_in_txn(cctx *c, const cairn_commit_options *o, cairn_commit_resul
 		rc = err_set(CAIRN_ECONFLICT, "branch %s is at revision %llu, not the expected %llu",
 			     c->d.br.name, (unsigned long long)branch_head(&c->d.br),
 			     (unsigned long long)o->expect_revision);
-	else if (!(rc = commit_validate(c)))
-		rc = commit_apply(c, &o->prov, out);
+	else if (!(rc = commit_validate(c)) && !(rc = c->n_ops || !c->unchanged
+							   ? commit_apply(c, &o->prov, out)
+							   : head_result(c, out)) &&
+		 out)
+		out->unchanged = c->unchanged;
 	if (rc && fails && c->n_fails) {
 		*fails = c->fails;
 		*n_fails = c->n_fails;

@@ -86,6 +86,7 @@ typedef struct cctx {
 	buf tmp;
 	commit_fail *fails;
 	size_t n_fails;
+	uint64_t unchanged; /* changes that would write what is there: skipped */
 	const commit_extra *x; /* a merge's second parent, or NULL */
 	arena mem;	    /* stored values parsed, values built by the commit */
 	wlist wl;	    /* the index entries and Versions to write, sorted at the end */

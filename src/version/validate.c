@@ -375,6 +375,20 @@ static int plan_record(cctx *c, long idx, size_t ri, const jv *values, const cha
 	pop *o;
 	int rc;
 
+	/*
+	 * A put or patch that would write what the Record holds (its title, its
+	 * values, no new vector and none to embed) writes nothing: a second
+	 * import of the same file, a patch to the value there, leave no Version.
+	 * A merge's puts are the merge's to write.
+	 */
+	if (r->exists && !ch->src_vid && !ch->vec && r->title_len == title_len &&
+	    memcmp(r->title, title, title_len) == 0 &&
+	    (r->values ? jv_equal(r->values, values)
+		       : values->type == JV_OBJECT && values->len == 0) &&
+	    !(c->emb && ch->op == OP_PUT && title_len && !r->vec_vid)) {
+		c->unchanged++;
+		return 0;
+	}
 	lin = cr_calloc(k->n_attrs + 1, sizeof(uint64_t));
 	if (!lin)
 		return err_set(CAIRN_ENOMEM, "out of memory");
@@ -556,6 +570,12 @@ static int plan_link_op(cctx *c, long idx, size_t li, int type, const jv *values
 			buf_put(&c->tmp, "{}", 2);
 		if (c->tmp.oom)
 			return err_set(CAIRN_ENOMEM, "out of memory");
+		/* A Link as it is, values and all: nothing to write (as plan_record). */
+		if (l->exists && l->loaded && !(ch && ch->src_vid) && l->values_len == c->tmp.len &&
+		    memcmp(l->values, c->tmp.p, c->tmp.len) == 0) {
+			c->unchanged++;
+			return 0;
+		}
 	}
 	o = op_new(c, type, idx, li);
 	if (!o)

@@ -143,6 +143,31 @@ out_has '"skipped":0'
 out_has '"commits":1'
 end
 
+# What is there already is not written again: no Version, no revision, and
+# the answer says so.
+begin "import, put, patch and link of what is there write nothing, and say unchanged"
+run log
+revs=$(wc -l <"$T/out")
+run import "$T/data.jsonl" --actor alice --message "second load"
+want_rc 0
+out_has '"records":4'
+out_has '"unchanged":5'
+out_has '"commits":0'
+run import "$T/data.jsonl" --text
+out_has '5 unchanged: already so, not written again'
+run history Part p1
+[ "$(grep -c '"change":' "$T/out")" -eq 1 ] || why="${why}a second Version of Part p1; "
+run put Part p1 --title "Bolt M6" --values '{"sku":"B6","supplier":"s1"}'
+want_rc 0
+out_has '"changes":0,"unchanged":1'
+out_has '"revision":2,'
+run patch Part p1 --values '{"sku":"B6"}' --text
+want_rc 0
+out_has 'nothing to commit: revision 2 holds it already'
+run log
+[ "$(wc -l <"$T/out")" -eq "$revs" ] || why="${why}a revision was written; "
+end
+
 begin "get"
 run get Part p1
 want_rc 0
@@ -1468,7 +1493,7 @@ run put N a --title "alpha one" --values '{"tag":"x"}' --domain cp
 run put N b --title "beta" --values '{"tag":"x"}' --domain cp
 run link r N:a N:b --domain cp
 run put N a --title "alpha two" --values '{"tag":"y"}' --domain cp
-run link r N:a N:b --values '{}' --domain cp
+run link r N:a N:b --values '{"w":1}' --domain cp
 run put N a --title "alpha three" --values '{"tag":"z"}' --domain cp
 run query N --where '{"tag":"y"}' --at 5 --domain cp
 out_has '"key":"a"'

@@ -112,6 +112,14 @@ await test('commits: durable, validated, atomic; errors name the change', async 
 	eq(r.body.changes, 3);
 	eq(r.headers.get('x-cairn-revision'), String(r.body.revision));
 	rev1 = r.body.revision;
+	eq(r.body.unchanged, 0);
+	// The same again: nothing written, 200, the head's revision and hash, and it says so.
+	const first = r.body;
+	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [
+		{ kind: 'Supplier', key: 'S1', title: 'Acme', values: { rating: 3, vat: 'V1' } },
+		{ kind: 'Part', key: 'P1', op: 'patch', values: { sku: 'A' } },
+		{ rel: 'supplied_by', from: 'Part:P1', to: 'Supplier:S1', values: { share: 1 } }] } });
+	eq([r.status, r.body.revision, r.body.hash, r.body.changes, r.body.unchanged], [200, rev1, first.hash, 0, 3]);
 	const before = await call(srv, 'GET', `${D}/export`, { token: reader });
 	r = await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Part', key: 'P2', values: { sku: 'B' } }, { kind: 'Part', key: 'P3', values: {} }] } });
 	eq(r.status, 422);
