@@ -167,7 +167,9 @@ static void print_summary(cli *c, const cairn_graph *g, int path)
 	else
 		printf("%zu Record%s, %zu Link%s%s\n", g->n_nodes, g->n_nodes == 1 ? "" : "s",
 		       g->n_links, g->n_links == 1 ? "" : "s",
-		       g->truncated ? " (truncated: raise --fanout or --limit)" : "");
+		       !g->truncated ? ""
+		       : strcmp(c->cmd->name, "follow") == 0 ? " (truncated: raise --limit)"
+							      : " (truncated: raise --fanout or --limit)");
 }
 
 /* The common part: hops from --hop (or --dir, --rel, --kind), a read transaction. */

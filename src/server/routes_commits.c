@@ -334,7 +334,9 @@ void h_merge(req *r)
 		return;
 	if (!from)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
-				   "\"from\", the branch to merge, is required");
+				   "\"from\", the branch to merge, is required (\"into\" is the "
+				   "target; \"source\" here is the merge's provenance, where "
+				   "proposals name the branch \"source\")");
 	if (api_allow(r, d, NEED_WRITE, into ? into : "main"))
 		return;
 	memset(&mo, 0, sizeof(mo));

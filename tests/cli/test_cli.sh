@@ -1044,6 +1044,11 @@ run follow Part:gp1 --hop out:supplied_by --hop in:supplied_by
 want_rc 0
 out_has '"key":"gp3"'
 out_has '"nodes":3,"links":0'
+run follow Part:gp1 --hop out:supplied_by --hop in:supplied_by --limit 1 --text
+want_rc 0
+out_has '(truncated: raise --limit)'
+run neighbors Supplier:gs1 --hop in:supplied_by:Part --fanout 2 --text
+out_has '(truncated: raise --fanout or --limit)'
 run path Part:gp1 Supplier:gs2
 want_rc 0
 out_has '"found":true'
