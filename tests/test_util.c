@@ -80,6 +80,28 @@ void test_util_utf8(void)
 	CHECK(!name_valid("abc", 2));
 }
 
+/* Close names: one edit in a short name, two in a longer one, case ignored, never most of it. */
+void test_util_closest(void)
+{
+	static const char *const names[] = {"default", "supply", "rating", "vat", "ab"};
+	const size_t n = sizeof(names) / sizeof(names[0]);
+	char lng[80];
+
+	CHECK(strcmp(text_closest("defualt", 7, names, n), "default") == 0); /* a swap */
+	CHECK(strcmp(text_closest("DEFAULT", 7, names, n), "default") == 0);
+	CHECK(strcmp(text_closest("defaul", 6, names, n), "default") == 0);
+	CHECK(strcmp(text_closest("dfeaultt", 8, names, n), "default") == 0); /* two */
+	CHECK(text_closest("dfaulttt", 8, names, n) == NULL);		     /* three */
+	CHECK(strcmp(text_closest("ratng", 5, names, n), "rating") == 0);
+	CHECK(strcmp(text_closest("vta", 3, names, n), "vat") == 0);
+	CHECK(text_closest("vxx", 3, names, n) == NULL); /* two in a short name */
+	CHECK(text_closest("a", 1, names, n) == NULL);	 /* most of the name */
+	CHECK(text_closest("", 0, names, n) == NULL);
+	CHECK(text_closest("supply", 6, names, 0) == NULL);
+	memset(lng, 'x', sizeof(lng));
+	CHECK(text_closest(lng, 65, names, n) == NULL); /* too long to suggest for */
+}
+
 void test_util_time(void)
 {
 	int64_t d, ms;

@@ -24,6 +24,7 @@
 	X(util_buf)                                                                                \
 	X(util_utf8)                                                                               \
 	X(util_time)                                                                               \
+	X(util_closest)                                                                            \
 	X(util_hmap)                                                                               \
 	X(util_arena)                                                                              \
 	X(util_alloc)                                                                              \

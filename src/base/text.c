@@ -262,3 +262,62 @@ uint64_t hash64(const void *p, size_t n)
 {
 	return XXH3_64bits(p, n);
 }
+
+/* ---------------------------------------------------- close names -- */
+
+#define CLOSE_NAME_CAP 64 /* longer names get no suggestion */
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
+}
+
+/* Edits from a to b (optimal string alignment: a swap of neighbours is one), ignoring case. */
+static size_t edits(const char *a, size_t n, const char *b, size_t m)
+{
+	unsigned char d[CLOSE_NAME_CAP + 1][CLOSE_NAME_CAP + 1];
+
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (unsigned char)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (unsigned char)j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			size_t c = lower(a[i - 1]) != lower(b[j - 1]);
+			size_t v = (size_t)d[i - 1][j - 1] + c;
+
+			if ((size_t)d[i - 1][j] + 1 < v)
+				v = (size_t)d[i - 1][j] + 1;
+			if ((size_t)d[i][j - 1] + 1 < v)
+				v = (size_t)d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+			    lower(a[i - 2]) == lower(b[j - 1]) && (size_t)d[i - 2][j - 2] + 1 < v)
+				v = (size_t)d[i - 2][j - 2] + 1;
+			d[i][j] = (unsigned char)v;
+		}
+	}
+	return d[n][m];
+}
+
+const char *text_closest(const char *s, size_t len, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+	/* One edit in a short name, two in a longer one; never most of the name. */
+	size_t max = len <= 4 ? 1 : 2;
+
+	if (!len || len > CLOSE_NAME_CAP)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t m = strlen(names[i]), d;
+
+		if (m > CLOSE_NAME_CAP)
+			continue;
+		d = edits(s, len, names[i], m);
+		if (d < best_d && d <= max && d < len && d < m) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
+}

@@ -20,6 +20,14 @@ int time_parse_rfc3339(const char *s, size_t n, int64_t *ms);
 /* Parse YYYY-MM-DD; returns 0 and days since 1970-01-01, or -1. */
 int date_parse(const char *s, size_t n, int64_t *days);
 
+/*
+ * The name of names[0..n-1] closest to s[0..len-1], ignoring case: one edit
+ * away in a name of up to 4 bytes, two in a longer one (a swap of
+ * neighbours is one), never most of the name; NULL when none is that close
+ * or s is longer than 64 bytes. For "did you mean" in messages.
+ */
+const char *text_closest(const char *s, size_t len, const char *const *names, size_t n);
+
 /* SHA-256 of several byte ranges, incrementally. */
 typedef struct sha256_ctx {
 	void *md;

@@ -151,6 +151,12 @@ int64_t cli_parse_duration_ms(const char *s);
 /* Fill read options from the command line (branch, --at). Returns 0 or an exit code. */
 int cli_read_options(cli *c, cairn_read_options *ro);
 void cli_commit_options(cli *c, cairn_commit_options *co);
+/*
+ * cli_commit_options for a write that may make its Domain: 0, or the exit
+ * code after refusing a Domain that does not exist and is named so close
+ * to one that does that it is taken for a typo (domain_not_found).
+ */
+int cli_write_options(cli *c, cairn_store *st, cairn_commit_options *co);
 /* The most items a comma-separated option holds (--kind, --rel). */
 #define LIST_MAX 64
 /* "a,b,c" into out[0..*n-1], in place; an empty item or more than LIST_MAX is -1. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,6 +221,29 @@ static void close_embedder(void)
 	cairn_embedder_close(embedder_to_close);
 }
 
+/* The names of the store's Domains, in name order (strdup'd). */
+typedef struct domain_names {
+	char **names;
+	size_t n, cap;
+} domain_names;
+
+static int add_domain(void *ctx, const cairn_domain_info *d)
+{
+	domain_names *dn = ctx;
+	char **grown;
+
+	if (dn->n == dn->cap) {
+		dn->cap = dn->cap ? 2 * dn->cap : 16;
+		if (!(grown = realloc(dn->names, dn->cap * sizeof(*grown))))
+			return CAIRN_ENOMEM;
+		dn->names = grown;
+	}
+	if (!(dn->names[dn->n] = strdup(d->name)))
+		return CAIRN_ENOMEM;
+	dn->n++;
+	return 0;
+}
+
 void cli_commit_options(cli *c, cairn_commit_options *co)
 {
 	memset(co, 0, sizeof(*co));
@@ -236,6 +260,43 @@ void cli_commit_options(cli *c, cairn_commit_options *co)
 		co->has_expect = 1;
 		co->expect_revision = (uint64_t)c->expect;
 	}
+}
+
+static void domain_names_free(domain_names *dn)
+{
+	for (size_t i = 0; i < dn->n; i++)
+		free(dn->names[i]);
+	free(dn->names);
+}
+
+int cli_write_options(cli *c, cairn_store *st, cairn_commit_options *co)
+{
+	domain_names dn = {0};
+	const char *near = NULL;
+	char msg[512];
+	int rc, found = 0;
+
+	cli_commit_options(c, co);
+	if ((rc = cairn_domain_list(st, add_domain, &dn))) {
+		domain_names_free(&dn);
+		return cli_fail(c, rc, c->cmd->name);
+	}
+	for (size_t i = 0; i < dn.n && !found; i++)
+		found = strcmp(dn.names[i], c->domain) == 0;
+	if (!found)
+		near = text_closest(c->domain, strlen(c->domain), (const char *const *)dn.names,
+				    dn.n);
+	/* Short names are often one edit apart on purpose (hy, hy2): only their case is a typo. */
+	if (near && strlen(c->domain) < 5 && strcasecmp(near, c->domain) != 0)
+		near = NULL;
+	if (near)
+		snprintf(msg, sizeof(msg),
+			 "no Domain named \"%s\" (did you mean \"%s\"?): a write makes the Domain "
+			 "it names when there is none, but not one named so close to another; "
+			 "if \"%s\" is meant, make it first (cairn domain create %s)",
+			 c->domain, near, c->domain, c->domain);
+	domain_names_free(&dn);
+	return near ? cli_fail_msg(c, CAIRN_ENODOMAIN, c->cmd->name, msg) : 0;
 }
 
 /* ---------------------------------------------------------- commands -- */
@@ -381,7 +442,11 @@ int cmd_schema(cli *c)
 			cairn_close(st);
 			return EXIT_NOTFOUND;
 		}
-		cli_commit_options(c, &co);
+		if ((ex = cli_write_options(c, st, &co))) {
+			free(json);
+			cairn_close(st);
+			return ex;
+		}
 		rc = cairn_schema_apply(st, &co, json, len, &res);
 		if (rc)
 			ex = cli_fail(c, rc, "schema");
@@ -514,7 +579,12 @@ int cmd_import(cli *c)
 			fclose(io.vectors);
 		return ex;
 	}
-	cli_commit_options(c, &io.commit);
+	if ((ex = cli_write_options(c, st, &io.commit))) {
+		if (io.vectors)
+			fclose(io.vectors);
+		cairn_close(st);
+		return ex;
+	}
 	if (!io.commit.prov.source)
 		io.commit.prov.source = c->args[0];
 	rc = cairn_import_begin(st, &io, &im);
@@ -637,7 +707,11 @@ int cmd_write(cli *c)
 		cairn_changeset_free(cs);
 		return ex;
 	}
-	cli_commit_options(c, &co);
+	if ((ex = cli_write_options(c, st, &co))) {
+		cairn_changeset_free(cs);
+		cairn_close(st);
+		return ex;
+	}
 	rc = cairn_commit(st, &co, cs, &res);
 	if (rc)
 		ex = cli_fail(c, rc, cmd);
@@ -1001,29 +1075,6 @@ static void on_problem(void *ctx, const char *p)
 	} else {
 		printf("problem: %s\n", p);
 	}
-}
-
-/* The names of the store's Domains, in name order (strdup'd). */
-typedef struct domain_names {
-	char **names;
-	size_t n, cap;
-} domain_names;
-
-static int add_domain(void *ctx, const cairn_domain_info *d)
-{
-	domain_names *dn = ctx;
-	char **grown;
-
-	if (dn->n == dn->cap) {
-		dn->cap = dn->cap ? 2 * dn->cap : 16;
-		if (!(grown = realloc(dn->names, dn->cap * sizeof(*grown))))
-			return CAIRN_ENOMEM;
-		dn->names = grown;
-	}
-	if (!(dn->names[dn->n] = strdup(d->name)))
-		return CAIRN_ENOMEM;
-	dn->n++;
-	return 0;
 }
 
 /* Check one Domain and print its line; 0, 1 when it has a problem, or -1 after an error. */

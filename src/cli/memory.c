@@ -82,7 +82,10 @@ int cmd_remember(cli *c)
 	in.flags = c->replace ? CAIRN_REMEMBER_REPLACE : 0;
 	if ((ex = cli_open(c, 0, &st)))
 		return ex;
-	cli_commit_options(c, &co);
+	if ((ex = cli_write_options(c, st, &co))) {
+		cairn_close(st);
+		return ex;
+	}
 	rc = cairn_remember(st, &co, &in, 1, &out, &res);
 	if (rc) {
 		ex = cli_fail(c, rc, "remember");

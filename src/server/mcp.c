@@ -423,7 +423,7 @@ static void suggest(call *k, int rc, buf *e, const char *msg)
 	if ((q = strrchr(msg, '"')) && q > msg) {
 		for (p = q - 1; p > msg && *p != '"'; p--)
 			;
-		if (*p == '"' && (near = mcp_closest(p + 1, (size_t)(q - p - 1), ns.v, ns.n)))
+		if (*p == '"' && (near = text_closest(p + 1, (size_t)(q - p - 1), ns.v, ns.n)))
 			buf_printf(e, " (did you mean \"%s\"?)", near);
 	}
 	buf_printf(e, "; %s ", ns.what);

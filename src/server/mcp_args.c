@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "server/mcp_args.h"
 
 #define NAME_CAP 64 /* longer names get no suggestion */
@@ -100,61 +101,6 @@ void mcp_schema_write(buf *b, const mcp_arg *args)
 }
 
 /* ------------------------------------------------------------- names -- */
-
-static int lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
-}
-
-/* Edits from a to b (optimal string alignment: a swap of neighbours is one), ignoring case. */
-static size_t edits(const char *a, size_t n, const char *b, size_t m)
-{
-	unsigned char d[NAME_CAP + 1][NAME_CAP + 1];
-
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = (unsigned char)i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = (unsigned char)j;
-	for (size_t i = 1; i <= n; i++) {
-		for (size_t j = 1; j <= m; j++) {
-			size_t c = lower(a[i - 1]) != lower(b[j - 1]);
-			size_t v = (size_t)d[i - 1][j - 1] + c;
-
-			if ((size_t)d[i - 1][j] + 1 < v)
-				v = (size_t)d[i - 1][j] + 1;
-			if ((size_t)d[i][j - 1] + 1 < v)
-				v = (size_t)d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-			    lower(a[i - 2]) == lower(b[j - 1]) && (size_t)d[i - 2][j - 2] + 1 < v)
-				v = (size_t)d[i - 2][j - 2] + 1;
-			d[i][j] = (unsigned char)v;
-		}
-	}
-	return d[n][m];
-}
-
-const char *mcp_closest(const char *s, size_t len, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = (size_t)-1;
-	/* One edit in a short name, two in a longer one; never most of the name. */
-	size_t max = len <= 4 ? 1 : 2;
-
-	if (!len || len > NAME_CAP)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t m = strlen(names[i]), d;
-
-		if (m > NAME_CAP)
-			continue;
-		d = edits(s, len, names[i], m);
-		if (d < best_d && d <= max && d < len && d < m) {
-			best = names[i];
-			best_d = d;
-		}
-	}
-	return best;
-}
 
 size_t mcp_utf8_cut(const char *s, size_t n)
 {
@@ -301,7 +247,7 @@ static int check_value(buf *c, const mcp_arg *a, const jv *v, const char *path)
 				if (strcmp(a->enums[n], v->u.s) == 0)
 					return 0;
 			refuse(c, path, a, v);
-			if ((near = mcp_closest(v->u.s, v->len, a->enums, n)))
+			if ((near = text_closest(v->u.s, v->len, a->enums, n)))
 				buf_printf(c, ": did you mean \"%s\"?", near);
 			return -1;
 		}
@@ -375,7 +321,7 @@ static int check_object(buf *c, const mcp_arg *args, const jv *o, const char *pa
 			   m->key);
 		if (strlen(m->key) != m->key_len)
 			PUTS(c, " (it holds U+0000)");
-		else if ((near = mcp_closest(m->key, m->key_len, names, n)))
+		else if ((near = text_closest(m->key, m->key_len, names, n)))
 			buf_printf(c, " (did you mean \"%s\"?)", near);
 		buf_printf(c, ": %s takes ", owner);
 		list_names(c, args);

@@ -66,13 +66,6 @@ int mcp_args_check(const mcp_arg *args, const jv *o, const char *tool, char *err
 const mcp_arg *mcp_arg_find(const mcp_arg *args, const char *name);
 
 /*
- * The name of names[0..n-1] closest to s (fewest edits: insertions,
- * deletions, substitutions and swaps of neighbours, ignoring ASCII case),
- * when it is close enough to be what was meant; NULL otherwise.
- */
-const char *mcp_closest(const char *s, size_t len, const char *const *names, size_t n);
-
-/*
  * The length of s[0..n-1] without a UTF-8 sequence cut short at its end
  * (text truncated to fit a buffer must stay valid UTF-8 in an answer).
  */

@@ -154,6 +154,55 @@ int branch_put(MDB_txn *txn, cairn_store *st, uint32_t dom, const branch_info *b
 	return db_put(txn, st, DB_CATALOG, k.b, k.n, v, 69 + nl + 1, 0);
 }
 
+#define DOMAINS_NAMED 16 /* the Domains a "no Domain" message lists */
+
+/* CAIRN_ENODOMAIN for name, with the closest name there is and the first Domains. */
+static int no_domain(MDB_txn *txn, cairn_store *st, const char *name)
+{
+	char names[DOMAINS_NAMED][CAIRN_MAX_NAME + 1], list[DOMAINS_NAMED * 24 + 64];
+	const char *ptrs[DOMAINS_NAMED], *near;
+	size_t n = 0, more = 0, len = 0;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	kbuf p;
+	int mrc;
+
+	ckey(&p, 0, CAT_NAME);
+	if (!mdb_cursor_open(txn, st->dbi[DB_CATALOG], &cur)) {
+		k.mv_data = p.b;
+		k.mv_size = p.n;
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		     mrc == 0 && k.mv_size > p.n && memcmp(k.mv_data, p.b, p.n) == 0;
+		     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			size_t nl = k.mv_size - p.n;
+
+			if (nl > CAIRN_MAX_NAME)
+				continue;
+			if (n == DOMAINS_NAMED) {
+				more++;
+				continue;
+			}
+			memcpy(names[n], (uint8_t *)k.mv_data + p.n, nl);
+			names[n][nl] = '\0';
+			ptrs[n] = names[n];
+			n++;
+		}
+		mdb_cursor_close(cur);
+	}
+	if (!n)
+		return err_set(CAIRN_ENODOMAIN,
+			       "no Domain named \"%s\": the store has no Domain yet (create one)",
+			       name);
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+					names[i]);
+	if (more && len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, " and %zu more", more);
+	near = text_closest(name, strlen(name), ptrs, n);
+	return err_set(CAIRN_ENODOMAIN, "no Domain named \"%s\"%s%s%s; the Domains are %s", name,
+		       near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "", list);
+}
+
 int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom)
 {
 	kbuf k;
@@ -164,7 +213,7 @@ int domain_id(MDB_txn *txn, cairn_store *st, const char *name, uint32_t *dom)
 	kb_bytes(&k, name, strlen(name));
 	rc = db_get(txn, st, DB_CATALOG, k.b, k.n, &v);
 	if (rc == CAIRN_ENOTFOUND)
-		return err_set(CAIRN_ENODOMAIN, "no Domain named \"%s\"", name);
+		return no_domain(txn, st, name);
 	if (rc)
 		return rc;
 	if (v.mv_size != 4)

@@ -556,6 +556,41 @@ run domain drop other
 want_rc 3
 end
 
+# A write makes the Domain it names when there is none, but a name that
+# close to one that exists is taken for a typo; a read of a Domain that does
+# not exist lists those that do.
+begin "a misspelled --domain: writes refused naming the close Domain, reads list the Domains"
+run schema apply "$T/schema.json" --domain defualt
+want_rc 3
+err_has '"code":"domain_not_found"'
+err_has 'did you mean \"default\"?'
+err_has 'cairn domain create defualt'
+run put Plant z1 --domain DEFAULT
+want_rc 3
+err_has 'did you mean \"default\"?'
+run import "$T/data.jsonl" --domain defautl
+want_rc 3
+run remember "x" --domain Default
+want_rc 3
+run domain list
+out_lines 1
+run get Plant z1 --domain defualt
+want_rc 3
+err_has 'no Domain named \"defualt\" (did you mean \"default\"?); the Domains are default'
+run domain create defualt
+want_rc 0
+run schema apply "$T/schema.json" --domain defualt
+want_rc 0
+run domain drop defualt
+want_rc 0
+run schema apply "$T/schema.json" --domain ab
+want_rc 0
+run schema apply "$T/schema.json" --domain ac
+want_rc 0
+run domain drop ab
+run domain drop ac
+end
+
 # --------------------------------------------------- usage and output --
 
 begin "unknown command"
