@@ -1,5 +1,6 @@
 /* The cairn command: main, shared helpers, and the store, read and write commands (docs/cli.md). */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,11 +490,54 @@ static double elapsed(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * What an import has committed so far, for SIGINT's handler to say: two
+ * buffers, the handler reading the one last finished while the other is
+ * written.
+ */
+static char committed_msg[2][320];
+static size_t committed_len[2];
+static volatile sig_atomic_t committed_cur = -1;
+
+static void note_committed(const cli *c, const cairn_import_stats *s)
+{
+	int next = committed_cur == 0 ? 1 : 0;
+	int n;
+
+	if (c->json && !c->tty_err)
+		n = snprintf(committed_msg[next], sizeof(committed_msg[next]),
+			     "{\"interrupted\":{\"commits\":%llu,\"records\":%llu,\"links\":%llu,"
+			     "\"unchanged\":%llu}}\n",
+			     (unsigned long long)s->commits, (unsigned long long)s->records,
+			     (unsigned long long)s->links, (unsigned long long)s->unchanged);
+	else
+		n = snprintf(committed_msg[next], sizeof(committed_msg[next]),
+			     "\ncairn: import interrupted: %llu commit%s made before it (%llu Records, "
+			     "%llu Links): they stay, and the same import again writes only what is "
+			     "missing\n",
+			     (unsigned long long)s->commits, s->commits == 1 ? "" : "s",
+			     (unsigned long long)s->records, (unsigned long long)s->links);
+	committed_len[next] = n > 0 ? (size_t)n : 0;
+	committed_cur = next;
+}
+
+/* SIGINT, SIGTERM during an import: say what stays committed, then die of the signal. */
+static void on_import_signal(int sig)
+{
+	int cur = committed_cur;
+
+	if (cur >= 0 && write(STDERR_FILENO, committed_msg[cur], committed_len[cur]) < 0)
+		cur = -1;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void on_progress(void *ctx, const cairn_import_stats *s)
 {
 	struct progress *p = ctx;
 	double t = elapsed(&p->t0), rate = t > 0 ? (double)(s->records + s->links) / t : 0;
 
+	note_committed(p->c, s);
 	if (!p->c->tty_err)
 		return;
 	fprintf(stderr, "\r  %llu lines, %llu Records, %llu Links, %.0f/s",
@@ -587,6 +631,10 @@ int cmd_import(cli *c)
 	}
 	if (!io.commit.prov.source)
 		io.commit.prov.source = c->args[0];
+	memset(&stats, 0, sizeof(stats));
+	note_committed(c, &stats);
+	signal(SIGINT, on_import_signal);
+	signal(SIGTERM, on_import_signal);
 	rc = cairn_import_begin(st, &io, &im);
 	for (int i = 0; !rc && i < c->nargs; i++) {
 		FILE *f = strcmp(c->args[i], "-") == 0 ? stdin : fopen(c->args[i], "r");
@@ -609,10 +657,27 @@ int cmd_import(cli *c)
 		if (!rc)
 			rc = erc;
 	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (c->tty_err)
 		fprintf(stderr, "\n");
 	if (rc) {
 		ex = cli_fail(c, rc, "import");
+		/* What the batches before the failure committed stays. */
+		if (c->json && !c->tty_err)
+			fprintf(stderr,
+				"{\"committed\":{\"commits\":%llu,\"records\":%llu,\"links\":%llu,"
+				"\"unchanged\":%llu}}\n",
+				(unsigned long long)stats.commits, (unsigned long long)stats.records,
+				(unsigned long long)stats.links, (unsigned long long)stats.unchanged);
+		else
+			fprintf(stderr,
+				"cairn: import: before the failure, %llu commit%s (%llu Records, %llu "
+				"Links, %llu of them unchanged); they stay, and after the fix the same "
+				"import again writes only what is missing\n",
+				(unsigned long long)stats.commits, stats.commits == 1 ? "" : "s",
+				(unsigned long long)stats.records, (unsigned long long)stats.links,
+				(unsigned long long)stats.unchanged);
 	} else {
 		double t = elapsed(&pr.t0);
 

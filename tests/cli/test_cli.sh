@@ -416,8 +416,40 @@ want_rc 4
 out_empty
 err_has '"code":"type_mismatch"'
 err_has "$T/stop.jsonl:3"
+err_has '"committed":{"commits":0,"records":0'
 run get Plant m1
 want_rc 3
+run import "$T/stop.jsonl" --batch 1 --text
+want_rc 4
+err_has 'before the failure, 2 commits (2 Records, 0 Links, 0 of them unchanged); they stay'
+run get Plant m2
+want_rc 0
+run import "$T/stop.jsonl" --batch 1 --text
+err_has 'before the failure, 0 commits (2 Records, 0 Links, 2 of them unchanged)'
+end
+
+# Ctrl-C (SIGINT) during an import: it says what stays committed and dies of
+# the signal. The import reads a FIFO; the signal is sent once the first
+# line's commit can be read from the store.
+begin "import interrupted: says what it committed, exit 130"
+mkfifo "$T/int.fifo"
+"$CAIRN" import - --batch 1 <"$T/int.fifo" >"$T/out" 2>"$T/err" &
+pid=$!
+exec 3>"$T/int.fifo"
+echo '{"kind":"Plant","key":"int1"}' >&3
+i=0
+until "$CAIRN" get Plant int1 >/dev/null 2>&1 || [ $i -ge 6000 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+kill -INT "$pid"
+exec 3>&-
+wait "$pid"
+rc=$?
+want_rc 130
+err_has '{"interrupted":{"commits":1,"records":1,'
+run get Plant int1
+want_rc 0
 end
 
 begin "import: malformed line stops"
