@@ -212,6 +212,69 @@ const kind_def *schema_kind_n(const schema *s, const char *name, size_t n)
 	return NULL;
 }
 
+#define HINT_NAMES 32 /* names a hint lists */
+
+/* The hint of names (n, each at base + i * stride, a char * member), for what. */
+static const char *hint(const char *name, size_t len, const void *base, size_t n, size_t stride,
+			const char *what, char *out, size_t cap)
+{
+	const char *ptrs[256], *near;
+	size_t m = n < 256 ? n : 256, at = 0;
+
+	if (!cap)
+		return out;
+	out[0] = '\0';
+	if (!n)
+		return out;
+	for (size_t i = 0; i < m; i++)
+		ptrs[i] = *(char *const *)((const char *)base + i * stride);
+	near = name ? text_closest(name, len, ptrs, m) : NULL;
+	if (near)
+		at = (size_t)snprintf(out, cap, " (did you mean \"%s\"?)", near);
+	if (at < cap)
+		at += (size_t)snprintf(out + at, cap - at, "; %s", what);
+	for (size_t i = 0; i < n && i < HINT_NAMES && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? ", " : " ",
+				       *(char *const *)((const char *)base + i * stride));
+	if (n > HINT_NAMES && at < cap)
+		snprintf(out + at, cap - at, " and %zu more", n - HINT_NAMES);
+	return out;
+}
+
+const char *schema_hint_kind(const schema *s, const char *name, char *out, size_t cap)
+{
+	return hint(name, name ? strlen(name) : 0, s->kinds, s->n_kinds, sizeof(kind_def),
+		    "the Kinds are", out, cap);
+}
+
+const char *schema_hint_rel(const schema *s, const char *name, char *out, size_t cap)
+{
+	return hint(name, name ? strlen(name) : 0, s->rels, s->n_rels, sizeof(rel_def),
+		    "the Relations are", out, cap);
+}
+
+const char *schema_hint_attr(const kind_def *k, const char *name, size_t len, char *out,
+			     size_t cap)
+{
+	char what[CAIRN_MAX_NAME + 32];
+
+	snprintf(what, sizeof(what), "the attributes of %s are", k->name);
+	return hint(name, len, k->attrs, k->n_attrs, sizeof(attr_def), what, out, cap);
+}
+
+const char *schema_hint_enum(const attr_def *a, char *out, size_t cap)
+{
+	size_t at = 0;
+
+	if (!cap)
+		return out;
+	out[0] = '\0';
+	for (size_t i = 0; i < a->n_values && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? ", " : ": the values are ",
+				       a->values[i]);
+	return out;
+}
+
 const kind_def *schema_kind(const schema *s, const char *name)
 {
 	return schema_kind_n(s, name, strlen(name));
@@ -1089,8 +1152,10 @@ int attr_value_check(const attr_def *a, const jv *v, char *why, size_t whylen)
 		if (v->type != JV_STRING)
 			goto type;
 		if (!enum_has(a, v->u.s, v->len)) {
-			snprintf(why, whylen, "\"%.*s\" is not one of the values of enum %s",
-				 (int)v->len, v->u.s, a->name);
+			char vals[512];
+
+			snprintf(why, whylen, "\"%.*s\" is not one of the values of enum %s%s",
+				 (int)v->len, v->u.s, a->name, schema_hint_enum(a, vals, sizeof(vals)));
 			return CAIRN_EENUM;
 		}
 		return 0;

@@ -157,6 +157,18 @@ int schema_load(const char *json, size_t len, uint64_t rev, schema **out);
 void schema_delta_release(schema_delta *d);
 
 const kind_def *schema_kind(const schema *s, const char *name);
+/*
+ * What follows a message naming an unknown Kind, Relation or Attribute of
+ * Kind k (name[0..len-1]): ` (did you mean "X"?); the Kinds are A, B, ...`
+ * (the first 32, then how many more), into out; returns out ("" when there
+ * is none to name).
+ */
+const char *schema_hint_kind(const schema *s, const char *name, char *out, size_t cap);
+const char *schema_hint_rel(const schema *s, const char *name, char *out, size_t cap);
+const char *schema_hint_attr(const kind_def *k, const char *name, size_t len, char *out,
+			     size_t cap);
+/* ": the values are a, b, ..." for a value enum a does not have, into out. */
+const char *schema_hint_enum(const attr_def *a, char *out, size_t cap);
 const kind_def *schema_kind_n(const schema *s, const char *name, size_t n);
 const kind_def *schema_kind_id(const schema *s, uint32_t id);
 const attr_def *kind_attr(const kind_def *k, const char *name);

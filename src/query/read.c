@@ -58,9 +58,12 @@ static int kind_lookup(cairn_txn *t, const char *kind, const kind_def **k)
 {
 	if (!kind)
 		return err_set(CAIRN_EINVAL, "no Kind given");
+	char hint[1024];
+
 	*k = schema_kind(t->d.s, kind);
 	if (!*k)
-		return err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"", kind);
+		return err_set(CAIRN_EUNKNOWNKIND, "unknown Kind \"%s\"%s", kind,
+			       schema_hint_kind(t->d.s, kind, hint, sizeof(hint)));
 	return 0;
 }
 

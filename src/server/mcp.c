@@ -390,6 +390,8 @@ static void suggest(call *k, int rc, buf *e, const char *msg)
 
 	if (rc != CAIRN_EUNKNOWNKIND && rc != CAIRN_EUNKNOWNREL && rc != CAIRN_EUNKNOWNATTR)
 		return;
+	if (strstr(msg, "; the ")) /* the library named them already */
+		return;
 	/* Attributes are a Kind's: without a kind argument there is none to name. */
 	if (rc == CAIRN_EUNKNOWNATTR && !kind)
 		return;

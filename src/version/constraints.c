@@ -379,14 +379,10 @@ static int any_holder(cctx *c, const attr_def *a, const jv *val, const vrec *ver
 	return 1;
 }
 
-/* Is the value of attribute a held by a live Record other than r, outside this commit? */
-static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, int *taken)
+/* The Version of a live Record other than r, outside this commit, that holds a's value (0: none). */
+static int unique_taken(cctx *c, const attr_def *a, rstate *r, const jv *val, uint64_t *vid)
 {
-	uint64_t vid;
-	int rc = attr_holders(c, r->kind, a, val, same_value, r, &vid);
-
-	*taken = vid != 0;
-	return rc;
+	return attr_holders(c, r->kind, a, val, same_value, r, vid);
 }
 
 /* A live Record outside this commit whose ref attribute ad names r (*vid, 0 if none). */
@@ -415,8 +411,9 @@ static int check_unique(cctx *c)
 		for (size_t j = 0; j < k->n_attrs && !rc; j++) {
 			const attr_def *a = &k->attrs[j];
 			const jv *v = jv_get(r->values, a->name);
-			uint64_t *slot;
-			int isnew, taken;
+			uint64_t *slot, holder;
+			vrec hv;
+			int isnew;
 
 			if (!(a->flags & AF_UNIQUE) || !v)
 				continue;
@@ -447,17 +444,20 @@ static int check_unique(cctx *c)
 				continue;
 			}
 			*slot = i + 1;
-			rc = unique_taken(c, a, r, v, &taken);
-			if (rc || !taken)
+			rc = unique_taken(c, a, r, v, &holder);
+			if (rc || !holder)
 				continue;
+			if ((rc = version_get(&c->d, holder, &hv)))
+				break;
 			buf_reset(&c->tmp);
 			jv_canon(v, &c->tmp);
 			buf_cstr(&c->tmp);
 			rc = commit_failf(c, r->last_change, CAIRN_EUNIQUE, 0, NULL, 0,
 				   "change %ld (%s:%.*s): %s.%s must be unique, and %s is already "
-				   "used by another Record",
+				   "the value of %s:%.*s",
 				   r->last_change, k->name, (int)r->key_len, r->key, k->name,
-				   a->name, c->tmp.oom ? "the value" : (char *)c->tmp.p);
+				   a->name, c->tmp.oom ? "the value" : (char *)c->tmp.p, k->name,
+				   (int)hv.key_len, hv.key);
 		}
 	}
 	hmap_release(&inside);

@@ -255,7 +255,8 @@ static int op_encode(cctx *c, pop *o, const vrec *v)
 static int values_validate(cctx *c, long idx, const kind_def *k, const jv *values,
 			   const char *key, size_t key_len, const jv **out)
 {
-	char why[512];
+	char why[512], hint[1024];
+	size_t missing = 0, at = 0;
 
 	*out = values = jv_drop_nulls(&c->mem, values);
 	if (!values)
@@ -267,21 +268,30 @@ static int values_validate(cctx *c, long idx, const kind_def *k, const jv *value
 
 		if (!a || strlen(v->key) != v->key_len)
 			return failed(commit_failf(c, idx, CAIRN_EUNKNOWNATTR, 0, NULL, 0,
-					    "change %ld: Kind %s has no attribute \"%.*s\"", idx,
-					    k->name, (int)v->key_len, v->key));
+					    "change %ld: Kind %s has no attribute \"%.*s\"%s", idx,
+					    k->name, (int)v->key_len, v->key,
+					    schema_hint_attr(k, v->key, v->key_len, hint,
+							     sizeof(hint))));
 		code = attr_value_check(a, v, why, sizeof(why));
 		if (code)
 			return failed(commit_failf(c, idx, code, 0, NULL, 0, "change %ld (%s:%.*s): %s", idx,
 					    k->name, (int)key_len, key, why));
 	}
+	/* Every required attribute missing, named at once. */
 	for (size_t i = 0; i < k->n_attrs; i++) {
 		const attr_def *a = &k->attrs[i];
 
-		if ((a->flags & AF_REQUIRED) && !jv_get(values, a->name))
-			return failed(commit_failf(c, idx, CAIRN_EREQUIRED, 0, NULL, 0,
-					    "change %ld (%s:%.*s): required attribute %s is missing",
-					    idx, k->name, (int)key_len, key, a->name));
+		if ((a->flags & AF_REQUIRED) && !jv_get(values, a->name) && at < sizeof(hint)) {
+			at += (size_t)snprintf(hint + at, sizeof(hint) - at, "%s%s", missing ? ", " : "",
+					       a->name);
+			missing++;
+		}
 	}
+	if (missing)
+		return failed(commit_failf(c, idx, CAIRN_EREQUIRED, 0, NULL, 0,
+				    "change %ld (%s:%.*s): required attribute%s %s %s missing", idx,
+				    k->name, (int)key_len, key, missing > 1 ? "s" : "", hint,
+				    missing > 1 ? "are" : "is"));
 	return 0;
 }
 
@@ -773,12 +783,14 @@ static int do_delete(cctx *c, long idx, size_t ri, const cs_change *ch)
 /* Resolve a Kind name of change idx, or record a failure (-1). */
 static int kind_of(cctx *c, long idx, const char *name, const kind_def **k)
 {
+	char hint[1024];
+
 	*k = schema_kind(c->d.s, name);
 	if (*k)
 		return 0;
-	return failed(commit_failf(c, idx, CAIRN_EUNKNOWNKIND, 0, NULL, 0, "change %ld: unknown Kind \"%s\"", idx,
-		     name)
-		       );
+	return failed(commit_failf(c, idx, CAIRN_EUNKNOWNKIND, 0, NULL, 0,
+				   "change %ld: unknown Kind \"%s\"%s", idx, name,
+				   schema_hint_kind(c->d.s, name, hint, sizeof(hint))));
 }
 
 static int do_change(cctx *c, long idx, const cs_change *ch)
@@ -836,10 +848,13 @@ static int do_change(cctx *c, long idx, const cs_change *ch)
 		const kind_def *fk, *tk;
 
 		rl = schema_rel(c->d.s, ch->rel);
-		if (!rl)
+		if (!rl) {
+			char hint[1024];
+
 			return failed(commit_failf(c, idx, CAIRN_EUNKNOWNREL, 0, NULL, 0,
-				     "change %ld: unknown Relation \"%s\"", idx, ch->rel)
-				       );
+					   "change %ld: unknown Relation \"%s\"%s", idx, ch->rel,
+					   schema_hint_rel(c->d.s, ch->rel, hint, sizeof(hint))));
+		}
 		fk = schema_kind(c->d.s, ch->from_kind);
 		tk = schema_kind(c->d.s, ch->to_kind);
 		if (!fk || !tk || !rel_end_ok(rl->from_kind, fk->id) || !rel_end_ok(rl->to_kind, tk->id))

@@ -182,6 +182,35 @@ out_has '"provenance":{"actor":"alice"'
 out_has '"message":"first load"'
 end
 
+# Refusals say what would be right: the allowed values, every missing
+# attribute, the Record holding a unique value, the close name and the names
+# there are.
+begin "refusals name the fix: enum values, missing attributes, the holder of a unique value, close names"
+run put Supplier sx --values '{"country":"UK"}'
+want_rc 4
+err_has '\"UK\" is not one of the values of enum country: the values are DE, FR, US'
+run put Supplier sx --values '{"vat":"DE1"}'
+want_rc 4
+err_has 'is already the value of Supplier:s1'
+run put Part px --values '{}'
+want_rc 4
+err_has 'required attribute sku is missing'
+run put Supplier sx --values '{"vta":"X"}'
+want_rc 4
+err_has 'has no attribute \"vta\" (did you mean \"vat\"?); the attributes of Supplier are vat, country'
+run put Suplier sx
+want_rc 4
+err_has 'unknown Kind \"Suplier\" (did you mean \"Supplier\"?); the Kinds are Supplier, Part, Plant'
+run link suplied_by Part:p1 Supplier:s1
+want_rc 4
+err_has '(did you mean \"supplied_by\"?); the Relations are supplied_by, stocked_at'
+run get Prat p1
+want_rc 4
+err_has '(did you mean \"Part\"?)'
+run get Supplier sx
+want_rc 3
+end
+
 begin "get: missing key is not_found"
 run get Part nope
 want_rc 3
