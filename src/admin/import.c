@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,7 +514,7 @@ typedef struct reader {
 	cairn_changeset *cs;	/* the batch being handed over */
 	int ready;		/* cs is full and waits for the importer */
 	atomic_int stop;	/* the importer wants no more (read between lines too) */
-	int eof, io_error;	/* after this batch, the file ended (or could not be read) */
+	int eof, io_error;	/* after this batch, the file ended (or could not be read: errno) */
 	uint64_t lines, bytes, batch_bytes; /* of this batch */
 	int bad_rc;		/* this batch ends at a line that does not parse: */
 	uint64_t bad_tag;
@@ -595,7 +596,7 @@ static void *reader_main(void *arg)
 		if (!r->bad_rc && r->cs->n < im->o.batch && r->batch_bytes < BATCH_BYTES &&
 		    !atomic_load(&r->stop)) {
 			r->eof = 1;
-			r->io_error = ferror(r->in) != 0;
+			r->io_error = ferror(r->in) ? (errno ? errno : EIO) : 0;
 			done = 1;
 		}
 		pthread_mutex_lock(&r->mu);
@@ -680,7 +681,10 @@ int cairn_import_feed(cairn_import *im, const char *name, FILE *in)
 		}
 		if (eof) {
 			if (io_error)
-				rc = err_set(CAIRN_EIO, "%s: read error", im->files[fidx]);
+				rc = err_set(CAIRN_EIO, "%s: %s", im->files[fidx],
+					     io_error == EISDIR ? "is a directory: import reads files of "
+								  "JSON Lines"
+								: "read error");
 			break;
 		}
 	}

@@ -699,6 +699,14 @@ int cmd_import(cli *c)
 			       (unsigned long long)stats.unchanged);
 		if (stats.skipped && !c->json)
 			printf("skipped %llu bad lines\n", (unsigned long long)stats.skipped);
+		/* Skipping bad lines is for a few: a file of nothing else imported nothing. */
+		if (stats.skipped && !stats.records && !stats.links) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "every line was bad (%llu skipped): nothing was "
+				 "imported", (unsigned long long)stats.skipped);
+			ex = cli_fail_msg(c, CAIRN_EJSON, "import", msg);
+		}
 	}
 	cairn_close(st);
 	if (io.vectors)

@@ -447,6 +447,15 @@ static int line_record(cs_change *c, const jv *o, long idx)
 	key = str_member(o, "key", &key_len, &bad);
 	title = str_member(o, "title", &title_len, &bad);
 	op = str_member(o, "op", &op_len, &bad);
+	if (!bad && (!kind || !key)) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "%s missing: a Record line has \"kind\" and \"key\" (strings), a Link "
+			 "line \"rel\", \"from\" and \"to\" (docs/import.md)",
+			 !kind ? (!key ? "\"kind\" and \"key\" are" : "\"kind\" is") : "\"key\" is");
+		return line_err(CAIRN_ETYPE, idx, msg);
+	}
 	if (bad || !kind || !key)
 		return line_err(CAIRN_ETYPE, idx,
 				"\"kind\" and \"key\" must be strings, and \"title\" and \"op\" "
@@ -556,8 +565,29 @@ int cairn_changeset_add_json(cairn_changeset *cs, const char *line, size_t len)
 	c->mem.hint = len * 2 + 256;
 	o = jv_parse(&c->mem, line, len, "line");
 	if (!o) {
+		size_t i = 0, shown;
+		char was[256];
+
+		/* What the line looks like says what the file is: CSV, text, an object over lines. */
+		while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+			i++;
+		for (shown = 0; i + shown < len && shown < 24 && (unsigned char)line[i + shown] >= ' ';)
+			shown++;
+		snprintf(was, sizeof(was), "%s", cairn_errmsg());
 		rc = err_code();
-		err_set_index(idx);
+		if (rc == CAIRN_EJSON && (i == len || (line[i] != '{' && line[i] != '[')))
+			err_change(rc, idx,
+				   "%s: JSON Lines expected, one JSON object a line (docs/import.md), "
+				   "and this line begins \"%.*s\"",
+				   was, (int)shown, line + i);
+		else if (rc == CAIRN_EJSON)
+			err_change(rc, idx,
+				   "%s: JSON Lines put each object on one line; a JSON document "
+				   "spread over lines, or an array, is turned into lines with "
+				   "jq -c 'if type == \"array\" then .[] else . end' FILE",
+				   was);
+		else
+			err_set_index(idx);
 	} else if (o->type != JV_OBJECT) {
 		rc = line_err(CAIRN_EJSON, idx, "a line must be a JSON object");
 	} else if (jv_get(o, "kind")) {

@@ -481,6 +481,33 @@ run get Plant int1
 want_rc 0
 end
 
+# What is given to import instead of JSON Lines is named, with what to do.
+begin "import of what is not JSON Lines: CSV, a pretty-printed document, a directory, a line without its key"
+printf 'name,city\nm9,Lyon\n' >"$T/plants.csv"
+run import "$T/plants.csv"
+want_rc 4
+err_has 'JSON Lines expected, one JSON object a line'
+err_has 'this line begins \"name,city\"'
+printf '{\n  "kind": "Plant", "key": "m9"\n}\n' >"$T/pretty.json"
+run import "$T/pretty.json"
+want_rc 4
+err_has 'JSON Lines put each object on one line'
+err_has 'jq -c'
+mkdir -p "$T/a-dir"
+run import "$T/a-dir"
+want_rc 1
+err_has 'is a directory: import reads files of JSON Lines'
+echo '{"kind":"Plant","title":"no key"}' >"$T/nokey.jsonl"
+run import "$T/nokey.jsonl"
+want_rc 4
+err_has '\"key\" is missing: a Record line has \"kind\" and \"key\"'
+run import "$T/plants.csv" --on-error skip
+want_rc 4
+err_has 'every line was bad (2 skipped): nothing was imported'
+run get Plant m9
+want_rc 3
+end
+
 begin "import: malformed line stops"
 printf '%s\n' '{"kind":"Plant","key":"m1"}' '{"kind":"Plant","key":' >"$T/malformed.jsonl"
 run import "$T/malformed.jsonl"
