@@ -1182,6 +1182,24 @@ typedef struct cairn_vacuum_result {
  */
 CAIRN_API int cairn_vacuum(const char *path, cairn_vacuum_result *out);
 
+typedef struct cairn_backup_result {
+	uint64_t bytes;		/* size of the backup's data file */
+	double seconds;
+	uint64_t reserved[CAIRN_RESERVED]; /* zeroed by the library (growth: docs/api.md) */
+} cairn_backup_result;
+
+/*
+ * An online backup of the open store into dir, a directory that does not
+ * exist (made, mode 0700) or is empty: one consistent copy of every
+ * Domain as of the moment it starts (an LMDB read transaction: readers and
+ * writers go on meanwhile; free pages are left out), written to a file
+ * of its own, synced, and renamed to dir/data.mdb, so that a backup that
+ * did not finish is never taken for one. Restored by opening dir as a
+ * store. Errors: CAIRN_EINVAL, CAIRN_EEXIST (dir holds something),
+ * CAIRN_EIO. Thread-safe.
+ */
+CAIRN_API int cairn_backup(cairn_store *st, const char *dir, cairn_backup_result *out);
+
 /* ------------------------------------------------------ history, lineage -- */
 
 enum cairn_change {

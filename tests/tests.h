@@ -39,6 +39,7 @@
 	X(schema_merge)                                                                            \
 	X(store_open)                                                                              \
 	X(store_locked)                                                                            \
+	X(store_backup)                                                                            \
 	X(store_grow)                                                                              \
 	X(store_wlist_sort)                                                                        \
 	X(domain_lifecycle)                                                                        \

@@ -193,6 +193,7 @@ int cmd_lineage(cli *c);
 int cmd_compact(cli *c);
 int cmd_erase(cli *c);
 int cmd_vacuum(cli *c);
+int cmd_backup(cli *c);
 int cmd_maintain(cli *c);
 int cmd_diff(cli *c);
 int cmd_changes(cli *c);

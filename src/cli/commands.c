@@ -137,6 +137,13 @@ static const char vacuum_usage[] =
 	"old one: after cairn erase, the erased bytes are then gone from the disk.\n"
 	"Refused while any process (cairn serve included) has the store open.\n\n" OPTS_STORE;
 
+static const char backup_usage[] =
+	"usage: cairn backup DIR\n\n"
+	"An online backup: one consistent copy of the whole store (every Domain, its\n"
+	"history, branches, proposals and tokens) into DIR, a new or empty directory,\n"
+	"while readers and writers go on (cairn serve included). Restore by opening\n"
+	"DIR as the store (--store DIR), or by copying DIR/data.mdb in place.\n\n" OPTS_STORE;
+
 static const char branch_usage[] =
 	"usage: cairn branch [list]\n"
 	"       cairn branch create NAME [--from B]\n"
@@ -497,6 +504,7 @@ const cli_cmd cli_commands[] = {
 	 compact_usage, 0},
 	{"erase", cmd_erase, "erase a Record, a source or an actor for good", erase_usage, 0},
 	{"vacuum", cmd_vacuum, "rewrite the store's file with live data only", vacuum_usage, 0},
+	{"backup", cmd_backup, "a consistent copy of the store while it is in use", backup_usage, 0},
 	GROUP("Branches"),
 	{"branch", cmd_branch, "list, create, rename or delete branches", branch_usage, 0},
 	{"diff", cmd_diff, "what differs between two branches or two revisions", diff_usage, 0},

@@ -1661,6 +1661,32 @@ int cmd_vacuum(cli *c)
 	return 0;
 }
 
+int cmd_backup(cli *c)
+{
+	cairn_backup_result r;
+	cairn_store *st;
+	int rc, ex;
+
+	if (c->nargs != 1)
+		return cli_usage("backup DIR");
+	if ((ex = cli_open(c, 0, &st)))
+		return ex;
+	rc = cairn_backup(st, c->args[0], &r);
+	cairn_close(st);
+	if (rc)
+		return cli_fail(c, rc, "backup");
+	if (c->json) {
+		printf("{\"backup\":");
+		out_str(stdout, c->args[0], strlen(c->args[0]));
+		printf(",\"bytes\":%llu,\"seconds\":%.3f}\n", (unsigned long long)r.bytes,
+		       r.seconds);
+	} else {
+		printf("backed up %s into %s: %llu bytes, %.2f s (open it with --store %s)\n",
+		       c->store, c->args[0], (unsigned long long)r.bytes, r.seconds, c->args[0]);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------- main -- */
 
 /* --embed: the model that embeds what this command writes (closed at exit). */

@@ -528,6 +528,7 @@ static const route_def routes[] = {
 	R("GET", h_metrics, "v1", "metrics"),
 	R("GET", h_domains, "v1", "domains"),
 	R("POST", h_domain_create, "v1", "domains"),
+	R("POST", h_backup, "v1", "backup"),
 	R("DELETE", h_domain_drop, "v1", "domains", ":domain"),
 	R("GET", h_schema_get, "v1", "domains", ":domain", "schema"),
 	R("PUT", h_schema_put, "v1", "domains", ":domain", "schema"),

@@ -184,6 +184,7 @@ int api_w_item(void *ctx, const cairn_change_item *it);
 /* routes_domains.c */
 void h_domains(req *r);
 void h_domain_create(req *r);
+void h_backup(req *r);
 void h_domain_drop(req *r);
 void h_schema_get(req *r);
 void h_schema_put(req *r);

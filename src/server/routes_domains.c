@@ -44,6 +44,31 @@ void h_domains(req *r)
 	reply_json(r, 200);
 }
 
+/* POST /v1/backup {"dir"}: an online backup of the whole store (cairn_backup), on the server's disk. */
+void h_backup(req *r)
+{
+	static const char *const names[] = {"dir", NULL};
+	cairn_backup_result res;
+	const jv *o = NULL;
+	const char *dir;
+	int rc;
+
+	if (api_allow(r, NULL, NEED_ADMIN_ALL, NULL) || !(o = api_body_object(r)) ||
+	    api_only(r, o, names) || api_str_member(r, o, "dir", &dir))
+		return;
+	if (!dir || *dir != '/')
+		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
+				   "\"dir\" is required: an absolute path on the server's machine, "
+				   "a new or empty directory");
+	if ((rc = cairn_backup(r->s->st, dir, &res)))
+		return reply_cairn(r, rc);
+	PUTS(&r->out, "{\"backup\":");
+	wire_cstr(&r->out, dir);
+	buf_printf(&r->out, ",\"bytes\":%llu,\"seconds\":%.3f}", (unsigned long long)res.bytes,
+		   res.seconds);
+	reply_json(r, 201);
+}
+
 void h_domain_create(req *r)
 {
 	static const char *const names[] = {"name", "memory", NULL};

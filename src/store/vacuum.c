@@ -17,9 +17,14 @@
  * the vacuum takes it with LOCK_EX, without waiting, and refuses
  * (CAIRN_ELOCKED) if anyone holds it. A crash leaves the old store whole
  * and a `.vacuum` folder beside it, which the next vacuum removes.
+ *
+ * cairn backup: a copy of an open store, made by LMDB from one read
+ * transaction (mdb_env_copyfd2, compacting), while the store is in use.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,4 +210,63 @@ out:
 	if (out)
 		*out = res;
 	return rc;
+}
+
+int cairn_backup(cairn_store *st, const char *dir, cairn_backup_result *out)
+{
+	cairn_backup_result res;
+	char part[PATH_MAX], data[PATH_MAX];
+	uint64_t t0 = time_mono_ns();
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	int fd, mrc, rc = 0, empty = 1;
+
+	memset(&res, 0, sizeof(res));
+	if (out)
+		*out = res;
+	if (!st || !dir || !*dir)
+		return err_set(CAIRN_EINVAL, "cairn_backup: no store or no directory");
+	if (snprintf(part, sizeof(part), "%s/data.mdb.partial", dir) >= (int)sizeof(part) ||
+	    snprintf(data, sizeof(data), "%s/data.mdb", dir) >= (int)sizeof(data))
+		return err_set(CAIRN_EINVAL, "cairn_backup: the directory's path is too long");
+	if (mkdir(dir, 0700) != 0) {
+		if (errno != EEXIST || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			return err_set(errno == EEXIST ? CAIRN_EEXIST : CAIRN_EIO, "%s: %s", dir,
+				       errno == EEXIST ? "exists and is not a directory"
+						       : strerror(errno));
+		if (!(d = opendir(dir)))
+			return err_set(CAIRN_EIO, "%s: %s", dir, strerror(errno));
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				empty = 0;
+		closedir(d);
+		if (!empty)
+			return err_set(CAIRN_EEXIST,
+				       "%s is not empty: a backup goes into a new or an empty directory",
+				       dir);
+	}
+	if ((fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		return err_set(CAIRN_EIO, "%s: %s", part, strerror(errno));
+	/* The copy's read transaction must not meet a growth of the map (env.c). */
+	pthread_rwlock_rdlock(&st->maplock);
+	mrc = mdb_env_copyfd2(st->env, fd, MDB_CP_COMPACT);
+	pthread_rwlock_unlock(&st->maplock);
+	if (mrc)
+		rc = mdb_fail(mrc, "backup");
+	else if (fsync(fd) != 0 || fstat(fd, &sb) != 0)
+		rc = err_set(CAIRN_EIO, "%s: %s", part, strerror(errno));
+	close(fd);
+	if (!rc && rename(part, data) != 0)
+		rc = err_set(CAIRN_EIO, "%s: %s", data, strerror(errno));
+	if (rc) {
+		unlink(part);
+		return rc;
+	}
+	fsync_path(dir);
+	res.bytes = (uint64_t)sb.st_size;
+	res.seconds = (double)(time_mono_ns() - t0) / 1e9;
+	if (out)
+		*out = res;
+	return 0;
 }

@@ -578,6 +578,30 @@ want_rc 0
 out_has '"ok":true'
 end
 
+begin "backup: a copy that opens as the store, checks clean and exports the same"
+run backup "$T/bk1"
+want_rc 0
+out_has '"backup":'
+[ "$(stat -c %a "$T/bk1")" = 700 ] || why="${why}the backup directory is not 0700; "
+run check --store "$T/bk1"
+want_rc 0
+out_has '"ok":true'
+run export --out "$T/orig.jsonl"
+run export --store "$T/bk1" --out "$T/bk1.jsonl"
+cmp -s "$T/orig.jsonl" "$T/bk1.jsonl" || why="${why}the backup exports differently; "
+run log --store "$T/bk1"
+out_has '"revision":'
+run backup "$T/bk1"
+want_rc 4
+err_has 'is not empty: a backup goes into a new or an empty directory'
+mkdir "$T/bk2"
+run backup "$T/bk2" --text
+want_rc 0
+out_has 'open it with --store'
+run backup
+want_rc 2
+end
+
 begin "an import of 300 updates (a keys segment): get, export round trip, check"
 i=1
 : >"$T/k1.jsonl"

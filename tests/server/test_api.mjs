@@ -467,6 +467,25 @@ await test('metrics: Prometheus text, for the admin of every Domain', async () =
 	check(/cairn_store_bytes\{db="all"\} [1-9]/.test(r.text), 'store size');
 });
 
+await test('backup: the admin of every Domain takes an online backup, which opens as a store', async () => {
+	const dir = `${S.dir}/backup-http`;
+	let r = await call(srv, 'POST', '/v1/backup', { token: owner, body: { dir } });
+	eq(r.status, 403, 'a whole store is not one Domain\'s');
+	r = await call(srv, 'POST', '/v1/backup', { token: admin, body: { dir: 'relative' } });
+	eq([r.status, r.body.error.code], [400, 'invalid_argument']);
+	r = await call(srv, 'POST', '/v1/backup', { token: admin, body: { dir, extra: 1 } });
+	eq(r.status, 400);
+	r = await call(srv, 'POST', '/v1/backup', { token: admin, body: { dir } });
+	spec.check('POST', '/v1/backup', r);
+	eq([r.status, r.body.backup], [201, dir]);
+	check(r.body.bytes > 0, 'bytes');
+	const got = JSON.parse(cli(dir, 'get', 'Supplier', 'S1', '--domain', D.split('/').pop()));
+	eq(got.title, 'Acme');
+	check(cli(dir, 'check').includes('"ok":true'), 'the backup checks clean');
+	r = await call(srv, 'POST', '/v1/backup', { token: admin, body: { dir } });
+	eq([r.status, r.body.error.code], [409, 'already_exists']);
+});
+
 await test('queries: filter, sort, page, fields, explain, counts; errors name their place', async () => {
 	for (let i = 0; i < 12; i++)
 		await c('POST', `${D}/commits`, { token: writer, body: { changes: [{ kind: 'Supplier', key: `Q${String(i).padStart(2, '0')}`, values: { vat: `QV${i}`, rating: i % 4 } }] } });
