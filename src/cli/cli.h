@@ -164,6 +164,8 @@ int cli_split_list(char *s, const char **out, size_t *n);
 
 /* JSON output helpers (stdout). */
 void out_str(FILE *f, const char *s, size_t n);
+/* JSON text s[0..n-1] (compact, as the store writes it) indented two spaces a level. */
+void out_json_indented(FILE *f, const char *s, size_t n);
 void out_hash(FILE *f, const uint8_t h[32]);
 /* {"kind":..,"key":..,"title":.. of a Record, left open for more members. */
 void out_header(FILE *f, const cairn_record *r);

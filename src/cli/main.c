@@ -73,6 +73,52 @@ static void out_buf(FILE *f, buf *b)
 	buf_release(b);
 }
 
+void out_json_indented(FILE *f, const char *s, size_t n)
+{
+	int depth = 0, in_str = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (in_str) {
+			fputc(ch, f);
+			if (ch == '\\' && i + 1 < n)
+				fputc(s[++i], f);
+			else if (ch == '"')
+				in_str = 0;
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			in_str = 1;
+			fputc(ch, f);
+			break;
+		case '{':
+		case '[':
+			if (i + 1 < n && (s[i + 1] == '}' || s[i + 1] == ']')) { /* empty */
+				fputc(ch, f);
+				fputc(s[++i], f);
+				break;
+			}
+			fprintf(f, "%c\n%*s", ch, 2 * ++depth, "");
+			break;
+		case '}':
+		case ']':
+			fprintf(f, "\n%*s%c", 2 * (depth > 0 ? --depth : 0), "", ch);
+			break;
+		case ',':
+			fprintf(f, ",\n%*s", 2 * depth, "");
+			break;
+		case ':':
+			fputs(": ", f);
+			break;
+		default:
+			fputc(ch, f);
+		}
+	}
+	fputc('\n', f);
+}
+
 void out_str(FILE *f, const char *s, size_t n)
 {
 	buf b = BUF_INIT;
@@ -154,6 +200,8 @@ int cli_open(cli *c, int create, cairn_store **st)
 	cairn_open_options o = {0};
 	int rc;
 
+	if (!c->store || !*c->store)
+		return cli_usage("--store is empty: give the store's directory (or set CAIRN_STORE)");
 	o.flags = (create ? CAIRN_OPEN_CREATE : 0) | (c->nosync ? CAIRN_OPEN_NOSYNC : 0) |
 		  CAIRN_OPEN_NO_BACKGROUND;
 	rc = cairn_open(c->store, &o, st);
@@ -466,8 +514,10 @@ int cmd_schema(cli *c)
 				rc = cairn_schema_get(t, &json, &len);
 			if (rc)
 				ex = cli_fail(c, rc, "schema");
-			else
+			else if (c->json)
 				printf("%.*s\n", (int)len, json);
+			else /* for a reader: indented */
+				out_json_indented(stdout, json, len);
 			cairn_txn_end(t);
 		}
 	}

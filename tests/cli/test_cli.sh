@@ -113,11 +113,21 @@ err_has '{"error":{"code":"invalid_schema"'
 err_has 'colour'
 end
 
-begin "schema show"
+begin "schema show: one line of JSON, or indented for a reader"
 run schema show
 want_rc 0
 out_has '"Supplier"'
 out_has '"supplied_by"'
+out_lines 1
+run schema show --text
+want_rc 0
+line_has 1 '{'
+line_has 2 '  "kinds": ['
+out_has '          "name": "vat",'
+[ "$(wc -l <"$T/out")" -gt 20 ] || why="${why}not indented; "
+run get Plant k1 --store ''
+want_rc 2
+err_has '--store is empty'
 end
 
 # -------------------------------------------------------------- import --
