@@ -573,7 +573,8 @@ static const char help_head[] = "usage: cairn COMMAND [options] [arguments]\n";
 static const char help_tail[] =
 	"\n"
 	"cairn COMMAND --help (or cairn help COMMAND) prints a command's usage: its\n"
-	"arguments and the options it takes. Options most commands take:\n"
+	"arguments and the options it takes; cairn help errors, every error code with\n"
+	"its exit status and HTTP status. Options most commands take:\n"
 	"  --store DIR           the store ($CAIRN_STORE, else ./data)\n"
 	"  --domain NAME         the Domain ($CAIRN_DOMAIN, else default; created by the\n"
 	"                        first write)\n"

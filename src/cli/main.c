@@ -34,33 +34,7 @@ int cli_usage(const char *fmt, ...)
 
 int cli_exit_code(int rc)
 {
-	switch (rc) {
-	case CAIRN_OK:
-		return EXIT_OK;
-	case CAIRN_EINVAL:
-	case CAIRN_EQUERY:
-		return EXIT_USAGE;
-	case CAIRN_ENOTFOUND:
-	case CAIRN_ENODOMAIN:
-	case CAIRN_ENOBRANCH:
-	case CAIRN_ECOMPACTED:
-		return EXIT_NOTFOUND;
-	case CAIRN_ECONFLICT:
-	case CAIRN_EMERGE:
-	case CAIRN_ECLOSED:
-		return EXIT_CONFLICT;
-	case CAIRN_ECORRUPT:
-		return EXIT_CORRUPT;
-	case CAIRN_ENOMEM:
-	case CAIRN_EIO:
-	case CAIRN_EFORMAT:
-	case CAIRN_EMAPFULL:
-	case CAIRN_EREADONLY:
-	case CAIRN_ELOCKED:
-		return EXIT_FAIL;
-	default:
-		return EXIT_INVALID;
-	}
+	return rc == CAIRN_OK ? EXIT_OK : wire_error_of(rc)->exit;
 }
 
 /* What a wire writer built, on f (null when it ran out of memory). */
@@ -1788,6 +1762,16 @@ static int help(int argc, char **argv)
 
 	if (argc < 3) {
 		cli_help(stdout);
+		return 0;
+	}
+	if (strcmp(argv[2], "errors") == 0) { /* the table of docs/cli.md, "Exit codes" */
+		size_t n;
+		const wire_error *e = wire_errors(&n);
+
+		puts("| error code | meaning | exit | HTTP |\n|---|---|---:|---:|");
+		for (size_t i = 0; i < n; i++)
+			printf("| `%s` | %s | %u | %u |\n", cairn_errname(e[i].rc),
+			       cairn_strerror(e[i].rc), e[i].exit, e[i].http);
 		return 0;
 	}
 	if (!(cmd = cli_command(argv[2])))

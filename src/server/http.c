@@ -79,48 +79,7 @@ void reply_error(req *r, unsigned status, const char *code, const char *fmt, ...
 
 unsigned status_of(int rc)
 {
-	switch (rc) {
-	case CAIRN_OK:
-		return 200;
-	case CAIRN_EINVAL:
-	case CAIRN_EJSON:
-	case CAIRN_EUTF8:
-	case CAIRN_EKEYEMPTY:
-	case CAIRN_EKEYLONG:
-	case CAIRN_EQUERY:
-		return 400;
-	case CAIRN_EAUTH:
-		return 401;
-	case CAIRN_EFORBIDDEN:
-		return 403;
-	case CAIRN_ENOTFOUND:
-	case CAIRN_ENODOMAIN:
-	case CAIRN_ENOBRANCH:
-		return 404;
-	case CAIRN_ECONFLICT:
-	case CAIRN_EEXIST:
-	case CAIRN_EUNIQUE:
-	case CAIRN_EMERGE:
-	case CAIRN_ECLOSED:
-	case CAIRN_EHASLINKS:
-		return 409;
-	case CAIRN_ECOMPACTED:
-		return 410;
-	case CAIRN_ELIMIT:
-		return 413;
-	case CAIRN_EMAPFULL:
-		return 507;
-	case CAIRN_ENOMEM:
-	case CAIRN_ELOCKED:
-	case CAIRN_EREADONLY:
-		return 503;
-	case CAIRN_EIO:
-	case CAIRN_ECORRUPT:
-	case CAIRN_EFORMAT:
-		return 500;
-	default: /* the input was understood and refused: schema, types, references */
-		return 422;
-	}
+	return rc == CAIRN_OK ? 200 : wire_error_of(rc)->http;
 }
 
 void reply_cairn(req *r, int rc)

@@ -1238,3 +1238,42 @@ int wire_recall_options(arena *a, const jv *v, cairn_recall_options *o, char *er
 	o->half_life_days = d.half_life_days;
 	return names(a, jv_get(v, "kinds"), "recall", "kinds", &o->kinds, &o->n_kinds, err, errlen);
 }
+
+/* ------------------------------------------------------------ errors -- */
+
+/*
+ * Every error code's exit status in the CLI and status in HTTP: the one
+ * table both interfaces answer from, printed by `cairn help errors` and
+ * kept in docs/cli.md ("Exit codes") by a test.
+ */
+static const wire_error errors[] = {
+	{CAIRN_EINVAL, 2, 400},	       {CAIRN_ENOMEM, 1, 503},	    {CAIRN_EIO, 1, 500},
+	{CAIRN_ECORRUPT, 6, 500},      {CAIRN_EFORMAT, 1, 500},	    {CAIRN_ENOTFOUND, 3, 404},
+	{CAIRN_EEXIST, 4, 409},	       {CAIRN_ENODOMAIN, 3, 404},   {CAIRN_ENOBRANCH, 3, 404},
+	{CAIRN_ECONFLICT, 5, 409},     {CAIRN_EJSON, 4, 400},	    {CAIRN_ESCHEMA, 4, 422},
+	{CAIRN_ESCHEMADATA, 4, 422},   {CAIRN_EUNKNOWNKIND, 4, 422}, {CAIRN_EUNKNOWNATTR, 4, 422},
+	{CAIRN_EUNKNOWNREL, 4, 422},   {CAIRN_ETYPE, 4, 422},	    {CAIRN_EENUM, 4, 422},
+	{CAIRN_EREQUIRED, 4, 422},     {CAIRN_EUNIQUE, 4, 409},	    {CAIRN_EREF, 4, 422},
+	{CAIRN_ELINKEND, 4, 422},      {CAIRN_ELINKKIND, 4, 422},   {CAIRN_ECARDINALITY, 4, 422},
+	{CAIRN_EKEYEMPTY, 4, 400},     {CAIRN_EKEYLONG, 4, 400},    {CAIRN_EUTF8, 4, 400},
+	{CAIRN_EHASLINKS, 4, 409},     {CAIRN_ELIMIT, 4, 413},	    {CAIRN_EMAPFULL, 1, 507},
+	{CAIRN_EREADONLY, 1, 503},     {CAIRN_ELOCKED, 1, 503},	    {CAIRN_EDIM, 4, 422},
+	{CAIRN_EMERGE, 5, 409},	       {CAIRN_ECLOSED, 5, 409},	    {CAIRN_EAUTH, 4, 401},
+	{CAIRN_EFORBIDDEN, 4, 403},    {CAIRN_EQUERY, 2, 400},	    {CAIRN_ECOMPACTED, 3, 410},
+};
+
+const wire_error *wire_error_of(int rc)
+{
+	static const wire_error unknown = {0, 4, 422};
+
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].rc == rc)
+			return &errors[i];
+	return &unknown;
+}
+
+const wire_error *wire_errors(size_t *n)
+{
+	*n = sizeof(errors) / sizeof(errors[0]);
+	return errors;
+}

@@ -133,6 +133,16 @@ void wire_memories(buf *b, const cairn_memory_out *m, size_t n, const cairn_comm
  * an error returns the library's code and writes nothing.
  */
 int wire_digest(buf *b, cairn_txn *t, const cairn_digest_options *o, size_t offset, size_t budget);
+/* An error code's answer in each interface (one table: wire.c, docs/cli.md "Exit codes"). */
+typedef struct wire_error {
+	int rc;		     /* CAIRN_E... */
+	unsigned char exit;  /* the cairn command's exit status */
+	unsigned short http; /* the HTTP status */
+} wire_error;
+/* The row of rc (an unknown code: exit 4, HTTP 422). */
+const wire_error *wire_error_of(int rc);
+/* Every row, in the order of CAIRN_ERRNO_MAP. */
+const wire_error *wire_errors(size_t *n);
 /* -1 and err when the Domain read has no vector: a search by meaning could find nothing. */
 int wire_no_vectors(cairn_txn *t, char *err, size_t errlen);
 /* The member valid_at of object v (RFC 3339; absent or null: 0), or -1 and err. */

@@ -113,6 +113,19 @@ err_has '{"error":{"code":"invalid_schema"'
 err_has 'colour'
 end
 
+# One table of error codes, exit statuses and HTTP statuses: the program's
+# (cairn help errors) is the one in docs/cli.md, row for row.
+begin "help errors: every error code's exit and HTTP status, as docs/cli.md lists them"
+run help errors
+want_rc 0
+out_has '| `invalid_argument` | invalid argument | 2 | 400 |'
+out_has '| `unique_violation` | unique value already used | 4 | 409 |'
+[ "$(grep -c '^| `' "$T/out")" -ge 39 ] || why="${why}fewer rows than error codes; "
+while IFS= read -r row; do
+	grep -qxF -- "$row" docs/cli.md || why="${why}docs/cli.md lacks: $row; "
+done <"$T/out"
+end
+
 begin "schema show: one line of JSON, or indented for a reader"
 run schema show
 want_rc 0
