@@ -164,6 +164,12 @@ int cli_split_list(char *s, const char **out, size_t *n);
 
 /* JSON output helpers (stdout). */
 void out_str(FILE *f, const char *s, size_t n);
+/*
+ * A diff (docs/api.md, "Diffs") for people, a line an attribute after
+ * indent: `name: BEFORE -> AFTER`, or `name: base B, ours O, theirs T`
+ * (then `  CONFLICT`, `, resolved R`); (none) for a value that is not there.
+ */
+void out_diff_text(FILE *f, const char *indent, const char *diff, size_t len);
 /* JSON text s[0..n-1] (compact, as the store writes it) indented two spaces a level. */
 void out_json_indented(FILE *f, const char *s, size_t n);
 void out_hash(FILE *f, const uint8_t h[32]);

@@ -93,6 +93,60 @@ void out_json_indented(FILE *f, const char *s, size_t n)
 	fputc('\n', f);
 }
 
+/* A value of a diff for people: its JSON, or (none) for null and absence. */
+static void diff_value(FILE *f, const jv *v)
+{
+	buf b = BUF_INIT;
+
+	if (!v || v->type == JV_NULL) {
+		fputs("(none)", f);
+		return;
+	}
+	jv_canon(v, &b);
+	fwrite(b.p, 1, b.oom ? 0 : b.len, f);
+	buf_release(&b);
+}
+
+void out_diff_text(FILE *f, const char *indent, const char *diff, size_t len)
+{
+	static const char *const sides[] = {"base", "ours", "theirs"};
+	arena a = ARENA_INIT;
+	const jv *d = jv_parse(&a, diff, len, "diff");
+
+	if (!d || d->type != JV_OBJECT) { /* not what a diff is: as it is */
+		fprintf(f, "%s%.*s\n", indent, (int)len, diff);
+		arena_release(&a);
+		return;
+	}
+	for (uint32_t i = 0; i < d->len; i++) {
+		const jv *m = &d->u.items[i];
+
+		fprintf(f, "%s%.*s: ", indent, (int)m->key_len, m->key);
+		if (m->type == JV_OBJECT && (jv_get(m, "before") || jv_get(m, "after"))) {
+			diff_value(f, jv_get(m, "before"));
+			fputs(" -> ", f);
+			diff_value(f, jv_get(m, "after"));
+		} else if (m->type == JV_OBJECT && jv_get(m, "ours")) {
+			const jv *cf = jv_get(m, "conflict"), *rv = jv_get(m, "resolved");
+
+			for (int s = 0; s < 3; s++) {
+				fprintf(f, "%s%s ", s ? ", " : "", sides[s]);
+				diff_value(f, jv_get(m, sides[s]));
+			}
+			if (cf && cf->type == JV_TRUE)
+				fputs("  CONFLICT", f);
+			if (rv) {
+				fputs(", resolved ", f);
+				diff_value(f, rv);
+			}
+		} else {
+			diff_value(f, m);
+		}
+		fputc('\n', f);
+	}
+	arena_release(&a);
+}
+
 void out_str(FILE *f, const char *s, size_t n)
 {
 	buf b = BUF_INIT;
@@ -1352,7 +1406,7 @@ int cmd_history(cli *c)
 				printf("         title: \"%.*s\" -> \"%.*s\"\n", (int)h[i].title_before_len,
 				       h[i].title_before, (int)h[i].title_len, h[i].title);
 			if (h[i].diff_len > 2)
-				printf("         %.*s\n", (int)h[i].diff_len, h[i].diff);
+				out_diff_text(stdout, "         ", h[i].diff, h[i].diff_len);
 		}
 	}
 	if (!rc && !c->json && !cur.done)

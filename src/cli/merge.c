@@ -55,7 +55,8 @@ static int print_item(void *ctx, const cairn_change_item *it)
 	if (it->conflicts)
 		printf("  CONFLICT (%d attribute%s, %d unresolved)", it->conflicts,
 		       it->conflicts == 1 ? "" : "s", it->unresolved);
-	printf("\n    %.*s\n", (int)it->diff_len, it->diff);
+	fputc('\n', stdout);
+	out_diff_text(stdout, "    ", it->diff, it->diff_len);
 	return 0;
 }
 

@@ -928,6 +928,11 @@ line_has 1 '"change":"updated"'
 line_has 1 '"actor":"carol"'
 line_has 1 '"before":"Lyon"'
 line_has 2 '"change":"created"'
+run history Plant p1 --text
+want_rc 0
+out_has '         city: "Lyon" -> "Paris"'
+out_has '         city: (none) -> "Lyon"'
+out_lacks '{"city"'
 run history Plant nope
 want_rc 3
 end
@@ -950,6 +955,10 @@ run diff 2 5
 want_rc 0
 out_lines 1
 out_has '"kind":"Plant"'
+run changes 5 --text
+out_has '    city: "Lyon" -> "Paris"'
+run diff review --text
+out_has '    country: base "DE", ours "DE", theirs "FR"'
 run diff 5 2
 want_rc 2
 err_has '"code":"invalid_argument"'
