@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "wire/wire.h"
 
@@ -340,7 +342,30 @@ int cmd_propose(cli *c)
 typedef struct proposal_out {
 	cli *c;
 	cairn_txn *t;
+	int detail; /* show: the description and the notes too, in text */
 } proposal_out;
+
+/* A proposal's notes (a JSON array of {"author","text","verdict","time"}) as text lines. */
+static void print_notes(const char *notes, size_t len)
+{
+	arena a = ARENA_INIT;
+	const jv *v = jv_parse(&a, notes, len, "notes");
+
+	for (uint32_t i = 0; v && v->type == JV_ARRAY && i < v->len; i++) {
+		const jv *n = &v->u.items[i], *au = jv_get(n, "author"), *tx = jv_get(n, "text"),
+			 *vd = jv_get(n, "verdict"), *tm = jv_get(n, "time");
+
+		printf("      note by %s", au && au->type == JV_STRING ? au->u.s : "?");
+		if (vd && vd->type == JV_STRING && vd->len)
+			printf(" (%s)", vd->u.s);
+		if (tm && tm->type == JV_STRING)
+			printf(", %s", tm->u.s);
+		printf(": %s\n", tx && tx->type == JV_STRING ? tx->u.s : "");
+	}
+	if (v && v->type == JV_ARRAY && !v->len)
+		printf("      no notes yet\n");
+	arena_release(&a);
+}
 
 static int print_proposal(void *ctx, const cairn_proposal *p)
 {
@@ -384,6 +409,11 @@ static int print_proposal(void *ctx, const cairn_proposal *p)
 	if (schema_len)
 		printf("\n      offers a schema change: %.*s", (int)schema_len, schema);
 	printf("\n");
+	if (po->detail) {
+		if (p->description_len)
+			printf("      %.*s\n", (int)p->description_len, p->description);
+		print_notes(p->notes, p->notes_len);
+	}
 	return 0;
 }
 
@@ -435,6 +465,7 @@ int cmd_proposal(cli *c)
 			return ex;
 		po.c = c;
 		po.t = t;
+		po.detail = strcmp(sub, "show") == 0;
 		if (strcmp(sub, "list") == 0)
 			rc = cairn_proposal_list(t, status, print_proposal, &po);
 		else if (!(rc = cairn_proposal_get(t, id, &p)))

@@ -1064,6 +1064,11 @@ run proposal show 1
 out_has '"status":"open"'
 out_has '"title":"Add Graz"'
 out_has '"verdict":"approve"'
+run proposal show 1 --text
+out_has '#1    open      idea -> main  Add Graz (dora, '
+line_has 2 '      new plant'
+out_has '      note by erin (approve), '
+out_has ': looks right'
 run proposal diff 1
 want_rc 0
 out_has '"key":"p2"'
