@@ -385,6 +385,13 @@ static enum MHD_Result answer(req *r)
 		snprintf(rv, sizeof(rv), "%llu", (unsigned long long)r->revision);
 		MHD_add_response_header(resp, "X-Cairn-Revision", rv);
 	}
+	/*
+	 * Two framings (Content-Length and Transfer-Encoding): what follows the
+	 * body cannot be told from a request, so the connection ends with the
+	 * answer (RFC 9112, 6.1), never reading a smuggled second request.
+	 */
+	if (r->bad_framing)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (r->retry_after) {
 		char ra[16];
 

@@ -151,6 +151,30 @@ function raw(port, bytes, { wait = 60000, drip } = {}) {
 	});
 }
 
+// A request with two framings, then a second request on the same
+// connection: one answer, the refusal, and the connection closed by the
+// server (the guard fails the test if it is held open).
+await test('Content-Length with Transfer-Encoding: refused and the connection closed, nothing smuggled', async () => {
+	const S = setup();
+	const srv = await serve(S.store);
+	const got = await new Promise((resolve) => {
+		const s = net.connect(srv.port, '127.0.0.1');
+		let data = '', closed = false;
+		const guard = setTimeout(() => { if (!closed) s.destroy(); resolve({ data, closed: false }); }, 30000);
+		s.on('data', (d) => { data += d; });
+		s.on('error', () => {});
+		s.on('close', () => { closed = true; clearTimeout(guard); resolve({ data, closed: true }); });
+		s.on('connect', () => s.write('POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n' +
+			`Authorization: Bearer ${S.token}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n` +
+			'0\r\n\r\nGET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n'));
+	});
+	check(got.closed, 'the server closed the connection');
+	eq((got.data.match(/HTTP\/1\.1 \d{3}/g) || []), ['HTTP/1.1 400'], 'one answer, the refusal');
+	check(/connection: close/i.test(got.data), 'it says the connection closes');
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
 function hostile(i, token) {
 	const pick = i % 16;
 	const rnd = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)));
