@@ -490,9 +490,8 @@ pid=$!
 exec 3>"$T/int.fifo"
 echo '{"kind":"Plant","key":"int1"}' >&3
 i=0
-until "$CAIRN" get Plant int1 >/dev/null 2>&1 || [ $i -ge 6000 ]; do
-	i=$((i + 1))
-	sleep 0.01
+until "$CAIRN" get Plant int1 >/dev/null 2>&1 || [ $i -ge 100000 ]; do
+	i=$((i + 1)) # each try is a read of the store: no clock in the wait
 done
 kill -INT "$pid"
 exec 3>&-
