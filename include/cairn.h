@@ -809,8 +809,8 @@ typedef struct cairn_search_options {
 	int all_words;
 	/*
 	 * A word of 5 letters or more that no Record has is also looked for
-	 * as the words 1 edit away (2 from 9 letters; the first letter kept
-	 * below 9), which count for less. no_typos: never.
+	 * as the words 1 edit away (2 from 9 letters; a change of the first
+	 * letter counts two), which count for less. no_typos: never.
 	 */
 	int no_typos;
 	/*

@@ -155,6 +155,23 @@ unsigned test_osa(const char *a, size_t an, const char *b, size_t bn)
 	return d[an][bn];
 }
 
+unsigned test_typo_edits(const char *q, size_t m, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (!m || !n)
+		return UINT_MAX;
+	if (w[0] == q[0])
+		return test_osa(q, m, w, n);
+	/* another first letter: 2, when nothing else changed */
+	if ((n == m && memcmp(w + 1, q + 1, m - 1) == 0) ||
+	    (n == m + 1 && memcmp(w + 1, q, m) == 0) ||
+	    (n + 1 == m && memcmp(w, q + 1, n) == 0) ||
+	    (n == m && m >= 2 && w[0] == q[1] && w[1] == q[0] && memcmp(w + 2, q + 2, m - 2) == 0))
+		return 2;
+	return UINT_MAX;
+}
+
 uint64_t test_db_entries(cairn_store *st, const char *db)
 {
 	cairn_db_stats s[32];

@@ -345,9 +345,9 @@ static int q_token(void *ctx, const token *t)
 		for (size_t i = 0; i < NLEX && !known; i++)
 			known = strlen(LEX[i]) == t->len && memcmp(LEX[i], t->s, t->len) == 0;
 		for (size_t i = 0; i < NLEX && !known && nf < 256; i++) {
-			unsigned d = test_osa(t->s, t->len, LEX[i], strlen(LEX[i]));
+			unsigned d = test_typo_edits(t->s, t->len, LEX[i]);
 
-			if (d >= 1 && d <= k && (t->len >= 9 || LEX[i][0] == t->s[0]))
+			if (d >= 1 && d <= k)
 				f[nf++] = (rfix){LEX[i], d};
 		}
 		qsort(f, nf, sizeof(f[0]), rfix_cmp);

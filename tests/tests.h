@@ -154,6 +154,7 @@
 	X(search_merge_policy)                                                                     \
 	X(search_dense)                                                                            \
 	X(search_check_detects)                                                                    \
+	X(search_typos_exact)                                                                      \
 	X(memory_schema)                                                                       \
 	X(memory_any_kind)                                                                     \
 	X(memory_remember)                                                                     \
@@ -266,6 +267,13 @@ int test_commit_on(cairn_store *st, const char *domain, const char *branch, cons
  * force; UINT_MAX past 255 bytes.
  */
 unsigned test_osa(const char *a, size_t an, const char *b, size_t bn);
+/*
+ * The edits a typo correction counts from the text q[0..m-1] to the word w
+ * (docs/search.md): the OSA distance when the first letters agree; 2 when
+ * only the first letter changed (replaced, one put before it, left out,
+ * swapped with the second); UINT_MAX otherwise.
+ */
+unsigned test_typo_edits(const char *q, size_t m, const char *w);
 int test_commit_in(cairn_store *st, const char *domain, const char *lines,
 		   cairn_commit_result *res);
 /* Export Domain "d" (main) into a malloc'd string. */

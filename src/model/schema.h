@@ -83,8 +83,8 @@ typedef struct search_conf {
 	double k1, b;	   /* BM25 */
 	/*
 	 * Typo tolerance: a word not found of typo_one letters or more is
-	 * looked for 1 edit away, of typo_two or more 2 edits away (and its
-	 * first letter may change); 0: never.
+	 * looked for 1 edit away, of typo_two or more 2 edits away (a change
+	 * of its first letter counting two); 0: never.
 	 */
 	unsigned typo_one, typo_two;
 	/* Words a search leaves out of its text (folded, each NUL-terminated, in order). */

@@ -143,3 +143,81 @@ int spell_walk(MDB_cursor *cur, dctx *d, const spell_opts *o, int *truncated)
 		rc = store_err(mrc, "a word index");
 	return rc;
 }
+
+/* Every key of the word w[0..n-1] (the prefix before it, 0x00 after it) to fn. */
+static int each_key(MDB_cursor *cur, dctx *d, const spell_opts *o, const uint8_t *w, size_t n,
+		    unsigned dist)
+{
+	uint8_t seek[4 + SPELL_MAX + 2];
+	size_t seek_n = o->plen + n + 1;
+	MDB_val kv, vv;
+	int mrc, rc = 0;
+
+	if (!n || seek_n > sizeof(seek))
+		return 0;
+	memcpy(seek, o->prefix, o->plen);
+	memcpy(seek + o->plen, w, n);
+	seek[seek_n - 1] = 0;
+	kv.mv_data = seek;
+	kv.mv_size = seek_n;
+	d->stats.seeks++;
+	for (mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &kv, &vv, MDB_NEXT)) {
+		if (kv.mv_size < seek_n || memcmp(kv.mv_data, seek, seek_n) != 0)
+			break;
+		d->stats.entries++;
+		if ((rc = o->fn(o->ctx, &kv, n, dist)))
+			return rc;
+	}
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "a word index") : 0;
+}
+
+int spell_first_changed(MDB_cursor *cur, dctx *d, const spell_opts *o, unsigned dist)
+{
+	const uint8_t *q = (const uint8_t *)o->q;
+	uint8_t w[SPELL_MAX + 1], seek[4 + 1];
+	size_t m = o->m;
+	MDB_val kv, vv;
+	int mrc, rc = 0;
+
+	if (!m || m > SPELL_MAX || o->plen > 4)
+		return err_set(CAIRN_EINVAL, "spell_first_changed: a text of 1 to %d bytes", SPELL_MAX);
+	if (m >= 2 && q[1] != q[0]) {
+		/* q[1..] and q[1] q[0] q[2..]; with q[1] == q[0] both start with q[0] */
+		if ((rc = each_key(cur, d, o, q + 1, m - 1, dist)))
+			return rc;
+		w[0] = q[1];
+		w[1] = q[0];
+		memcpy(w + 2, q + 2, m - 2);
+		if ((rc = each_key(cur, d, o, w, m, dist)))
+			return rc;
+	}
+	/* Each first byte c the words start with, but q[0]: c + q[1..] and c + q. */
+	memcpy(seek, o->prefix, o->plen);
+	seek[o->plen] = 0;
+	for (;;) {
+		unsigned c;
+
+		kv.mv_data = seek;
+		kv.mv_size = o->plen + 1;
+		d->stats.seeks++;
+		if ((mrc = mdb_cursor_get(cur, &kv, &vv, MDB_SET_RANGE)))
+			break;
+		if (kv.mv_size <= o->plen || memcmp(kv.mv_data, o->prefix, o->plen) != 0)
+			break;
+		c = ((const uint8_t *)kv.mv_data)[o->plen];
+		if (c != q[0]) {
+			w[0] = (uint8_t)c;
+			memcpy(w + 1, q + 1, m - 1);
+			if ((rc = each_key(cur, d, o, w, m, dist)))
+				return rc;
+			memcpy(w + 1, q, m);
+			if ((rc = each_key(cur, d, o, w, m + 1, dist)))
+				return rc;
+		}
+		if (c == 0xff)
+			return 0;
+		seek[o->plen] = (uint8_t)(c + 1);
+	}
+	return mrc && mrc != MDB_NOTFOUND ? store_err(mrc, "a word index") : 0;
+}

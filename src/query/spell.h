@@ -32,4 +32,14 @@ typedef struct spell_opts {
 /* Walk; *truncated set when a budget stopped it. Returns 0, an error, or fn's nonzero. */
 int spell_walk(MDB_cursor *cur, dctx *d, const spell_opts *o, int *truncated);
 
+/*
+ * The words that differ from the text at its first byte alone, which a walk
+ * with first_fixed never reaches: another byte in its place (c + q[1..]),
+ * one before it (c + q), the first left out (q[1..]) or swapped with the
+ * second (q[1] q[0] q[2..]). Each key of each goes to fn with d, not in key
+ * order; o->k and the budgets are not read. A few seeks per first byte the
+ * words of the set start with, whatever their number.
+ */
+int spell_first_changed(MDB_cursor *cur, dctx *d, const spell_opts *o, unsigned dist);
+
 #endif

@@ -15,8 +15,8 @@
 #define PREFIX_TAKE 32	     /* words a prefix (supp*) stands for, in byte order */
 #define TYPO_WEIGHT1 0.6     /* a match 1 edit away */
 #define TYPO_WEIGHT2 0.4     /* ... 2 edits away */
-#define TYPO_SEEKS 2000	     /* budgets of the walk of the lexicon */
-#define TYPO_ENTRIES 20000
+#define TYPO_SEEKS 25000     /* budgets of the walk of the lexicon (exact to 1M words) */
+#define TYPO_ENTRIES 200000
 
 /* ---------------------------------------------------------- the query -- */
 
@@ -89,27 +89,15 @@ typedef struct fix {
 	unsigned d;
 } fix;
 
+/* The TYPO_TAKE closest spellings met so far, the closest first. */
 struct fixes {
-	fix f[64];
+	fix f[TYPO_TAKE];
 	size_t n;
 	int truncated;
 };
 
-static int take_fix(void *ctx, const MDB_val *key, size_t len, unsigned d)
+static int fix_cmp(const fix *x, const fix *y)
 {
-	struct fixes *x = ctx;
-
-	if (d == 0 || len > TOKEN_CAP || x->n == 64)
-		return 0;
-	memcpy(x->f[x->n].w, (const uint8_t *)key->mv_data + 4, len);
-	x->f[x->n].len = len;
-	x->f[x->n++].d = d;
-	return 0;
-}
-
-static int fix_cmp(const void *a, const void *b)
-{
-	const fix *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
 	int c;
 
@@ -118,6 +106,27 @@ static int fix_cmp(const void *a, const void *b)
 	if ((c = memcmp(x->w, y->w, n)))
 		return c;
 	return (x->len > y->len) - (x->len < y->len);
+}
+
+static int take_fix(void *ctx, const MDB_val *key, size_t len, unsigned d)
+{
+	struct fixes *x = ctx;
+	fix f;
+	size_t i;
+
+	if (d == 0 || len > TOKEN_CAP)
+		return 0;
+	memcpy(f.w, (const uint8_t *)key->mv_data + 4, len);
+	f.len = len;
+	f.d = d;
+	for (i = x->n; i > 0 && fix_cmp(&f, &x->f[i - 1]) < 0; i--)
+		;
+	if (i == TYPO_TAKE || (i > 0 && fix_cmp(&f, &x->f[i - 1]) == 0))
+		return 0; /* not among the closest, or met already (a word's other keys) */
+	memmove(&x->f[i + 1], &x->f[i], (x->n - i - (x->n == TYPO_TAKE)) * sizeof(fix));
+	x->f[i] = f;
+	x->n += x->n < TYPO_TAKE;
+	return 0;
 }
 
 /*
@@ -151,17 +160,18 @@ static int add_typos(struct qctx *q, const token *t)
 	o.q = t->s;
 	o.m = t->len;
 	o.k = t->len < s->conf.typo_two ? 1 : 2;
-	o.first_fixed = t->len < s->conf.typo_two;
+	o.first_fixed = 1; /* a change of the first letter counts two edits */
 	o.max_seeks = TYPO_SEEKS;
 	o.max_entries = TYPO_ENTRIES;
 	o.fn = take_fix;
 	o.ctx = &x;
 	if ((rc = spell_walk(q->lex, s->d, &o, &x.truncated)))
 		return rc;
+	if (o.k == 2 && (rc = spell_first_changed(q->lex, s->d, &o, 2)))
+		return rc;
 	if (x.n)
 		s->info.corrected++;
-	qsort(x.f, x.n, sizeof(x.f[0]), fix_cmp);
-	for (size_t i = 0; i < x.n && i < TYPO_TAKE && !rc; i++) {
+	for (size_t i = 0; i < x.n && !rc; i++) {
 		rc = add_term(s, TERM_WORD, x.f[i].w, x.f[i].len,
 			      x.f[i].d == 1 ? TYPO_WEIGHT1 : TYPO_WEIGHT2, HOW_TYPO);
 		s->q[s->nq - 1].edits = (uint8_t)x.f[i].d;
