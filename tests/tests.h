@@ -135,6 +135,7 @@
 	X(vindex_background)                                                                       \
 	X(vindex_errors)                                                                           \
 	X(vindex_where)                                                                            \
+	X(vindex_probes_monotone)                                                                  \
 	X(hybrid_fusion)                                                                           \
 	X(hybrid_ranking)                                                                          \
 	X(hybrid_exclude_pool)                                                                     \
