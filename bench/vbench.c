@@ -47,8 +47,8 @@ typedef struct vb {
 	char wh[VREF][192]; /* an attribute filter per query (q_filters.txt), when where_on */
 	int where_on;
 	size_t n_rows;
-	vrow curve[8];
-	size_t n_curve;
+	vrow curve[8], rare[8]; /* over the lists scanned: no filter; RiskFlags (1%) */
+	size_t n_curve, n_rare;
 	vrow peer[8];
 	size_t n_peer;
 	double peer_build_s, peer_bytes;
@@ -560,6 +560,10 @@ static void report(vb *b, FILE *m)
 		   "candidates scored |\n|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < b->n_curve; i++)
 		row_line(m, &b->curve[i]);
+	fprintf(m, "\n| lists asked for (main, RiskFlags 1%%: every list scanned) | p50 | p95 | p99 | "
+		   "recall@10 | recall@20 | candidates scored |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < b->n_rare; i++)
+		row_line(m, &b->rare[i]);
 	if (b->n_peer) {
 		fprintf(m, "\nusearch %s (npm), on the same float32 rows and queries, cosine, its "
 			   "default connectivity and expansion_add, built with 2 threads in %.0f s "
@@ -650,6 +654,16 @@ int bench_vectors(const bench_options *o)
 
 		snprintf(name, sizeof(name), "%zu", probes[i]);
 		if (timed(&b, &b.curve[b.n_curve++], name, NULL, NULL, probes[i]))
+			goto out;
+	}
+	/* A rare Kind at every probe count: more probes must never find less. */
+	if (refs(&b, NULL, "RiskFlag"))
+		goto out;
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%zu", probes[i]);
+		if (timed(&b, &b.rare[b.n_rare++], name, NULL, "RiskFlag", probes[i]))
 			goto out;
 	}
 	/* The peer, on the vectors as imported (before main changes). */

@@ -62,6 +62,7 @@
 	X(import_errors)                                                                           \
 	X(import_roundtrip)                                                                        \
 	X(import_order)                                                                            \
+	X(import_forward_many)                                                                     \
 	X(import_first_error)                                                                      \
 	X(oom_commit)                                                                              \
 	X(crash_sigkill)                                                                           \

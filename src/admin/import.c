@@ -207,32 +207,48 @@ static int block(cairn_import *im, const cs_change *c, int delta)
 	return 0;
 }
 
-static int wait_for(cairn_import *im, size_t idx, const char *missing)
-{
-	char **a = cr_reallocarray(im->awaits, im->waiting->n + 1, sizeof(char *));
-	char *m = cr_strdup(missing);
-	uint64_t *slot;
-	int rc;
+enum { KEEP = 0, DEFER, REMOVE }; /* changeset_split's marks */
 
-	if (a)
-		im->awaits = a;
-	if (!a || !m) {
-		cr_free(m);
+/*
+ * Set the batch's changes marked DEFER aside, each waiting for the Record
+ * awaited[i] names, and drop those marked REMOVE; the rest stay in order.
+ * Linear in the batch.
+ */
+static int defer_marked(cairn_import *im, const uint8_t *mark, const char *const *awaited)
+{
+	size_t nd = 0, w = im->waiting->n;
+	char **a = im->awaits;
+	int rc = 0;
+
+	for (size_t i = 0; i < im->batch->n; i++)
+		nd += mark[i] == DEFER;
+	if (nd && !(a = cr_reallocarray(im->awaits, w + nd, sizeof(char *))))
 		return err_set(CAIRN_ENOMEM, "out of memory");
+	im->awaits = a;
+	for (size_t i = 0; i < im->batch->n && !rc; i++) {
+		uint64_t *slot;
+
+		if (mark[i] != DEFER)
+			continue;
+		char *m = cr_strdup(awaited[i]);
+
+		if (!m || !(slot = hmap_put(&im->wanted, awaited[i], strlen(awaited[i]), NULL))) {
+			cr_free(m);
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			break;
+		}
+		*slot = 1;
+		a[w++] = m;
+		rc = block(im, &im->batch->v[i], 1);
 	}
-	slot = hmap_put(&im->wanted, missing, strlen(missing), NULL);
-	if (!slot) {
-		cr_free(m);
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	}
-	*slot = 1;
-	if ((rc = block(im, &im->batch->v[idx], 1)) ||
-	    (rc = changeset_move(im->waiting, im->batch, idx))) {
-		cr_free(m);
+	if (!rc)
+		rc = changeset_split(im->batch, im->waiting, mark);
+	if (rc) { /* out of memory: the import stops; what was copied goes */
+		for (size_t j = im->waiting->n; j < w; j++)
+			cr_free(a[j]);
 		return rc;
 	}
-	im->awaits[im->waiting->n - 1] = m;
-	im->stats.deferred++;
+	im->stats.deferred += nd;
 	return 0;
 }
 
@@ -242,40 +258,58 @@ static int wait_for(cairn_import *im, size_t idx, const char *missing)
  */
 static int wait_behind(cairn_import *im)
 {
-	buf mine = BUF_INIT, theirs = BUF_INIT;
+	size_t n = im->batch->n;
+	uint8_t *mark = NULL;
+	const char **awaited = NULL;
+	hmap last = HMAP_INIT;
+	buf id = BUF_INIT;
 	int rc = 0;
 
 	if (im->waiting->n == 0)
 		return 0;
-	for (size_t i = 0; i < im->batch->n && !rc;) {
+	for (size_t i = 0; i < n && !rc; i++) {
 		uint64_t *slot;
-		size_t w;
 
-		if ((rc = identity(&im->batch->v[i], &mine)))
+		if ((rc = identity(&im->batch->v[i], &id)))
 			break;
-		slot = hmap_get(&im->blocked, mine.p, mine.len);
-		if (!slot || *slot == 0) {
-			i++;
+		slot = hmap_get(&im->blocked, id.p, id.len);
+		if (!slot || *slot == 0)
 			continue;
+		if (!mark && (!(mark = cr_calloc(n, 1)) || !(awaited = cr_calloc(n, sizeof(*awaited))))) {
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+			break;
 		}
-		/* Wait for what the last waiting change of this identity waits for. */
-		for (w = im->waiting->n; w-- > 0;) {
-			if ((rc = identity(&im->waiting->v[w], &theirs)))
-				break;
-			if (theirs.len == mine.len && memcmp(theirs.p, mine.p, mine.len) == 0)
-				break;
-		}
-		if (!rc && w < im->waiting->n) {
-			char *awaited = cr_strdup(im->awaits[w]);
-
-			rc = awaited ? wait_for(im, i, awaited) : err_set(CAIRN_ENOMEM, "out of memory");
-			cr_free(awaited);
-		} else if (!rc) {
-			i++;
-		}
+		mark[i] = DEFER;
 	}
-	buf_release(&mine);
-	buf_release(&theirs);
+	if (rc || !mark)
+		goto out;
+	/* What the last waiting change of each identity waits for. */
+	for (size_t w = 0; w < im->waiting->n && !rc; w++) {
+		uint64_t *slot;
+
+		if (!(rc = identity(&im->waiting->v[w], &id)) &&
+		    !(slot = hmap_put(&last, id.p, id.len, NULL)))
+			rc = err_set(CAIRN_ENOMEM, "out of memory");
+		if (!rc)
+			*slot = w + 1;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t *slot;
+
+		if (mark[i] != DEFER || (rc = identity(&im->batch->v[i], &id)))
+			continue;
+		if ((slot = hmap_get(&last, id.p, id.len)))
+			awaited[i] = im->awaits[*slot - 1];
+		else
+			mark[i] = KEEP;
+	}
+	if (!rc)
+		rc = defer_marked(im, mark, awaited);
+out:
+	cr_free(mark);
+	cr_free(awaited);
+	hmap_release(&last);
+	buf_release(&id);
 	return rc;
 }
 
@@ -305,33 +339,41 @@ static void note_committed(cairn_import *im, const cairn_changeset *cs)
 	}
 }
 
-/* Move the waiting changes whose Record was committed into the batch, in order. */
+/* Move the waiting changes whose Record was committed into the batch, in order. Linear. */
 static int release_waiting(cairn_import *im, int all)
 {
-	size_t i = 0;
+	size_t n = im->waiting->n, kept = 0;
+	uint8_t *mark;
+	int rc = 0;
 
 	if (!all && !im->released)
 		return 0;
 	im->released = 0;
-	while (i < im->waiting->n) {
+	if (n == 0)
+		return 0;
+	if (!(mark = cr_calloc(n, 1)))
+		return err_set(CAIRN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
 		uint64_t *slot = hmap_get(&im->wanted, im->awaits[i], strlen(im->awaits[i]));
-		int rc;
 
-		if (!all && (!slot || *slot != 2)) {
-			i++;
-			continue;
+		if (all || (slot && *slot == 2)) {
+			mark[i] = 1;
+			rc = block(im, &im->waiting->v[i], -1);
 		}
-		if ((rc = block(im, &im->waiting->v[i], -1)) ||
-		    (rc = changeset_move(im->batch, im->waiting, i)))
-			return rc;
-		cr_free(im->awaits[i]);
-		memmove(&im->awaits[i], &im->awaits[i + 1], (im->waiting->n - i) * sizeof(char *));
-		im->stats.deferred--;
 	}
-	return 0;
+	if (!rc)
+		rc = changeset_split(im->waiting, im->batch, mark);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (mark[i]) {
+			cr_free(im->awaits[i]);
+			im->stats.deferred--;
+		} else {
+			im->awaits[kept++] = im->awaits[i];
+		}
+	}
+	cr_free(mark);
+	return rc;
 }
-
-enum { KEEP = 0, DEFER, REMOVE };
 
 /*
  * The changes of the batch by identity: *next chains the indexes of one
@@ -356,7 +398,7 @@ static int index_batch(cairn_import *im, hmap *by_id, size_t *next, buf *b)
 
 static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int final)
 {
-	size_t n = im->batch->n, shift = 0;
+	size_t n = im->batch->n;
 	uint8_t *mark = cr_calloc(n, 1);
 	const char **awaited = cr_calloc(n, sizeof(char *));
 	size_t *next = NULL;
@@ -394,14 +436,7 @@ static int set_aside(cairn_import *im, commit_fail *fails, size_t n_fails, int f
 			awaited[i - 1] = fails[j].missing;
 		}
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (mark[i] == DEFER)
-			rc = wait_for(im, i - shift, awaited[i]);
-		else if (mark[i] == REMOVE)
-			changeset_remove(im->batch, i - shift);
-		if (mark[i])
-			shift++;
-	}
+	rc = defer_marked(im, mark, awaited);
 out:
 	cr_free(mark);
 	cr_free(awaited);

@@ -68,16 +68,32 @@ static cs_change *slot(cairn_changeset *cs)
 	return &cs->v[cs->n];
 }
 
-int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i)
+int changeset_split(cairn_changeset *cs, cairn_changeset *dst, const uint8_t *mark)
 {
-	cs_change *c = slot(dst);
+	size_t moved = 0, kept = 0;
 
-	if (!c)
-		return err_set(CAIRN_ENOMEM, "out of memory");
-	*c = src->v[i];
-	dst->n++;
-	memmove(&src->v[i], &src->v[i + 1], (src->n - i - 1) * sizeof(cs_change));
-	src->n--;
+	for (size_t i = 0; i < cs->n; i++)
+		moved += mark[i] == 1;
+	if (dst->n + moved > dst->cap) {
+		size_t cap = dst->cap ? dst->cap : 16;
+		cs_change *v;
+
+		while (cap < dst->n + moved)
+			cap *= 2;
+		if (!(v = cr_reallocarray(dst->v, cap, sizeof(*v))))
+			return err_set(CAIRN_ENOMEM, "out of memory");
+		dst->v = v;
+		dst->cap = cap;
+	}
+	for (size_t i = 0; i < cs->n; i++) {
+		if (mark[i] == 1)
+			dst->v[dst->n++] = cs->v[i];
+		else if (mark[i] == 2)
+			change_release(&cs->v[i]);
+		else
+			cs->v[kept++] = cs->v[i];
+	}
+	cs->n = kept;
 	return 0;
 }
 

@@ -49,8 +49,11 @@ int endpoint_split(const char *s, size_t n, const char **kind, size_t *kind_len,
 int key_check(const char *key, size_t len, long idx);
 /* Remove change i (shifting the rest down). */
 void changeset_remove(cairn_changeset *cs, size_t i);
-/* Move change i of src to the end of dst (src keeps an empty slot removed). */
-int changeset_move(cairn_changeset *dst, cairn_changeset *src, size_t i);
+/*
+ * In one pass: the changes marked 1 go to the end of dst in their order,
+ * those marked 2 are released, the others stay in their order.
+ */
+int changeset_split(cairn_changeset *cs, cairn_changeset *dst, const uint8_t *mark);
 /* Move every change of src, in order, to the end of dst; src is left empty. */
 int changeset_take_all(cairn_changeset *dst, cairn_changeset *src);
 
