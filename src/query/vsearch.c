@@ -330,6 +330,99 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 	return rc;
 }
 
+static int vid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Exact search under a Kind filter: the index's blocks say the Kind of each
+ * vector they hold, so only the vectors of those Kinds are read and scored
+ * (in vid order), then the tail the index has not reached. A rare Kind
+ * reads a fraction of the vectors; none reads more than the search without
+ * a filter.
+ */
+static int scan_exact_kinds(vctx *v, const vindex_meta *m)
+{
+	MDB_cursor *cur;
+	MDB_val k, val;
+	kbuf p;
+	uint64_t *vids = NULL;
+	size_t n = 0, cap = 0;
+	int mrc, rc = 0;
+
+	if (m->dim != v->dim)
+		return scan_exact(v, 0); /* which says the dimensions differ */
+	if ((mrc = mdb_cursor_open(v->t->txn, v->t->st->dbi[DB_VINDEX], &cur)))
+		return store_err(mrc, "vindex");
+	kb_init(&p);
+	kb_be32(&p, v->t->d.dom);
+	kb_u8(&p, 'L');
+	k.mv_data = p.b;
+	k.mv_size = p.n;
+	v->t->d.stats.seeks++;
+	for (mrc = mdb_cursor_get(cur, &k, &val, MDB_SET_RANGE); mrc == 0 && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		vblock b;
+
+		if (k.mv_size != p.n + 8 || memcmp(k.mv_data, p.b, p.n) != 0)
+			break;
+		if ((rc = vblock_decode(val.mv_data, val.mv_size, (uint32_t)v->dim, &b)))
+			break;
+		v->t->d.stats.entries += b.n;
+		for (uint32_t i = 0; i < b.n && !rc; i++) {
+			uint32_t kind;
+
+			memcpy(&kind, b.kinds + 4 * (size_t)i, 4);
+			if (!kind_ok(v, kind))
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				uint64_t *g = cr_reallocarray(vids, nc, sizeof(*g));
+
+				if (!g) {
+					rc = err_set(CAIRN_ENOMEM, "out of memory");
+					break;
+				}
+				vids = g;
+				cap = nc;
+			}
+			memcpy(&vids[n++], b.vids + 8 * (size_t)i, 8);
+		}
+	}
+	if (!rc && mrc && mrc != MDB_NOTFOUND)
+		rc = store_err(mrc, "vindex");
+	mdb_cursor_close(cur);
+	if (!rc)
+		qsort(vids, n, sizeof(*vids), vid_cmp);
+	v->prefiltered = 1; /* their Kinds are known; exclude still applies */
+	for (size_t i = 0; i < n && !rc; i++) {
+		MDB_val x;
+		kbuf kk;
+		int live;
+
+		if ((i && vids[i] == vids[i - 1]) || vids[i] == v->skip ||
+		    (rc = vlive(v, vids[i], &live)) || !live)
+			continue;
+		key_u64(&kk, v->t->d.dom, vids[i]);
+		v->t->d.stats.seeks++;
+		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, kk.b, kk.n, &x);
+		if (rc == CAIRN_ENOTFOUND) { /* purged since the index was written */
+			rc = 0;
+			continue;
+		}
+		if (!rc && x.mv_size != v->dim * sizeof(float))
+			rc = err_set(CAIRN_ECORRUPT, "vector of %zu bytes", x.mv_size);
+		if (!rc)
+			rc = vkeep(v, vids[i], exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
+	}
+	v->prefiltered = 0;
+	cr_free(vids);
+	return rc ? rc : scan_exact(v, m->watermark);
+}
+
 /* ------------------------------------------------------- with the index -- */
 
 typedef struct cand {
@@ -649,13 +742,15 @@ int cairn_vsearch(cairn_txn *t, const cairn_vsearch_options *o, cairn_hit *out, 
 	v.cap = limit;
 	if (!rc && (mrc = mdb_cursor_open(t->txn, t->st->dbi[DB_CELLS], &v.cells)))
 		rc = store_err(mrc, "cells");
-	if (!rc && !o->exact) {
+	if (!rc && (!o->exact || (v.n_kinds && !v.filter[0]))) {
 		rc = vindex_meta_get(t->txn, t->st, t->d.dom, &m);
 		have = rc == 0;
 		if (rc == CAIRN_ENOTFOUND)
 			rc = 0;
 	}
-	if (!rc && have) {
+	if (!rc && have && o->exact) {
+		rc = scan_exact_kinds(&v, &m);
+	} else if (!rc && have) {
 		size_t probes = o->probes ? o->probes : vsearch_probes;
 		size_t rerank = o->rerank ? o->rerank : vsearch_rerank;
 
