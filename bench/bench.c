@@ -108,7 +108,7 @@ typedef struct bench {
 	cairn_db_stats dbs[16];
 	size_t n_dbs;
 	uint64_t rng;
-	double commit1_pages, commit1000_pages;
+	double commit1_pages, commit1000_pages, commit_full_pages;
 	/* Cairn beside its peers. */
 	engine *eng[MAX_ENGINES];
 	size_t n_eng;
@@ -939,6 +939,79 @@ static int time_commits(bench *b, unsigned per_commit, unsigned calls, const cha
 	snprintf(r->note, sizeof(r->note), "%.1f pages written per commit", *pages);
 	free(us);
 	cairn_changeset_free(cs);
+	return 0;
+}
+
+/*
+ * Commits of 1,000 full updates, as agents write: each Part drawn from the
+ * whole Kind gets a new title of 7 words and every value replaced (a new
+ * name, another Supplier, category, cost, lead time and date), the words
+ * drawn from the data's own title words.
+ */
+static int time_full_updates(bench *b, unsigned calls, const char *name, double *pages)
+{
+	cairn_commit_options co = {0};
+	cairn_changeset *cs;
+	double *us = malloc(calls * sizeof(double));
+	result *r = &b->res[b->n_res++];
+	size_t nw = b->n_stext[0] + b->n_stext[1];
+	uint64_t w0, w1;
+	int rc = 0;
+
+	if (!us || !nw || !b->kind_count[0] || !b->kind_count[2] || (rc = cairn_changeset_new(&cs))) {
+		free(us);
+		return die(name, rc ? rc : CAIRN_EINVAL);
+	}
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	co.domain = DOMAIN;
+	co.prov.actor = "bench";
+	w0 = wchar();
+	for (unsigned c = 0; c < calls && !rc; c++) {
+		uint64_t t0;
+
+		cairn_changeset_clear(cs);
+		for (unsigned j = 0; j < 1000 && !rc; j++) {
+			char key[64], title[1024], values[1024];
+			size_t tl = 0;
+			int kn, vn;
+
+			kn = snprintf(key, sizeof(key), "%s-%llu", gen_key_prefix(2),
+				      (unsigned long long)(1001 + rnd(b) % b->kind_count[2]));
+			for (int w = 0; w < 7; w++) {
+				size_t x = rnd(b) % nw;
+				const char *word = x < b->n_stext[0] ? b->stext[0][x] : b->stext[1][x - b->n_stext[0]];
+
+				tl += (size_t)snprintf(title + tl, sizeof(title) - tl, "%s%s", w ? " " : "", word);
+			}
+			vn = snprintf(values, sizeof(values),
+				      "{\"name\":\"%s %s SD-%u\",\"supplier\":\"%s-%llu\",\"category\":\"%s\","
+				      "\"unit_cost\":%u.%02u,\"lead_time_days\":%u,\"introduced\":\"20%02u-%02u-%02u\"}",
+				      b->stext[0][rnd(b) % b->n_stext[0]], b->stext[0][rnd(b) % b->n_stext[0]],
+				      (unsigned)(rnd(b) % 9000) + 1000, gen_key_prefix(0),
+				      (unsigned long long)(1001 + rnd(b) % b->kind_count[0]),
+				      gen_category((unsigned)rnd(b)), (unsigned)(rnd(b) % 9000) + 1,
+				      (unsigned)(rnd(b) % 100), (unsigned)(rnd(b) % 180) + 1,
+				      (unsigned)(rnd(b) % 10) + 15, (unsigned)(rnd(b) % 12) + 1,
+				      (unsigned)(rnd(b) % 28) + 1);
+			rc = cairn_changeset_put(cs, gen_kind_name(2), key, (size_t)kn, title, tl, values,
+						 (size_t)vn);
+		}
+		t0 = now_ns();
+		if (!rc)
+			rc = cairn_commit(b->st, &co, cs, NULL);
+		us[c] = (double)(now_ns() - t0) / 1000.0;
+	}
+	cairn_changeset_free(cs);
+	if (rc) {
+		free(us);
+		return die(name, rc);
+	}
+	w1 = wchar();
+	*pages = (double)(w1 - w0) / 4096.0 / calls;
+	summarize(r, us, calls);
+	snprintf(r->note, sizeof(r->note), "%.1f pages written per commit", *pages);
+	free(us);
 	return 0;
 }
 
@@ -2185,7 +2258,10 @@ int bench_run(const bench_options *o)
 	if (count_records(&b) || time_commits(&b, 1, o->calls, "commit of one Record update, durable",
 			 &b.commit1_pages) ||
 	    time_commits(&b, 1000, o->calls / 10 > 10 ? o->calls / 10 : 10,
-			 "commit of 1,000 Record updates, durable", &b.commit1000_pages))
+			 "commit of 1,000 Record updates, durable", &b.commit1000_pages) ||
+	    time_full_updates(&b, o->calls / 10 > 10 ? o->calls / 10 : 10,
+			      "commit of 1,000 full updates (title and every value), durable",
+			      &b.commit_full_pages))
 		goto out;
 	fprintf(stderr, "bench: timing versioning\n");
 	if (time_versioning(&b))

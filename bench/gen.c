@@ -611,6 +611,11 @@ static const struct kind_info {
 	{"PurchaseOrder", "PO", 10}, {"Contract", "C", 4}, {"RiskFlag", "R", 1},
 };
 
+const char *gen_category(unsigned i)
+{
+	return category_v[i % (sizeof(category_v) / sizeof(category_v[0]))];
+}
+
 const char *gen_kind_name(int i)
 {
 	return i >= 0 && i < K_COUNT ? kinds[i].name : NULL;

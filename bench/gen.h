@@ -72,6 +72,8 @@ typedef struct gen_options {
  */
 int gen_run(const gen_options *o);
 
+/* A Part category (the enum's values, i modulo their number). */
+const char *gen_category(unsigned i);
 /* Name of the ith Kind in write order (0 .. 5), or NULL. */
 const char *gen_kind_name(int i);
 /* The prefix of its keys: Record n (0-based) of Kind i is PREFIX-(1001 + n). */
