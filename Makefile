@@ -122,17 +122,20 @@ FZ := build/fuzz
 fuzz: setup
 	@mkdir -p $(FZ)
 	@sh scripts/embed.sh openapi_json < src/server/openapi.json > $(FZ)/openapi.c
-	@for f in $(FUZZ_NAMES); do \
-		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -DCAIRN_ASSERTS \
+	@failed=""; for f in $(FUZZ_NAMES); do \
+		clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=undefined -DCAIRN_ASSERTS \
 			-o $(FZ)/$$f fuzz/$$f.c $(LIB_SRC) $(SERVER_SRC) $(FZ)/openapi.c \
-			$(LDLIBS) -lmicrohttpd || exit 1; \
+			$(LDLIBS) -lmicrohttpd || { failed="$$failed $$f(build)"; continue; }; \
 		mkdir -p fuzz/corpus/$$f $(FZ)/$$f.new; \
 		$(FZ)/$$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=fuzz/ \
-			$(FZ)/$$f.new fuzz/corpus/$$f || exit 1; \
+			$(FZ)/$$f.new fuzz/corpus/$$f || { failed="$$failed $$f"; continue; }; \
 		rm -rf $(FZ)/$$f.min && mkdir -p $(FZ)/$$f.min && \
 		$(FZ)/$$f -merge=1 $(FZ)/$$f.min fuzz/corpus/$$f $(FZ)/$$f.new 2>/dev/null && \
 		rm -rf fuzz/corpus/$$f $(FZ)/$$f.new && mv $(FZ)/$$f.min fuzz/corpus/$$f; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings in$$failed (fuzz/crash-* and friends)"; exit 1; fi; \
+	echo "fuzz: every target ran, nothing found"
 
 run: setup all $(B)/cairn-bench
 	@sh scripts/demo.sh $(B)/cairn $(B)/cairn-bench

@@ -67,13 +67,18 @@ static void start(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in sa;
-	char *msg = malloc(size * 6 + 1), reply[256];
-	size_t n = 0, got = 0;
+	char *msg, reply[256];
+	size_t n = 0, got = 0, tokens = 0;
 	int fd;
 
 	if (!server)
 		start();
-	if (!msg)
+	for (size_t i = 0; i + 5 <= size; i++) /* each TOKEN grows to the token's length */
+		if (memcmp(data + i, "TOKEN", 5) == 0) {
+			tokens++;
+			i += 4;
+		}
+	if (!(msg = malloc(size + tokens * strlen(token) + 1)))
 		return 0;
 	for (size_t i = 0; i < size; i++) {
 		if (i + 5 <= size && memcmp(data + i, "TOKEN", 5) == 0) {

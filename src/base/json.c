@@ -481,6 +481,8 @@ jv *jv_parse(arena *a, const char *p, size_t n, const char *what)
 	parser ps;
 	jv *root = NULL;
 
+	if (!p) /* an empty text may come as NULL: NULL + 0 is undefined */
+		p = "";
 	memset(&ps, 0, offsetof(parser, local));
 	ps.start = ps.p = p;
 	ps.end = p + n;

@@ -10,7 +10,12 @@
 
 int utf8_valid(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	const unsigned char *p, *end;
+
+	if (!n)
+		return 1; /* s may be NULL then, and NULL + 0 is undefined */
+	p = (const unsigned char *)s;
+	end = p + n;
 
 	while (p < end) {
 		unsigned c = *p;
