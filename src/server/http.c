@@ -390,7 +390,7 @@ static enum MHD_Result answer(req *r)
 	 * body cannot be told from a request, so the connection ends with the
 	 * answer (RFC 9112, 6.1), never reading a smuggled second request.
 	 */
-	if (r->bad_framing)
+	if (r->early)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (r->retry_after) {
 		char ra[16];
@@ -429,22 +429,37 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->nul_seg = -1;
 		atomic_fetch_add(&s->inflight, 1);
 		*req_cls = r;
+		/*
+		 * What the headers alone refuse is answered now, before any of
+		 * the body is read (and without a 100 Continue for it), and the
+		 * connection closes with the answer: the body is never read.
+		 */
 		if (cl && te) { /* two framings: a request smuggling attempt, or a broken client */
-			r->bad_framing = 1;
+			r->bad_framing = r->early = 1;
 			r->path = arena_strndup(&r->mem, url, strlen(url)); /* for the access log */
+			reply_error(r, 400, E_FRAMING,
+				    "a request has either Content-Length or Transfer-Encoding, not both");
+			return answer(r);
 		}
-		else if ((r->path_ok = split_path(r, url)) == 0 && !s->stopping && route_stream(r)) {
+		if ((r->path_ok = split_path(r, url)) == 0 && !s->stopping && route_stream(r)) {
 			/* Streamed: the import runs as the body arrives, unless it is said too large. */
 			if (cl && strtoull(cl, NULL, 10) > s->cfg.max_import && r->import) {
 				import_finish(r, 0);
-				r->refused = 1;
+				r->refused = r->too_large = r->early = 1;
 				reply_error(r, 413, E_BODY, "an import body is at most %zu bytes",
 					    s->cfg.max_import);
+				return answer(r);
 			}
 			return MHD_YES;
 		}
-		if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body)
-			r->too_large = 1;
+		if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body) {
+			r->too_large = r->early = 1;
+			if (!r->path)
+				r->path = arena_strndup(&r->mem, url, strlen(url));
+			reply_error(r, 413, E_BODY, "the request body is larger than %zu bytes",
+				    s->cfg.max_body);
+			return answer(r);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size && (r->import || r->refused)) {

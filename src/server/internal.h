@@ -79,6 +79,7 @@ struct req {
 	int nul_seg;		/* the segment that held %00 (cut short there), or -1 */
 	buf body;
 	int too_large, bad_framing;
+	int early; /* answered from the headers, the body unread: the connection closes */
 	arena mem;		/* parsed JSON and other per-request data */
 	cairn_token_info tok;
 	int authed;

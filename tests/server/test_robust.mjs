@@ -175,6 +175,57 @@ await test('Content-Length with Transfer-Encoding: refused and the connection cl
 	S.cleanup();
 });
 
+// What the headers alone refuse is answered before any body is sent: the
+// client sends headers only and waits; the answer comes, then the close.
+function headersOnly(port, head) {
+	return new Promise((resolve) => {
+		const s = net.connect(port, '127.0.0.1');
+		let data = '', closed = false;
+		const guard = setTimeout(() => { if (!closed) s.destroy(); resolve({ data, closed: false }); }, 30000);
+		s.on('data', (d) => { data += d; });
+		s.on('error', () => {});
+		s.on('close', () => { closed = true; clearTimeout(guard); resolve({ data, closed: true }); });
+		s.on('connect', () => s.write(head));
+	});
+}
+
+await test('an over-limit body is refused from its headers: 413 before the body, no 100 Continue, the connection closed', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--max-body', '2048', '--max-import', '4096');
+	const auth = `Authorization: Bearer ${S.token}\r\n`;
+	for (const [what, head, code] of [
+		['a commit', `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 2049\r\n\r\n`, 413],
+		['a commit expecting 100', `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Expect: 100-continue\r\nContent-Length: 99999999\r\n\r\n`, 413],
+		['an import', `POST /v1/domains/d/import HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 4097\r\n\r\n`, 413],
+		['an import expecting 100', `POST /v1/domains/d/import HTTP/1.1\r\nHost: x\r\n${auth}Expect: 100-continue\r\nContent-Length: 99999999\r\n\r\n`, 413],
+		['two framings', `POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`, 400],
+	]) {
+		const got = await headersOnly(srv.port, head);
+		check(got.closed, `${what}: the server closed the connection`);
+		eq((got.data.match(/HTTP\/1\.1 \d{3}/g) || []), [`HTTP/1.1 ${code}`], `${what}: one answer, no 100 Continue`);
+		check(/connection: close/i.test(got.data), `${what}: it says the connection closes`);
+		if (code === 413)
+			check(got.data.includes('payload_too_large'), `${what}: ${got.data}`);
+	}
+	// Under the limit, Expect: 100-continue is answered 100, then the request.
+	const body = '{"changes":[{"kind":"Note","key":"e1"}]}';
+	const ok = await new Promise((resolve) => {
+		const s = net.connect(srv.port, '127.0.0.1');
+		let data = '', sent = false;
+		s.on('data', (d) => {
+			data += d;
+			if (!sent && /^HTTP\/1\.1 100/.test(data)) { sent = true; s.write(body); }
+			if (/HTTP\/1\.1 201[\s\S]*\r\n\r\n[\s\S]*\}/.test(data)) s.end();
+		});
+		s.on('close', () => resolve(data));
+		s.on('error', () => resolve(data));
+		s.write(`POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\n${auth}Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+	});
+	eq((ok.match(/HTTP\/1\.1 \d{3}/g) || []), ['HTTP/1.1 100', 'HTTP/1.1 201'], ok);
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
 function hostile(i, token) {
 	const pick = i % 16;
 	const rnd = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)));
