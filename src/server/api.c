@@ -100,6 +100,18 @@ static int rate_ok(req *r)
 	return ok;
 }
 
+int api_may_write(const req *r, const char *branch)
+{
+	return r->tok.role >= CAIRN_ROLE_ADMIN ||
+	       (r->tok.role >= CAIRN_ROLE_WRITER &&
+		(!r->tok.branches[0] || glob_match(r->tok.branches, branch)));
+}
+
+const char *api_identity(const req *r)
+{
+	return r->tok.label[0] ? r->tok.label : "token";
+}
+
 /*
  * Check the request's token for a Domain (NULL: none in particular), a
  * role, and for writes the branch written (NULL: none, or not known yet;
@@ -149,8 +161,7 @@ int api_allow(req *r, const char *domain, int need, const char *branch)
 			    r->tok.role == CAIRN_ROLE_READER ? "reader" : "writer");
 		return -1;
 	}
-	if (need == NEED_WRITE && branch && r->tok.role < CAIRN_ROLE_ADMIN && r->tok.branches[0] &&
-	    !glob_match(r->tok.branches, branch)) {
+	if (need == NEED_WRITE && branch && !api_may_write(r, branch)) {
 		reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
 			    "the token may write only to branches matching %s", r->tok.branches);
 		return -1;
@@ -366,8 +377,7 @@ int api_provenance(req *r, const jv *o, cairn_commit_options *co)
 		co->prov.confidence = jv_number(c);
 	}
 	if (!co->prov.actor) /* who, when the body does not say: the token */
-		co->prov.actor = arena_strndup(&r->mem, r->tok.label[0] ? r->tok.label : "token",
-					       strlen(r->tok.label[0] ? r->tok.label : "token"));
+		co->prov.actor = arena_strndup(&r->mem, api_identity(r), strlen(api_identity(r)));
 	co->prov.client_time_ms = 0;
 	return 0;
 }
@@ -446,10 +456,7 @@ static void h_metrics(req *r)
 
 static int mcp_branch_ok(void *ctx, const char *branch)
 {
-	req *r = ctx;
-
-	return r->tok.role >= CAIRN_ROLE_ADMIN || !r->tok.branches[0] ||
-	       glob_match(r->tok.branches, branch);
+	return api_may_write(ctx, branch);
 }
 
 /* An Origin, when a browser sends one, must be this machine (DNS rebinding). */
@@ -497,7 +504,7 @@ static void h_mcp(req *r)
 	m.st = r->s->st;
 	m.domain = d;
 	m.emb = r->s->emb;
-	m.actor = r->tok.label[0] ? r->tok.label : "token";
+	m.actor = api_identity(r);
 	m.writes = r->tok.role >= CAIRN_ROLE_WRITER;
 	m.branch_ok = mcp_branch_ok;
 	m.branch_ctx = r;

@@ -121,7 +121,7 @@ int import_start(req *r, int (*allow_write)(req *r, const char *domain, const ch
 		ij->o.commit.branch = ij->branch;
 	}
 	snprintf(ij->actor, sizeof(ij->actor), "%s",
-		 actor ? actor : r->tok.label[0] ? r->tok.label : "token");
+		 actor ? actor : api_identity(r));
 	ij->o.commit.prov.actor = ij->actor;
 	ij->o.commit.prov.source = "HTTP import";
 	ij->o.on_bad_line = on_bad;

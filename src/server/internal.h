@@ -148,6 +148,10 @@ struct items_out {
  * written (NULL: none yet): replied, -1, when refused.
  */
 int api_allow(req *r, const char *domain, int need, const char *branch);
+/* May the request's (checked) token write to branch? */
+int api_may_write(const req *r, const char *branch);
+/* The name the token signs with: its label, else "token". */
+const char *api_identity(const req *r);
 /* A decimal number without sign: 0, or -1 when s is not one. */
 int api_parse_u64(const char *s, uint64_t *v);
 /* A read transaction of ?branch= and ?at= on domain: 0, or -1 replied. */

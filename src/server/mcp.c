@@ -1593,6 +1593,27 @@ static int t_proposal(call *k)
 		buf_put_u8(k->out, '}');
 		return 0;
 	}
+	/* A note is the proposer's or a reviewer's; a withdrawal, the proposer's. */
+	{
+		cairn_proposal p;
+		cairn_txn *t;
+		int may;
+
+		if (begin(k, &t))
+			return -1;
+		if ((rc = cairn_proposal_get(t, id, &p))) {
+			cairn_txn_end(t);
+			return lib_fail(k, rc);
+		}
+		may = !k->c->branch_ok || k->c->branch_ok(k->c->branch_ctx, p.source) ||
+		      (strcmp(action, "note") == 0 && k->c->branch_ok(k->c->branch_ctx, p.target));
+		if (!may)
+			rc = branch_ok(k, p.source, strcmp(action, "note") == 0 ? "review a proposal of"
+										 : "withdraw a proposal of");
+		cairn_txn_end(t);
+		if (!may)
+			return rc;
+	}
 	if (strcmp(action, "note") == 0) {
 		if (!text) {
 			snprintf(k->err, sizeof(k->err), "a note needs its text");

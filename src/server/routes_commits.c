@@ -476,25 +476,45 @@ void h_proposal(req *r)
 }
 
 /* The target of proposal id, to check the token against (in r's arena). */
-static const char *proposal_target(req *r, uint64_t id)
+/* A proposal's source and target branches (in r's memory); replied, -1, when it cannot be read. */
+static int proposal_branches(req *r, uint64_t id, const char **source, const char **target)
 {
 	cairn_read_options ro = {0};
 	cairn_proposal p;
 	cairn_txn *t;
-	char *target = NULL;
 	int rc;
 
 	ro.domain = r->seg[2];
 	if ((rc = cairn_txn_begin(r->s->st, &ro, &t))) {
 		reply_cairn(r, rc);
-		return NULL;
+		return -1;
 	}
-	if ((rc = cairn_proposal_get(t, id, &p)))
-		reply_cairn(r, rc);
-	else if (!(target = arena_strndup(&r->mem, p.target, strlen(p.target))))
-		reply_cairn(r, CAIRN_ENOMEM);
+	if ((rc = cairn_proposal_get(t, id, &p)) == 0 &&
+	    (!(*source = arena_strndup(&r->mem, p.source, strlen(p.source))) ||
+	     !(*target = arena_strndup(&r->mem, p.target, strlen(p.target)))))
+		rc = CAIRN_ENOMEM;
 	cairn_txn_end(t);
-	return target;
+	if (rc) {
+		reply_cairn(r, rc);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A proposal, a note or a closing is signed by the token that makes it: an
+ * "author" in the request must be that name (it used to be taken as said,
+ * so one agent could sign for another). Replied, -1, when it is not.
+ */
+static int signed_by_token(req *r, const char *author)
+{
+	if (!author || strcmp(author, api_identity(r)) == 0)
+		return 0;
+	reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+		    "\"author\" is signed by the token: this one signs as \"%s\" (its label); "
+		    "leave \"author\" out",
+		    api_identity(r));
+	return -1;
 }
 
 void h_propose(req *r)
@@ -516,10 +536,9 @@ void h_propose(req *r)
 	if (!source)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"source\" is required");
 	/* Proposing asks for nothing on the target: the token must be able to write the source. */
-	if (api_allow(r, d, NEED_WRITE, source))
+	if (api_allow(r, d, NEED_WRITE, source) || signed_by_token(r, author))
 		return;
-	if (!author)
-		author = r->tok.label[0] ? r->tok.label : "token";
+	author = api_identity(r);
 	if ((schema = jv_get(o, "schema")) && schema->type != JV_OBJECT)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL),
 				   "\"schema\" is a schema document (docs/schema.md)");
@@ -568,20 +587,26 @@ void h_proposal_diff(req *r)
 void h_proposal_note(req *r)
 {
 	static const char *const names[] = {"text", "verdict", "author", NULL};
-	const char *d = r->seg[2], *text, *verdict, *author;
+	const char *d = r->seg[2], *text, *verdict, *author, *source, *target;
 	const jv *o = NULL;
 	uint64_t id;
 	int rc;
 
-	/* A review note is a write: any writer of the Domain may leave one. */
+	/* A review note is a write by the proposer (who may write its branch) or a reviewer (its target). */
 	if (api_allow(r, d, NEED_WRITE, NULL) || proposal_id(r, &id) || !(o = api_body_object(r)) ||
 	    api_only(r, o, names) || api_str_member(r, o, "text", &text) ||
 	    api_str_member(r, o, "verdict", &verdict) || api_str_member(r, o, "author", &author))
 		return;
 	if (!text)
 		return reply_error(r, 400, cairn_errname(CAIRN_EINVAL), "\"text\" is required");
-	if (!author)
-		author = r->tok.label[0] ? r->tok.label : "token";
+	if (proposal_branches(r, id, &source, &target) || signed_by_token(r, author))
+		return;
+	if (!api_may_write(r, source) && !api_may_write(r, target))
+		return reply_error(r, 403, cairn_errname(CAIRN_EFORBIDDEN),
+				   "a note is left by who may write the proposal's branch (%s) or its "
+				   "target (%s); the token may write only to branches matching %s",
+				   source, target, r->tok.branches);
+	author = api_identity(r);
 	if ((rc = cairn_proposal_note(r->s->st, d, id, author, text, verdict)))
 		return reply_cairn(r, rc);
 	buf_printf(&r->out, "{\"id\":%llu,\"noted\":true}", (unsigned long long)id);
@@ -592,7 +617,7 @@ void h_proposal_accept(req *r)
 {
 	static const char *const names[] = {"resolve", "resolutions", "expect_revision", "actor",
 					    "source", "confidence", "message", "trace_id", NULL};
-	const char *d = r->seg[2], *target;
+	const char *d = r->seg[2], *source, *target;
 	struct items_out io = {r, 1, 1, 0};
 	cairn_merge_options mo;
 	cairn_merge_result mr;
@@ -603,7 +628,7 @@ void h_proposal_accept(req *r)
 
 	if (api_allow(r, d, NEED_WRITE, NULL) || proposal_id(r, &id) ||
 	    (r->body.len && (!(o = api_body_object(r)) || api_only(r, o, names))) ||
-	    !(target = proposal_target(r, id)) || api_allow(r, d, NEED_WRITE, target))
+	    proposal_branches(r, id, &source, &target) || api_allow(r, d, NEED_WRITE, target))
 		return;
 	if (!r->body.len)
 		o = jv_object(&r->mem, 0);
@@ -635,7 +660,7 @@ void h_proposal_accept(req *r)
 void h_proposal_close(req *r)
 {
 	static const char *const names[] = {"note", "author", NULL};
-	const char *d = r->seg[2], *note, *author, *target;
+	const char *d = r->seg[2], *note, *author, *source, *target;
 	int reject = strcmp(r->seg[5], "reject") == 0;
 	const jv *o = NULL;
 	uint64_t id;
@@ -649,12 +674,11 @@ void h_proposal_close(req *r)
 		return;
 	if (!r->body.len)
 		note = author = NULL;
-	/* Rejecting is the target's reviewers' call; withdrawing, any writer's. */
-	if (!(target = proposal_target(r, id)) ||
-	    api_allow(r, d, NEED_WRITE, reject ? target : NULL))
+	/* Rejecting is the target's reviewers' call; withdrawing, the proposer's (its branch). */
+	if (proposal_branches(r, id, &source, &target) ||
+	    api_allow(r, d, NEED_WRITE, reject ? target : source) || signed_by_token(r, author))
 		return;
-	if (!author)
-		author = r->tok.label[0] ? r->tok.label : "token";
+	author = api_identity(r);
 	rc = cairn_proposal_close(r->s->st, d, id,
 				  reject ? CAIRN_PROPOSAL_REJECTED : CAIRN_PROPOSAL_WITHDRAWN, author,
 				  note);

@@ -196,7 +196,21 @@ await test('stdio with --branches: writes only there', async () => {
 	check(client.getInstructions().includes('only to branches matching agent/p7/*'), client.getInstructions());
 	result(await client.callTool({ name: 'branch', arguments: { name: 'agent/p7/work' } }));
 	result(await client.callTool({ name: 'remember', arguments: { kind: 'Part', key: 'z', text: 'Zed', values: { sku: 'z' }, branch: 'agent/p7/work' } }));
+	const { proposal } = result(await client.callTool({ name: 'propose', arguments: { source: 'agent/p7/work', title: 'Zed' } }));
 	await client.close();
+	// Another confined session neither reviews nor withdraws it; its own proposer may.
+	const other = await connect(new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--branches', 'agent/q8/*', '--model', 'none'], stderr: 'pipe' }));
+	const before = cli(S.store, 'proposal', 'show', String(proposal), '--domain', 'd');
+	for (const action of ['note', 'withdraw']) {
+		e = await other.callTool({ name: 'proposal', arguments: { id: proposal, action, text: 'approved' } });
+		eq(e.isError, true, action);
+		check(e.content[0].text.includes('agent/p7/work') && e.content[0].text.includes('agent/q8/*'), e.content[0].text);
+	}
+	eq(cli(S.store, 'proposal', 'show', String(proposal), '--domain', 'd'), before, 'the proposal as it was');
+	await other.close();
+	const again = await connect(new StdioClientTransport({ command: CAIRN, args: ['mcp', '--store', S.store, '--domain', 'd', '--writes', '--branches', 'agent/p7/*', '--model', 'none'], stderr: 'pipe' }));
+	result(await again.callTool({ name: 'proposal', arguments: { id: proposal, action: 'withdraw' } }));
+	await again.close();
 });
 
 const writer = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'd', '--label', 'agent/http');

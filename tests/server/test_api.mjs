@@ -19,6 +19,7 @@ const owner = cli(S.store, 'token', 'create', '--role', 'admin', '--domain', 'ac
 const writer = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'acme', '--label', 'writer');
 const agent = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'acme', '--branches', 'agent/p7/*', '--label', 'agent/p7');
 const reader = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'acme', '--label', 'reader');
+const other = cli(S.store, 'token', 'create', '--role', 'writer', '--domain', 'acme', '--branches', 'agent/q8/*', '--label', 'agent/q8');
 const outsider = cli(S.store, 'token', 'create', '--role', 'admin', '--domain', 'other', '--label', 'outsider');
 const revoked = cli(S.store, 'token', 'create', '--role', 'reader', '--domain', 'acme');
 cli(S.store, 'token', 'revoke', revoked.split('_')[1]);
@@ -317,10 +318,28 @@ await test('proposals: propose from a branch, note, diff, accept; reject, withdr
 	eq(r.status, 201);
 	r = await c('POST', `${D}/proposals/${id}/notes`, { token: reader, body: { text: 'x' } });
 	eq(r.status, 403);
+	// Another confined agent neither reviews nor withdraws agent/p7's proposal, and no one signs as another.
+	const proposalBefore = (await c('GET', `${D}/proposals/${id}`, { token: reader })).text;
+	r = await c('POST', `${D}/proposals/${id}/notes`, { token: other, body: { text: 'approved', verdict: 'approve' } });
+	eq([r.status, r.body.error.code], [403, 'forbidden'], r.text);
+	check(r.body.error.message.includes('agent/p7/idea') && r.body.error.message.includes('agent/q8/*'), r.body.error.message);
+	r = await c('POST', `${D}/proposals/${id}/withdraw`, { token: other });
+	eq([r.status, r.body.error.code], [403, 'forbidden'], r.text);
+	r = await c('POST', `${D}/proposals/${id}/notes`, { token: writer, body: { text: 'ok', author: 'agent/p7' } });
+	eq([r.status, r.body.error.code], [403, 'forbidden'], r.text);
+	check(r.body.error.message.includes('"writer"'), r.body.error.message);
+	r = await c('POST', `${D}/proposals/${id}/withdraw`, { token: agent, body: { author: 'writer' } });
+	eq(r.status, 403, r.text);
+	r = await c('POST', `${D}/proposals`, { token: agent, body: { source: 'agent/p7/idea', author: 'writer' } });
+	eq(r.status, 403, r.text);
+	eq((await c('GET', `${D}/proposals/${id}`, { token: reader })).text, proposalBefore, 'the refusals changed nothing');
+	// Its own name is its signature, said or not.
+	r = await c('POST', `${D}/proposals/${id}/notes`, { token: agent, body: { text: 'the proposer adds', author: 'agent/p7' } });
+	eq(r.status, 201, r.text);
 	r = await c('GET', `${D}/proposals/${id}`, { token: reader });
 	eq(r.body.status, 'open');
 	eq(r.body.author, 'agent/p7');
-	eq(r.body.notes[0].verdict, 'approve');
+	eq(r.body.notes.map((n) => [n.author, n.verdict || null]), [['writer', 'approve'], ['agent/p7', null]]);
 	r = await c('GET', `${D}/proposals/${id}/diff`, { token: reader });
 	eq(r.body.items.length, 1);
 	r = await c('POST', `${D}/proposals/${id}/accept`, { token: agent });
