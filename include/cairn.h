@@ -129,7 +129,7 @@ CAIRN_API int cairn_version_number(void);
 	X(EUTF8, -27, "invalid_utf8", "text is not valid UTF-8")                                  \
 	X(EHASLINKS, -28, "has_links", "Record still has Links")                                  \
 	X(ELIMIT, -29, "limit_exceeded", "a size limit was exceeded")                             \
-	X(EMAPFULL, -30, "store_full", "the store cannot grow further")                           \
+	X(EMAPFULL, -30, "store_full", "the store cannot grow: its disk or its map is full")       \
 	X(EREADONLY, -31, "read_only", "store opened read-only")                                  \
 	X(ELOCKED, -32, "locked", "store is in use by an incompatible process")                   \
 	X(EDIM, -33, "vector_dimension", "vector dimension differs from the Domain's")             \

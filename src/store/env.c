@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,7 +159,7 @@ static int check_format(cairn_store *st, int creating)
 			return rc;
 		}
 		rc = mdb_txn_commit(txn);
-		return rc ? store_err(rc, "open") : 0;
+		return rc ? store_write_err(st, rc, "open") : 0;
 	}
 	if (rc) {
 		mdb_txn_abort(txn);
@@ -211,7 +212,7 @@ static int open_dbis(cairn_store *st, int create)
 		}
 	}
 	rc = mdb_txn_commit(txn);
-	return rc ? store_err(rc, "open") : 0;
+	return rc ? store_write_err(st, rc, "open") : 0;
 }
 
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out)
@@ -422,13 +423,37 @@ int store_write_begin(cairn_store *st, MDB_txn **txn)
 	return store_err(rc, "write transaction");
 }
 
-int store_write_commit(cairn_store *st, MDB_txn *txn)
+/*
+ * Below this much free space, a write LMDB reports as EIO (it says so for
+ * a short write, which a full disk makes) is taken for a full disk.
+ */
+#define DISK_FULL_SLACK (32u << 20)
+
+int store_write_err(const cairn_store *st, int rc, const char *what)
+{
+	struct statvfs fs;
+	unsigned long long avail;
+
+	if ((rc != ENOSPC && rc != EDQUOT && rc != EIO) || statvfs(st->path, &fs) != 0)
+		return store_err(rc, what);
+	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+	if (rc == EIO && avail >= DISK_FULL_SLACK)
+		return store_err(rc, what);
+	return err_set(CAIRN_EMAPFULL,
+		       "%s: the disk holding the store is full (%llu bytes free for it%s): nothing "
+		       "of this write was kept; free space there, or move the store to a larger "
+		       "disk, and write again",
+		       what, avail, rc == EDQUOT ? ", or its quota is reached" : "");
+}
+
+/* Commit and let go of the writer; LMDB's own result. */
+static int commit_raw(cairn_store *st, MDB_txn *txn)
 {
 	int rc = mdb_txn_commit(txn);
 
 	pthread_rwlock_unlock(&st->maplock);
 	pthread_mutex_unlock(&st->wlock);
-	return rc ? store_err(rc, "commit") : 0;
+	return rc;
 }
 
 void store_write_abort(cairn_store *st, MDB_txn *txn)
@@ -480,10 +505,16 @@ int store_write(cairn_store *st, store_write_fn fn, void *arg)
 			store_write_abort(st, txn);
 			return 0;
 		}
-		if (rc)
+		if (rc) {
 			store_write_abort(st, txn);
-		else
-			rc = store_write_commit(st, txn);
+		} else {
+			int mrc = commit_raw(st, txn);
+
+			/* The map full grows; a full disk does not (store_write_err says so). */
+			if (mrc && mrc != MDB_MAP_FULL)
+				return store_write_err(st, mrc, "commit");
+			rc = mrc ? CAIRN_EMAPFULL : 0;
+		}
 		if (rc != CAIRN_EMAPFULL)
 			return rc;
 		if (grown == STORE_GROW_MAX)

@@ -89,6 +89,12 @@ static inline void store_wake(cairn_store *st)
 int store_format_put(MDB_txn *txn, cairn_store *st);
 
 /* Open and close the environment (cairn_open and cairn_close add the layers above). */
+/*
+ * The error of a write to the store's file that failed with errno-like rc:
+ * a full disk (ENOSPC, EDQUOT, or EIO with next to nothing free) is
+ * CAIRN_EMAPFULL saying how much is free and what to do; else store_err.
+ */
+int store_write_err(const cairn_store *st, int rc, const char *what);
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 void store_close(cairn_store *st);
 
@@ -99,8 +105,6 @@ int store_read_begin(cairn_store *st, MDB_txn **txn);
 void store_read_end(cairn_store *st, MDB_txn *txn);
 /* Begin the write transaction (waits for another writer of this process). */
 int store_write_begin(cairn_store *st, MDB_txn **txn);
-/* Commit (durable unless CAIRN_OPEN_NOSYNC). Returns CAIRN_EMAPFULL when the map must grow. */
-int store_write_commit(cairn_store *st, MDB_txn *txn);
 void store_write_abort(cairn_store *st, MDB_txn *txn);
 /* Double the map size; waits for this process's transactions to end. */
 int store_grow(cairn_store *st);
