@@ -491,6 +491,13 @@ int store_grow(cairn_store *st)
 	return rc;
 }
 
+int store_write_commit(cairn_store *st, MDB_txn *txn)
+{
+	int rc = commit_raw(st, txn);
+
+	return rc ? store_write_err(st, rc, "commit") : 0;
+}
+
 int store_write(cairn_store *st, store_write_fn fn, void *arg)
 {
 	MDB_txn *txn;

@@ -105,6 +105,8 @@ int store_read_begin(cairn_store *st, MDB_txn **txn);
 void store_read_end(cairn_store *st, MDB_txn *txn);
 /* Begin the write transaction (waits for another writer of this process). */
 int store_write_begin(cairn_store *st, MDB_txn **txn);
+/* Commit (durable unless CAIRN_OPEN_NOSYNC): 0, or store_write_err's error. */
+int store_write_commit(cairn_store *st, MDB_txn *txn);
 void store_write_abort(cairn_store *st, MDB_txn *txn);
 /* Double the map size; waits for this process's transactions to end. */
 int store_grow(cairn_store *st);
