@@ -14,6 +14,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -522,6 +525,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return answer(r);
 }
 
+/*
+ * The server went idle: hand the allocator's free memory back to the
+ * system, at most once a second. Without it, what a storm of large
+ * requests allocated stays resident in glibc's per-thread arenas.
+ */
+static void idle_trim(srv *s)
+{
+#ifdef __GLIBC__
+	int64_t now = time_now_ms(), last = atomic_load(&s->trimmed_ms);
+
+	if (now - last >= 1000 && atomic_compare_exchange_strong(&s->trimmed_ms, &last, now))
+		malloc_trim(0);
+#else
+	(void)s;
+#endif
+}
+
 static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 		    enum MHD_RequestTerminationCode toe)
 {
@@ -541,9 +561,10 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 	buf_release(&r->body);
 	buf_release(&r->out);
 	arena_release(&r->mem);
-	atomic_fetch_sub(&s->inflight, 1);
 	cr_free(r);
 	*req_cls = NULL;
+	if (atomic_fetch_sub(&s->inflight, 1) == 1)
+		idle_trim(s);
 }
 
 /* ------------------------------------------------------------- server -- */

@@ -65,6 +65,7 @@ struct srv {
 	atomic_ullong lat_bucket[12]; /* request latency histogram, see http.c */
 	atomic_ullong lat_sum_us;
 	atomic_uint inflight;
+	_Atomic int64_t trimmed_ms; /* when free memory was last handed back (http.c) */
 	int64_t started_ms;
 };
 
