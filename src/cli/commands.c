@@ -458,6 +458,8 @@ const char cli_serve_usage[] =
 	"  --max-batch N         most changes in one commit request (default 10000)\n"
 	"  --max-connections N   concurrent connections (default 1000)\n"
 	"  --timeout SECONDS     idle connection timeout (default 60)\n"
+	"  --header-timeout SECONDS  time a new connection has to send its headers\n"
+	"                        (default 10; 0: --timeout)\n"
 	"  --query-ms N          time a read may walk (diffs, changes, export) before 503\n"
 	"                        query_timeout (default 10000; 0: no limit)\n"
 	"  --rate N              requests per second per token, 0 for no limit (default 0);\n"

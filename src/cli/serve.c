@@ -14,7 +14,7 @@
 #include "server/server.h"
 
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
-				    "max-connections", "timeout", "query-ms", "rate", "burst", "group",
+				    "max-connections", "timeout", "header-timeout", "query-ms", "rate", "burst", "group",
 				    "access-log", "model", "retain", NULL};
 
 /* One setting by name; returns 0, or prints why and returns an exit code. */
@@ -87,6 +87,8 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		c->max_conns = (unsigned)d;
 	else if (strcmp(name, "timeout") == 0)
 		c->timeout_s = (unsigned)d;
+	else if (strcmp(name, "header-timeout") == 0)
+		c->header_timeout_s = (unsigned)d;
 	else if (strcmp(name, "query-ms") == 0)
 		c->query_ms = (unsigned)d;
 	else if (strcmp(name, "burst") == 0)

@@ -49,6 +49,7 @@ void srv_config_defaults(srv_config *c)
 	c->max_batch = 10000;
 	c->max_conns = 1000;
 	c->timeout_s = 60;
+	c->header_timeout_s = 10;
 	c->query_ms = 10000;
 	c->group_max = 256;
 }
@@ -409,6 +410,18 @@ static enum MHD_Result answer(req *r)
 	}
 }
 
+/*
+ * How long a new connection may take to send a request's headers: shorter
+ * than the idle timeout, so that sockets that send nothing cannot hold
+ * every connection for long (0 or more than timeout_s: timeout_s).
+ */
+static unsigned header_timeout(const srv_config *c)
+{
+	if (!c->header_timeout_s || !c->timeout_s || c->header_timeout_s > c->timeout_s)
+		return c->timeout_s;
+	return c->header_timeout_s;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -425,6 +438,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r = cr_calloc(1, sizeof(*r));
 		if (!r)
 			return MHD_NO;
+		/* Its headers are in: from now on the connection may idle --timeout. */
+		if (header_timeout(&s->cfg) != s->cfg.timeout_s)
+			MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+						  (unsigned)s->cfg.timeout_s);
 		r->s = s;
 		r->conn = conn;
 		r->method = method;
@@ -653,7 +670,7 @@ int server_start(const srv_config *c, srv **out)
 				NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
 				MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
 				MHD_OPTION_CONNECTION_LIMIT,
-				c->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, c->timeout_s,
+				c->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, header_timeout(c),
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
 				MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);

@@ -23,6 +23,7 @@ typedef struct srv_config {
 	unsigned max_batch;	  /* changes per commit request (default 10,000) */
 	unsigned max_conns;	  /* concurrent connections (default 1,000) */
 	unsigned timeout_s;	  /* idle connection timeout (default 60 s) */
+	unsigned header_timeout_s; /* until a request's headers are in (default 10 s; 0: timeout_s) */
 	unsigned query_ms;	  /* time a read may take: diffs, changes, export (default 10 s; 0: none) */
 	double rate;		  /* requests per token per second (0: no limit) */
 	unsigned burst;		  /* requests a token may make at once (default 2 x rate) */

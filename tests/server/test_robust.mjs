@@ -226,6 +226,28 @@ await test('an over-limit body is refused from its headers: 413 before the body,
 	S.cleanup();
 });
 
+// Sockets that connect and send nothing hold a connection only until
+// --header-timeout: the server closes each (the test waits for that, not
+// for a time), and then serves a request again.
+await test('idle sockets that send nothing are closed after --header-timeout, and service comes back', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--max-connections', '20', '--header-timeout', '1', '--timeout', '600');
+	const idle = await Promise.all(Array.from({ length: 20 }, () => new Promise((resolve) => {
+		const s = net.connect(srv.port, '127.0.0.1');
+		s.on('error', () => {});
+		s.on('connect', () => resolve(s));
+	})));
+	const closed = await Promise.all(idle.map((s) => new Promise((resolve) => {
+		const guard = setTimeout(() => { s.destroy(); resolve(false); }, 60000);
+		s.on('close', () => { clearTimeout(guard); resolve(true); });
+	})));
+	eq(closed.filter(Boolean).length, 20, 'the server closed every idle socket');
+	const r = await call(srv, 'GET', '/v1/health');
+	eq(r.status, 200, r.text);
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
 function hostile(i, token) {
 	const pick = i % 16;
 	const rnd = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)));
