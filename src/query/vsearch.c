@@ -264,6 +264,28 @@ static int scan_exact(vctx *v, uint64_t after)
 }
 
 /*
+ * Score the stored vector of vid exactly and keep it if it is among the
+ * best (vkeep): a vid without a vector (a Record without one, or purged
+ * since an index named it) is passed over.
+ */
+static int score_stored(vctx *v, uint64_t vid)
+{
+	MDB_val x;
+	kbuf k;
+	int rc;
+
+	key_u64(&k, v->t->d.dom, vid);
+	v->t->d.stats.seeks++;
+	rc = db_get(v->t->txn, v->t->st, DB_VECTORS, k.b, k.n, &x);
+	if (rc == CAIRN_ENOTFOUND)
+		return 0;
+	if (!rc && x.mv_size != v->dim * sizeof(float))
+		rc = err_set(CAIRN_EDIM, "the Domain's vectors have %zu dimensions, not %zu",
+			     x.mv_size / sizeof(float), v->dim);
+	return rc ? rc : vkeep(v, vid, exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
+}
+
+/*
  * A selective attribute filter: the Records an index says pass it, when
  * they are at most vsearch_where_exact, scored exactly (*done set); when
  * more but at most vsearch_where_set, as the set of the only candidates
@@ -306,23 +328,10 @@ static int search_filtered(vctx *v, const cairn_vsearch_options *o, int *done)
 	}
 	v->prefiltered = 1;
 	for (size_t i = 0; i < n_all && !rc; i++) {
-		MDB_val x;
-		kbuf k;
-
 		if (all[i] == v->skip)
 			continue;
-		key_u64(&k, v->t->d.dom, all[i]);
 		v->t->d.stats.entries++;
-		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, k.b, k.n, &x);
-		if (rc == CAIRN_ENOTFOUND) { /* a Record without a vector */
-			rc = 0;
-			continue;
-		}
-		if (!rc && x.mv_size != v->dim * sizeof(float))
-			rc = err_set(CAIRN_EDIM, "the Domain's vectors have %zu dimensions, not %zu",
-				     x.mv_size / sizeof(float), v->dim);
-		if (!rc)
-			rc = vkeep(v, all[i], exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
+		rc = score_stored(v, all[i]);
 	}
 	v->prefiltered = 0;
 	cr_free(all);
@@ -399,24 +408,12 @@ static int scan_exact_kinds(vctx *v, const vindex_meta *m)
 		qsort(vids, n, sizeof(*vids), vid_cmp);
 	v->prefiltered = 1; /* their Kinds are known; exclude still applies */
 	for (size_t i = 0; i < n && !rc; i++) {
-		MDB_val x;
-		kbuf kk;
 		int live;
 
 		if ((i && vids[i] == vids[i - 1]) || vids[i] == v->skip ||
 		    (rc = vlive(v, vids[i], &live)) || !live)
 			continue;
-		key_u64(&kk, v->t->d.dom, vids[i]);
-		v->t->d.stats.seeks++;
-		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, kk.b, kk.n, &x);
-		if (rc == CAIRN_ENOTFOUND) { /* purged since the index was written */
-			rc = 0;
-			continue;
-		}
-		if (!rc && x.mv_size != v->dim * sizeof(float))
-			rc = err_set(CAIRN_ECORRUPT, "vector of %zu bytes", x.mv_size);
-		if (!rc)
-			rc = vkeep(v, vids[i], exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
+		rc = score_stored(v, vids[i]);
 	}
 	v->prefiltered = 0;
 	cr_free(vids);
@@ -627,21 +624,8 @@ static int search_index(vctx *v, const vindex_meta *m, size_t probes, size_t rer
 		goto out;
 	/* The candidates, best first, scored exactly. */
 	qsort(h, nh, sizeof(*h), cand_cmp);
-	for (size_t i = 0; i < nh && !rc; i++) {
-		MDB_val x;
-
-		key_u64(&k, v->t->d.dom, h[i].vid);
-		v->t->d.stats.seeks++;
-		rc = db_get(v->t->txn, v->t->st, DB_VECTORS, k.b, k.n, &x);
-		if (rc == CAIRN_ENOTFOUND) { /* purged since the index was written */
-			rc = 0;
-			continue;
-		}
-		if (!rc && x.mv_size != v->dim * sizeof(float))
-			rc = err_set(CAIRN_ECORRUPT, "vector of %zu bytes", x.mv_size);
-		if (!rc)
-			rc = vkeep(v, h[i].vid, exact(v, vec_aligned(x.mv_data, v->dim, v->tmp)));
-	}
+	for (size_t i = 0; i < nh && !rc; i++)
+		rc = score_stored(v, h[i].vid);
 out:
 	cr_free(cent_copy);
 	cr_free(order);
