@@ -248,6 +248,36 @@ await test('idle sockets that send nothing are closed after --header-timeout, an
 	S.cleanup();
 });
 
+// A client that sends its commit and then half-closes (shutdown(SHUT_WR))
+// still reads its answer, however many do it at once, with durable commits.
+await test('half-closed clients: 200 commits from 8 at once, each answered and applied', async () => {
+	const S = setup();
+	const srv = await serve(S.store, '--sync');
+	const half = (i) => new Promise((resolve) => {
+		const body = JSON.stringify({ changes: [{ kind: 'Note', key: `half${i}` }] });
+		const s = net.connect(srv.port, '127.0.0.1');
+		let data = '';
+		s.on('data', (d) => { data += d; });
+		s.on('error', () => resolve(data));
+		s.on('close', () => resolve(data));
+		s.on('connect', () => {
+			s.write(`POST /v1/domains/d/commits HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${S.token}\r\n` +
+				`Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+			s.end();
+		});
+	});
+	let answered = 0;
+	await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+		for (let i = 0; i < 25; i++)
+			if (/^HTTP\/1\.1 201/.test(await half(w * 100 + i))) answered++;
+	}));
+	eq(answered, 200, 'answers');
+	const r = await call(srv, 'GET', '/v1/domains/d/export', { token: S.token });
+	eq(r.text.trim().split('\n').filter((l) => l.includes('"half')).length, 200, 'applied');
+	eq(await stop(srv), 0);
+	S.cleanup();
+});
+
 function hostile(i, token) {
 	const pick = i % 16;
 	const rnd = (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)));
