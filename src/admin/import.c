@@ -227,12 +227,11 @@ static int defer_marked(cairn_import *im, const uint8_t *mark, const char *const
 	im->awaits = a;
 	for (size_t i = 0; i < im->batch->n && !rc; i++) {
 		uint64_t *slot;
+		char *m;
 
 		if (mark[i] != DEFER)
 			continue;
-		char *m = cr_strdup(awaited[i]);
-
-		if (!m || !(slot = hmap_put(&im->wanted, awaited[i], strlen(awaited[i]), NULL))) {
+		if (!(m = cr_strdup(awaited[i])) || !(slot = hmap_put(&im->wanted, awaited[i], strlen(awaited[i]), NULL))) {
 			cr_free(m);
 			rc = err_set(CAIRN_ENOMEM, "out of memory");
 			break;

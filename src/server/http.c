@@ -390,9 +390,10 @@ static enum MHD_Result answer(req *r)
 		MHD_add_response_header(resp, "X-Cairn-Revision", rv);
 	}
 	/*
-	 * Two framings (Content-Length and Transfer-Encoding): what follows the
-	 * body cannot be told from a request, so the connection ends with the
-	 * answer (RFC 9112, 6.1), never reading a smuggled second request.
+	 * Answered from the headers: the body is not read, so the connection
+	 * ends with the answer. For two framings (Content-Length and
+	 * Transfer-Encoding) what follows the body cannot be told from a
+	 * request (RFC 9112, 6.1): a smuggled second request is never read.
 	 */
 	if (r->early)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
