@@ -37,6 +37,22 @@ static double gauss(void)
 
 static float centres[XCLUSTERS][XDIM];
 
+/* The cluster centres, random unit vectors; the generator seeded with seed. */
+static void centres_draw(unsigned seed)
+{
+	srand(seed);
+	for (int c = 0; c < XCLUSTERS; c++) {
+		double ss = 0;
+
+		for (int d = 0; d < XDIM; d++) {
+			centres[c][d] = (float)gauss();
+			ss += (double)centres[c][d] * centres[c][d];
+		}
+		for (int d = 0; d < XDIM; d++)
+			centres[c][d] = (float)(centres[c][d] / sqrt(ss));
+	}
+}
+
 static void draw(float *x, int cluster)
 {
 	double ss = 0;
@@ -82,17 +98,7 @@ static cairn_store *xstore(void)
 	char *lines = malloc(1000 * 512);
 	float x[XDIM];
 
-	srand(23);
-	for (int c = 0; c < XCLUSTERS; c++) {
-		double ss = 0;
-
-		for (int d = 0; d < XDIM; d++) {
-			centres[c][d] = (float)gauss();
-			ss += (double)centres[c][d] * centres[c][d];
-		}
-		for (int d = 0; d < XDIM; d++)
-			centres[c][d] = (float)(centres[c][d] / sqrt(ss));
-	}
+	centres_draw(23);
 	if (!lines || cairn_open(test_path("xstore"), &oo, &st) || cairn_domain_create(st, "d")) {
 		free(lines);
 		return NULL;
@@ -608,17 +614,7 @@ void test_vindex_probes_monotone(void)
 	static float qs[30][XDIM];
 	float x[XDIM];
 
-	srand(31);
-	for (int c = 0; c < XCLUSTERS; c++) {
-		double ss = 0;
-
-		for (int d = 0; d < XDIM; d++) {
-			centres[c][d] = (float)gauss();
-			ss += (double)centres[c][d] * centres[c][d];
-		}
-		for (int d = 0; d < XDIM; d++)
-			centres[c][d] = (float)(centres[c][d] / sqrt(ss));
-	}
+	centres_draw(31);
 	CHECK(lines != NULL);
 	OK(cairn_open(test_path("pstore"), &oo, &st));
 	if (!lines || !st)
