@@ -88,6 +88,7 @@ typedef struct cli {
 	const char *boost_near; /* --boost-near KIND:KEY,... */
 	double boost;		/* --boost N (default 1 with --boost-near) */
 	int embed;		/* --embed: writes embed titles with the model (--model) */
+	int atomic;		/* --atomic: an import all or nothing */
 	const char *vector_model; /* --vector-model ID: the model of the vectors written */
 	cairn_embedder *emb;	/* the model --embed opened */
 	long dim;		/* --dim N (import --vectors) */

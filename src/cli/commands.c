@@ -216,7 +216,7 @@ static const char schema_usage[] =
 	"of JSON.\n\n" PROV EXPECT OPTS_READ;
 
 static const char import_usage[] =
-	"usage: cairn import FILE... [--batch N] [--on-error stop|skip]\n"
+	"usage: cairn import FILE... [--batch N] [--on-error stop|skip] [--atomic]\n"
 	"                    [--vectors FILE.f32 --dim N]\n"
 	"                    [--embed [--model FILE] | --vector-model ID]\n\n"
 	"Imports JSON Lines from the files in order ('-' reads stdin), in batches of\n"
@@ -225,6 +225,8 @@ static const char import_usage[] =
 	"  --batch N             changes per commit (default 100000); a batch also ends\n"
 	"                        at 64 MiB of lines\n"
 	"  --on-error stop|skip  what a bad line does (default stop)\n"
+	"  --atomic              all or nothing: the batches go to a branch of their own,\n"
+	"                        merged in one commit at the end (nothing, on a failure)\n"
 	"  --vectors FILE.f32    each Record line's vector from the next row of FILE\n"
 	"  --dim N               the vectors' dimension: FILE holds rows of N float32s\n"
 	"  --embed               embed the titles of Records without a vector\n" MODEL

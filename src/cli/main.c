@@ -577,12 +577,21 @@ static char committed_msg[2][320];
 static size_t committed_len[2];
 static volatile sig_atomic_t committed_cur = -1;
 
+static char staging[80]; /* --atomic: the branch the batches go to */
+
 static void note_committed(const cli *c, const cairn_import_stats *s)
 {
 	int next = committed_cur == 0 ? 1 : 0;
 	int n;
 
-	if (c->json && !c->tty_err)
+	if (c->atomic)
+		n = snprintf(committed_msg[next], sizeof(committed_msg[next]),
+			     c->json && !c->tty_err
+				     ? "{\"interrupted\":{\"commits\":0,\"atomic\":true,\"branch\":\"%s\"}}\n"
+				     : "\ncairn: import interrupted: nothing was imported (--atomic); "
+				       "its batches are on branch %s: cairn branch delete %s\n",
+			     staging, staging);
+	else if (c->json && !c->tty_err)
 		n = snprintf(committed_msg[next], sizeof(committed_msg[next]),
 			     "{\"interrupted\":{\"commits\":%llu,\"records\":%llu,\"links\":%llu,"
 			     "\"unchanged\":%llu}}\n",
@@ -648,6 +657,53 @@ static void on_bad_line(void *ctx, const char *file, uint64_t line, int rc, cons
 	}
 }
 
+/*
+ * --atomic: the batches go to a branch of their own, made from the target
+ * now; mo gets the target, the provenance and any expectation, for the
+ * merge at the end.
+ */
+static int atomic_begin(cli *c, cairn_store *st, cairn_commit_options *co, cairn_merge_options *mo)
+{
+	struct timespec now;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(staging, sizeof(staging), "import.%ld.%lld%03ld", (long)getpid(),
+		 (long long)now.tv_sec, now.tv_nsec / 1000000);
+	memset(mo, 0, sizeof(*mo));
+	mo->commit = *co;
+	mo->source = staging;
+	mo->resolve = CAIRN_RESOLVE_NONE;
+	if ((rc = cairn_branch_create(st, co->domain, staging, co->branch)))
+		return cli_fail(c, rc, "import --atomic");
+	co->branch = staging;
+	co->has_expect = 0; /* the target's head is checked by the merge */
+	return 0;
+}
+
+/*
+ * --atomic, after the import (rc its result): on success, the branch merged
+ * into the target in one commit (*merged its revision; 0 when nothing
+ * changed); either way the branch deleted. The import's stats say one
+ * commit or none.
+ */
+static int atomic_end(cairn_store *st, const cairn_merge_options *mo, int rc,
+		      cairn_import_stats *stats, uint64_t *merged)
+{
+	cairn_merge_result mr;
+	int drc;
+
+	memset(&mr, 0, sizeof(mr));
+	if (!rc)
+		rc = cairn_merge(st, mo, NULL, NULL, &mr);
+	drc = cairn_branch_delete(st, mo->commit.domain, mo->source);
+	if (!rc)
+		rc = drc;
+	*merged = mr.revision;
+	stats->commits = mr.revision ? 1 : 0;
+	return rc;
+}
+
 int cmd_import(cli *c)
 {
 	cairn_import_options io;
@@ -655,6 +711,8 @@ int cmd_import(cli *c)
 	cairn_import *im;
 	cairn_store *st;
 	struct progress pr = {0};
+	cairn_merge_options mo;
+	uint64_t merged = 0;
 	int rc, ex;
 
 	if (c->nargs < 1)
@@ -710,6 +768,12 @@ int cmd_import(cli *c)
 	if (!io.commit.prov.source)
 		io.commit.prov.source = c->args[0];
 	memset(&stats, 0, sizeof(stats));
+	if (c->atomic && (ex = atomic_begin(c, st, &io.commit, &mo))) {
+		if (io.vectors)
+			fclose(io.vectors);
+		cairn_close(st);
+		return ex;
+	}
 	note_committed(c, &stats);
 	signal(SIGINT, on_import_signal);
 	signal(SIGTERM, on_import_signal);
@@ -735,6 +799,8 @@ int cmd_import(cli *c)
 		if (!rc)
 			rc = erc;
 	}
+	if (c->atomic)
+		rc = atomic_end(st, &mo, rc, &stats, &merged);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (c->tty_err)
@@ -742,7 +808,12 @@ int cmd_import(cli *c)
 	if (rc) {
 		ex = cli_fail(c, rc, "import");
 		/* What the batches before the failure committed stays. */
-		if (c->json && !c->tty_err)
+		if (c->atomic)
+			fprintf(stderr, c->json && !c->tty_err
+						? "{\"committed\":{\"commits\":0,\"atomic\":true}}\n"
+						: "cairn: import: nothing was imported (--atomic): the branch is "
+						  "as it was\n");
+		else if (c->json && !c->tty_err)
 			fprintf(stderr,
 				"{\"committed\":{\"commits\":%llu,\"records\":%llu,\"links\":%llu,"
 				"\"unchanged\":%llu}}\n",
@@ -759,7 +830,15 @@ int cmd_import(cli *c)
 	} else {
 		double t = elapsed(&pr.t0);
 
-		if (c->json)
+		if (c->json && c->atomic)
+			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
+			       "\"skipped\":%llu,\"commits\":%llu,\"atomic\":true,\"revision\":%llu,"
+			       "\"seconds\":%.3f}\n",
+			       (unsigned long long)stats.lines, (unsigned long long)stats.records,
+			       (unsigned long long)stats.links, (unsigned long long)stats.unchanged,
+			       (unsigned long long)stats.skipped, (unsigned long long)stats.commits,
+			       (unsigned long long)merged, t);
+		else if (c->json)
 			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
 			       "\"skipped\":%llu,\"commits\":%llu,\"seconds\":%.3f}\n",
 			       (unsigned long long)stats.lines, (unsigned long long)stats.records,

@@ -71,6 +71,7 @@ static const cli_opt options[] = {
 	{"include-inactive", T_ON, F(include_inactive)}, {"valid-at", T_STR, F(valid_at)},
 	{"budget", T_LONG, F(budget)},		{"links", T_STR, F(links)},
 	{"record", T_STR, F(record)},		{"actor-as", T_STR, F(actor_as)},
+	{"atomic", T_ON, F(atomic)},
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))

@@ -480,6 +480,41 @@ run import "$T/stop.jsonl" --batch 1 --text
 err_has 'before the failure, 0 commits (2 Records, 0 Links, 2 of them unchanged)'
 end
 
+# --atomic: all or nothing. The batches go to a branch of their own and are
+# merged in one commit; a failure in a later batch leaves the target as it
+# was, and the branch is gone either way.
+begin "import --atomic: one commit when it works, nothing when a line fails"
+run log --limit 1
+at_head=$(sed -n 's/^{"revision":\([0-9]*\),.*/\1/p' "$T/out")
+printf '%s\n' '{"kind":"Plant","key":"at1"}' '{"kind":"Plant","key":"at2"}' \
+	'{"kind":"Plant","key":"at3","values":{"city":7}}' >"$T/atomic_bad.jsonl"
+run import "$T/atomic_bad.jsonl" --atomic --batch 1
+want_rc 4
+err_has '"code":"type_mismatch"'
+err_has '"committed":{"commits":0,"atomic":true}'
+run get Plant at1
+want_rc 3
+run import "$T/atomic_bad.jsonl" --atomic --batch 1 --text
+err_has 'nothing was imported (--atomic)'
+printf '%s\n' '{"kind":"Part","key":"atp","values":{"sku":"AT","supplier":"ats"}}' \
+	'{"kind":"Plant","key":"at1"}' '{"kind":"Supplier","key":"ats","values":{"vat":"AT1"}}' \
+	>"$T/atomic_good.jsonl"
+run import "$T/atomic_good.jsonl" --atomic --batch 1
+want_rc 0
+out_has '"records":3'
+out_has '"commits":1,"atomic":true'
+run log --limit 2 # on main, one revision more: the merge, then the head before
+line_has 2 "\"revision\":$at_head,"
+run get Part atp
+want_rc 0
+run branch list
+out_lacks '"import.'
+run import "$T/atomic_good.jsonl" --atomic
+want_rc 0
+out_has '"unchanged":3'
+out_has '"commits":0,"atomic":true,"revision":0'
+end
+
 # Ctrl-C (SIGINT) during an import: it says what stays committed and dies of
 # the signal. The import reads a FIFO; the signal is sent once the first
 # line's commit can be read from the store.
