@@ -203,6 +203,13 @@ CAIRN_API void cairn_close(cairn_store *st);
  * map cannot be found (the store stays usable).
  */
 CAIRN_API int cairn_store_warm(cairn_store *st);
+/*
+ * Since when (ms since the epoch) a write of this process has waited for
+ * the store's writer lock, which another process (a server, an import)
+ * holds while it writes; 0 when no write waits. For a watchdog that tells
+ * a person why a write does not return. Thread-safe.
+ */
+CAIRN_API int64_t cairn_writer_waiting_since(void);
 
 /*
  * Do one bounded step of background work (today: clearing deleted

@@ -1,5 +1,6 @@
 /* The cairn command: main, shared helpers, and the store, read and write commands (docs/cli.md). */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1913,6 +1914,41 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * A write that waits for the store's writer lock, which another process (a
+ * server, an import) holds while it writes, says so once a second has gone
+ * by, once per wait, on stderr: otherwise the command just hangs. It goes
+ * on by itself when the other write ends.
+ */
+static void *writer_watchdog(void *arg)
+{
+	const cli *c = arg;
+	const struct timespec tick = {0, 100000000};
+	int64_t told = 0;
+
+	for (;;) {
+		int64_t since = cairn_writer_waiting_since();
+
+		if (since && since != told && time_now_ms() - since >= 1000) {
+			time_t t = (time_t)(since / 1000);
+			struct tm tm;
+			char at[32];
+
+			gmtime_r(&t, &tm);
+			strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			if (c->json && !c->tty_err)
+				fprintf(stderr, "{\"waiting\":{\"for\":\"another writer\",\"since\":\"%s\"}}\n", at);
+			else
+				fprintf(stderr, "cairn: waiting for another writer of the store since %s "
+						"(a server, an import or another command is writing to it); "
+						"this goes on when that write ends\n", at);
+			told = since;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	cli c;
@@ -1936,5 +1972,11 @@ int main(int argc, char **argv)
 		return ex < 0 ? 0 : ex;
 	if (c.embed && (ex = open_embedder(&c)))
 		return ex;
+	if (strcmp(c.cmd->name, "serve") != 0 && strcmp(c.cmd->name, "mcp") != 0) {
+		pthread_t w;
+
+		if (pthread_create(&w, NULL, writer_watchdog, &c) == 0)
+			pthread_detach(w);
+	}
 	return c.cmd->run(&c);
 }

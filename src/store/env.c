@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -23,6 +24,7 @@
 #include "base/alloc.h"
 #include "base/assert.h"
 #include "base/err.h"
+#include "base/text.h"
 
 #define STORE_MAGIC "CAIRN-STORE"
 /*
@@ -131,6 +133,31 @@ int store_format_put(MDB_txn *txn, cairn_store *st)
 	return rc;
 }
 
+/* When this process's write began to wait for LMDB's writer lock (0: none waits). */
+static _Atomic int64_t writer_wait_ms;
+
+int64_t cairn_writer_waiting_since(void)
+{
+	return atomic_load(&writer_wait_ms);
+}
+
+/*
+ * Begin a transaction; a write one waits for the writer lock other
+ * processes hold while they write, and says so meanwhile
+ * (cairn_writer_waiting_since).
+ */
+static int txn_begin(MDB_env *env, unsigned flags, MDB_txn **txn)
+{
+	int rc;
+
+	if (flags & MDB_RDONLY)
+		return mdb_txn_begin(env, NULL, flags, txn);
+	atomic_store(&writer_wait_ms, time_now_ms());
+	rc = mdb_txn_begin(env, NULL, flags, txn);
+	atomic_store(&writer_wait_ms, 0);
+	return rc;
+}
+
 /* Check the format marker, or write it into a new store. */
 static int check_format(cairn_store *st, int creating)
 {
@@ -142,7 +169,7 @@ static int check_format(cairn_store *st, int creating)
 	memcpy(mark, STORE_MAGIC, sizeof(STORE_MAGIC));
 	be32_put(mark + sizeof(STORE_MAGIC), STORE_FORMAT);
 	st->format = STORE_FORMAT;
-	rc = mdb_txn_begin(st->env, NULL, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
+	rc = txn_begin(st->env, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
 	if (rc)
 		return store_err(rc, "open");
 	rc = db_get(txn, st, DB_META, "format", 6, &v);
@@ -191,7 +218,7 @@ static int open_dbis(cairn_store *st, int create)
 	int rc;
 	unsigned flags = create ? MDB_CREATE : 0;
 
-	rc = mdb_txn_begin(st->env, NULL, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
+	rc = txn_begin(st->env, (st->flags & CAIRN_OPEN_RDONLY) ? MDB_RDONLY : 0, &txn);
 	if (rc)
 		return store_err(rc, "open");
 	for (int i = 0; i < DB_COUNT; i++) {
@@ -407,7 +434,7 @@ int store_write_begin(cairn_store *st, MDB_txn **txn)
 	pthread_mutex_lock(&st->wlock);
 	for (int tries = 0; tries < 3; tries++) {
 		pthread_rwlock_rdlock(&st->maplock);
-		rc = mdb_txn_begin(st->env, NULL, 0, txn);
+		rc = txn_begin(st->env, 0, txn);
 		if (rc == 0)
 			return 0;
 		pthread_rwlock_unlock(&st->maplock);
