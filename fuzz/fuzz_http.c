@@ -64,10 +64,30 @@ static void start(void)
 	atexit(cleanup);
 }
 
+/*
+ * The length of the answer that starts reply[0..n-1] when its headers are
+ * all there and say it (Content-Length), else 0: the harness need not wait
+ * for the server to close the connection after it.
+ */
+static size_t answer_length(char *reply, size_t n)
+{
+	char *end, *cl;
+
+	reply[n] = '\0';
+	if (memchr(reply, '\0', n) || !(end = strstr(reply, "\r\n\r\n")))
+		return 0;
+	*end = '\0';
+	cl = strcasestr(reply, "\r\nContent-Length:");
+	*end = '\r';
+	if (!cl)
+		return 0;
+	return (size_t)(end + 4 - reply) + strtoul(cl + 17, NULL, 10);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in sa;
-	char *msg, reply[256];
+	char *msg, reply[1024];
 	size_t n = 0, got = 0, tokens = 0;
 	int fd;
 
@@ -102,15 +122,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)!write(fd, msg, n);
 	shutdown(fd, SHUT_WR);
-	for (;;) {
+	for (size_t total = 0, whole = 0;;) {
 		struct pollfd p = {fd, POLLIN, 0};
 		ssize_t r;
 
 		/* The answer's first bytes may take a while; once they came, what follows is near. */
 		if (poll(&p, 1, got ? 50 : 2000) <= 0)
 			break;
-		if (got < sizeof(reply)) {
-			r = read(fd, reply + got, sizeof(reply) - got);
+		if (got < sizeof(reply) - 1) {
+			r = read(fd, reply + got, sizeof(reply) - 1 - got);
 			if (r > 0)
 				got += (size_t)r;
 		} else { /* the start is kept; the rest is read and dropped */
@@ -119,6 +139,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			r = read(fd, rest, sizeof(rest));
 		}
 		if (r <= 0)
+			break;
+		total += (size_t)r;
+		if (!whole) /* a first answer of known length ends once it is all here */
+			whole = answer_length(reply, got);
+		if (whole && total >= whole)
 			break;
 	}
 	close(fd);
