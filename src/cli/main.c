@@ -831,27 +831,23 @@ int cmd_import(cli *c)
 	} else {
 		double t = elapsed(&pr.t0);
 
-		if (c->json && c->atomic)
+		if (c->json) {
 			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
-			       "\"skipped\":%llu,\"commits\":%llu,\"atomic\":true,\"revision\":%llu,"
-			       "\"seconds\":%.3f}\n",
+			       "\"skipped\":%llu,\"commits\":%llu,",
 			       (unsigned long long)stats.lines, (unsigned long long)stats.records,
 			       (unsigned long long)stats.links, (unsigned long long)stats.unchanged,
-			       (unsigned long long)stats.skipped, (unsigned long long)stats.commits,
-			       (unsigned long long)merged, t);
-		else if (c->json)
-			printf("{\"lines\":%llu,\"records\":%llu,\"links\":%llu,\"unchanged\":%llu,"
-			       "\"skipped\":%llu,\"commits\":%llu,\"seconds\":%.3f}\n",
-			       (unsigned long long)stats.lines, (unsigned long long)stats.records,
-			       (unsigned long long)stats.links, (unsigned long long)stats.unchanged,
-			       (unsigned long long)stats.skipped, (unsigned long long)stats.commits, t);
-		else
+			       (unsigned long long)stats.skipped, (unsigned long long)stats.commits);
+			if (c->atomic)
+				printf("\"atomic\":true,\"revision\":%llu,", (unsigned long long)merged);
+			printf("\"seconds\":%.3f}\n", t);
+		} else {
 			printf("imported %llu Records and %llu Links in %llu commit%s (%.1f s, %.0f "
 			       "per second)%s\n",
 			       (unsigned long long)stats.records, (unsigned long long)stats.links,
 			       (unsigned long long)stats.commits, stats.commits == 1 ? "" : "s", t,
 			       t > 0 ? (double)(stats.records + stats.links) / t : 0.0,
 			       stats.skipped ? ", some lines skipped" : "");
+		}
 		if (stats.unchanged && !c->json)
 			printf("%llu unchanged: already so, not written again\n",
 			       (unsigned long long)stats.unchanged);

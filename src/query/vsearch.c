@@ -19,6 +19,7 @@
 
 #include "query/read.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/knob.h"
 #include "base/vec.h"
@@ -358,8 +359,9 @@ static int scan_exact_kinds(vctx *v, const vindex_meta *m)
 	MDB_cursor *cur;
 	MDB_val k, val;
 	kbuf p;
-	uint64_t *vids = NULL;
-	size_t n = 0, cap = 0;
+	buf found = BUF_INIT; /* the vids of those Kinds, 8 bytes each */
+	uint64_t *vids;
+	size_t n;
 	int mrc, rc = 0;
 
 	if (m->dim != v->dim)
@@ -385,26 +387,18 @@ static int scan_exact_kinds(vctx *v, const vindex_meta *m)
 			uint32_t kind;
 
 			memcpy(&kind, b.kinds + 4 * (size_t)i, 4);
-			if (!kind_ok(v, kind))
-				continue;
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				uint64_t *g = cr_reallocarray(vids, nc, sizeof(*g));
-
-				if (!g) {
-					rc = err_set(CAIRN_ENOMEM, "out of memory");
-					break;
-				}
-				vids = g;
-				cap = nc;
-			}
-			memcpy(&vids[n++], b.vids + 8 * (size_t)i, 8);
+			if (kind_ok(v, kind))
+				buf_put(&found, b.vids + 8 * (size_t)i, 8);
 		}
 	}
 	if (!rc && mrc && mrc != MDB_NOTFOUND)
 		rc = store_err(mrc, "vindex");
 	mdb_cursor_close(cur);
-	if (!rc)
+	if (!rc && found.oom)
+		rc = err_set(CAIRN_ENOMEM, "out of memory");
+	vids = (uint64_t *)found.p; /* malloc'd: aligned for them */
+	n = rc ? 0 : found.len / 8;
+	if (n)
 		qsort(vids, n, sizeof(*vids), vid_cmp);
 	v->prefiltered = 1; /* their Kinds are known; exclude still applies */
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -416,7 +410,7 @@ static int scan_exact_kinds(vctx *v, const vindex_meta *m)
 		rc = score_stored(v, vids[i]);
 	}
 	v->prefiltered = 0;
-	cr_free(vids);
+	buf_release(&found);
 	return rc ? rc : scan_exact(v, m->watermark);
 }
 
