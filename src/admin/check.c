@@ -1096,6 +1096,15 @@ int cairn_check(cairn_store *st, const char *domain, void (*cb)(void *ctx, const
 	memset(&c, 0, sizeof(c));
 	c.cb = cb;
 	c.ctx = ctx;
+	/* The structure first: the content checks read through the map, and trust it. */
+	rc = store_check_pages(st, cb, ctx, &c.rep.problems);
+	if (rc || c.rep.problems) {
+		if (out)
+			*out = c.rep;
+		return rc ? rc : err_set(CAIRN_ECORRUPT, "the data file is damaged: %llu problem(s) "
+							 "found; restore the store from a backup",
+					 (unsigned long long)c.rep.problems);
+	}
 	rc = store_read_begin(st, &txn);
 	if (rc)
 		return rc;

@@ -242,6 +242,90 @@ static int open_dbis(cairn_store *st, int create)
 	return rc ? store_write_err(st, rc, "open") : 0;
 }
 
+/* Keep the first problem a structure check reports, for the open's error. */
+static void first_problem(void *ctx, const char *problem)
+{
+	char *m = ctx;
+
+	if (!*m)
+		snprintf(m, 256, "%s", problem);
+}
+
+/*
+ * Check what opening the data file reads before LMDB maps it (pages.c):
+ * damage there is an error that says what to do, not a crash. A writer in
+ * another process may move the tree under the check; a problem seen while
+ * the transaction id changed is checked again.
+ */
+static int check_pages(const char *data)
+{
+	char m[256] = "";
+	pages_report rep, prev = {0};
+	int fd = open(data, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return err_set(CAIRN_EIO, "%s: %s", data, strerror(errno));
+	for (int tries = 0; tries < 4; tries++) {
+		m[0] = '\0';
+		rc = pages_check(fd, 0, first_problem, m, &rep);
+		if (rc || !rep.problems || (tries && rep.txnid == prev.txnid))
+			break;
+		prev = rep;
+	}
+	close(fd);
+	if (!rc && rep.problems)
+		rc = err_set(CAIRN_ECORRUPT, "%s is damaged (%s): restore the store from a "
+					     "backup (docs/storage.md, \"Damage\")", data, m);
+	return rc;
+}
+
+int store_check_pages(cairn_store *st, pages_problem_fn cb, void *ctx, uint64_t *problems)
+{
+	char data[PATH_MAX + 16];
+	MDB_envinfo info;
+	pages_report rep = {0};
+	uint64_t prev = 0;
+	int fd, rc = 0;
+
+	*problems = 0;
+	mdb_env_info(st->env, &info);
+	pthread_mutex_lock(&st->cache_lock);
+	if (st->pages_txnid && st->pages_txnid == info.me_last_txnid) {
+		*problems = st->pages_problems;
+		pthread_mutex_unlock(&st->cache_lock);
+		if (*problems && cb)
+			cb(ctx, "data file: its structure is damaged (the problems were listed by the "
+				"check before this one)");
+		return 0;
+	}
+	pthread_mutex_unlock(&st->cache_lock);
+	snprintf(data, sizeof(data), "%s/data.mdb", st->path);
+	fd = open(data, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(CAIRN_EIO, "%s: %s", data, strerror(errno));
+	/*
+	 * A writer may move the tree under the walk: problems seen while the
+	 * transaction changed are looked at again, reported only when stable.
+	 */
+	for (int tries = 0; tries < 4; tries++) {
+		rc = pages_check(fd, 1, NULL, NULL, &rep);
+		if (rc || !rep.problems || (tries && rep.txnid == prev))
+			break;
+		prev = rep.txnid;
+	}
+	if (!rc && rep.problems && cb)
+		rc = pages_check(fd, 1, cb, ctx, &rep);
+	close(fd);
+	if (rc)
+		return rc;
+	*problems = rep.problems;
+	pthread_mutex_lock(&st->cache_lock);
+	st->pages_txnid = rep.txnid;
+	st->pages_problems = rep.problems;
+	pthread_mutex_unlock(&st->cache_lock);
+	return 0;
+}
+
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out)
 {
 	cairn_open_options o = {0};
@@ -276,6 +360,11 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	if (!exists && !(o.flags & CAIRN_OPEN_CREATE))
 		return err_set(CAIRN_ENOTFOUND, "%s: no store (create it with cairn init)", path);
 
+	if (exists && sb.st_size > 0) {
+		rc = check_pages(data);
+		if (rc)
+			return rc;
+	}
 	rc = register_path(real);
 	if (rc)
 		return rc;

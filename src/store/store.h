@@ -59,6 +59,9 @@ struct cairn_store {
 	unsigned kseg_min;	/* a commit with this many keys entries of known Records writes a segment */
 	unsigned kseg_fold;	/* segments of a Domain that make the commit fold them into keys */
 	uint64_t kseg_fold_entries; /* ... or entries in them */
+	/* The last full structure check (store_check_pages), under cache_lock. */
+	uint64_t pages_txnid;	/* the transaction it checked, 0: none yet */
+	uint64_t pages_problems;
 };
 
 /*
@@ -95,6 +98,33 @@ int store_format_put(MDB_txn *txn, cairn_store *st);
  * CAIRN_EMAPFULL saying how much is free and what to do; else store_err.
  */
 int store_write_err(const cairn_store *st, int rc, const char *what);
+
+/*
+ * The data file's structure (pages.c), read with pread() and never through
+ * the map: full = 0 checks what opening reads (both meta pages, the file's
+ * length, the main database and the meta and catalog trees), full = 1 every
+ * page of every tree and the free list. Each problem goes to cb (at most 50,
+ * the rest are counted in rep->problems); the result is 0 or an error that
+ * kept the check from running (out of memory, fstat failing).
+ */
+typedef void (*pages_problem_fn)(void *ctx, const char *problem);
+typedef struct {
+	uint64_t problems;	/* 0: the structure is sound */
+	uint64_t pages;		/* pages reached from the trees */
+	uint64_t free_pages;	/* pages on the free list (full) */
+	uint64_t txnid;		/* the transaction the current meta page gives */
+	uint64_t last_page;
+} pages_report;
+int pages_check(int fd, int full, pages_problem_fn cb, void *ctx, pages_report *rep);
+
+/*
+ * The full structure check of st's data file as of its newest transaction,
+ * once per transaction (the result is kept): *problems is what it found,
+ * each passed to cb when this call ran the check, or one line saying the
+ * file is damaged when an earlier call did.
+ */
+int store_check_pages(cairn_store *st, pages_problem_fn cb, void *ctx, uint64_t *problems);
+
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 void store_close(cairn_store *st);
 
