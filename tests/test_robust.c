@@ -673,8 +673,10 @@ static void vector_writer(const char *path, int arg, int fd)
 	(void)arg;
 	knob_set("vindex_min", 500, NULL);
 	knob_set("vindex_catchup", 300, NULL);
-	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
+	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs)) {
+		fprintf(stderr, "DEBUG %s\n", cairn_errmsg());
 		_exit(3);
+	}
 	co.domain = "d";
 	co.prov.actor = "crash";
 	for (unsigned i = 0;; i++) {
@@ -934,8 +936,10 @@ static void compact_writer(const char *path, int arg, int fd)
 
 	(void)arg;
 	knob_set("vindex_min", 500, NULL);
-	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs))
+	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs)) {
+		fprintf(stderr, "DEBUG %s\n", cairn_errmsg());
 		_exit(3);
+	}
 	co.domain = "d";
 	co.prov.actor = "crash";
 	for (unsigned g = 1;; g++) {

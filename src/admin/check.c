@@ -415,6 +415,40 @@ static int kseg_counts(chk *c)
 	return 0;
 }
 
+/*
+ * Whether keys has an entry of Record rid under (kind, key): an adjacency
+ * entry's copy of its other end, which reads of Links return as they are.
+ * (A deleted branch's entries go in no set order while it is cleared.)
+ */
+static int names_record(chk *c, uint32_t kind, const char *key, size_t key_len, uint64_t rid)
+{
+	uint8_t p[4 + 4 + CAIRN_MAX_KEY + 1];
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, found = 0;
+
+	if (key_len > CAIRN_MAX_KEY)
+		return 0;
+	be32_put(p, c->d.dom);
+	be32_put(p + 4, kind);
+	memcpy(p + 8, key, key_len);
+	p[8 + key_len] = 0;
+	if (mdb_cursor_open(c->d.txn, c->d.st->dbi[DB_KEYS], &cur))
+		return 0;
+	k.mv_data = p;
+	k.mv_size = 9 + key_len;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && !found;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		ventry e;
+
+		if (k.mv_size != 17 + key_len || memcmp(k.mv_data, p, 9 + key_len) != 0)
+			break;
+		found = ventry_decode(v.mv_data, v.mv_size, VE_KEYS, &e) == 0 && e.rid == rid;
+	}
+	mdb_cursor_close(cur);
+	return found;
+}
+
 static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, int rev)
 {
 	uint64_t vid, a, b;
@@ -437,7 +471,8 @@ static int check_adj(chk *c, const uint8_t *k, size_t kn, const uint8_t *v, size
 	    !(e.flags & EF_ERASED) != (ver.type != V_LINK_ERASED) ||
 	    ver.from_rid != (rev ? b : a) || ver.to_rid != (rev ? a : b) ||
 	    ver.branch != e.branch || ver.rev != e.rev ||
-	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_LINK))
+	    !(e.flags & EF_TOMBSTONE) != (ver.type == V_LINK) ||
+	    (!names_record(c, e.kind, e.key, e.key_len, b) && !branch_gone(c, e.branch)))
 		problem(c, "%s entry for Version %llu does not match it", rev ? "adj_rev" : "adj",
 			(unsigned long long)vid);
 	return 0;
