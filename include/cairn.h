@@ -196,6 +196,20 @@ typedef struct cairn_open_options {
 CAIRN_API int cairn_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 /* Close the store. All read transactions must have ended. */
 CAIRN_API void cairn_close(cairn_store *st);
+
+/*
+ * Make damage to a store's data file end the process with one line on
+ * stderr instead of a crash, for programs such as the cairn command. Every
+ * open checks the pages it reads and cairn_check every page, but a read of
+ * a broken page neither has looked at makes LMDB fault or fail an
+ * assertion. From this call on, in this process, such a fault (an address
+ * in a store's map, or an instruction of LMDB's) or assertion writes
+ * {"error":{"code":"corrupt",...}} (json) or "cairn: ... (corrupt)" and
+ * calls _exit(status); any other fault goes to the handler installed before
+ * (installs SIGSEGV and SIGBUS handlers). Returns 0, or CAIRN_EIO when the
+ * handlers cannot be installed. Calling it again changes nothing.
+ */
+CAIRN_API int cairn_exit_on_damage(int status, int json);
 /*
  * Bring the whole store into this process's memory map now (the pages the
  * data file uses), so that the first reads of each page do not fault. Useful

@@ -42,6 +42,11 @@
 	X(store_backup)                                                                            \
 	X(store_grow)                                                                              \
 	X(store_wlist_sort)                                                                        \
+	X(damage_sound)                                                                            \
+	X(damage_every_page)                                                                       \
+	X(damage_open)                                                                             \
+	X(damage_check)                                                                            \
+	X(damage_guard)                                                                            \
 	X(domain_lifecycle)                                                                        \
 	X(domain_isolation)                                                                        \
 	X(commit_basic)                                                                            \

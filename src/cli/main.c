@@ -1968,6 +1968,8 @@ int main(int argc, char **argv)
 		return ex < 0 ? 0 : ex;
 	if (c.embed && (ex = open_embedder(&c)))
 		return ex;
+	/* A broken page no check has seen ends the command as a corrupt error, not a crash. */
+	cairn_exit_on_damage(EXIT_CORRUPT, c.json && !c.tty_err);
 	if (strcmp(c.cmd->name, "serve") != 0 && strcmp(c.cmd->name, "mcp") != 0) {
 		pthread_t w;
 

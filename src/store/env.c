@@ -413,6 +413,7 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 		rc = store_err(rc, "open");
 		goto out_free;
 	}
+	mdb_env_set_assert(st->env, store_guard_assert);
 	mdb_env_set_maxdbs(st->env, DB_COUNT + 2);
 	mdb_env_set_maxreaders(st->env, o.max_readers ? o.max_readers : 512);
 	mdb_env_set_mapsize(st->env, st->map_size);
@@ -437,6 +438,7 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	rc = check_format(st, !exists);
 	if (rc)
 		goto out_env;
+	store_guard_track(st);
 	*out = st;
 	return 0;
 out_env:
@@ -459,6 +461,7 @@ void store_close(cairn_store *st)
 		return;
 	if (st->cache && st->cache_free)
 		st->cache_free(st->cache);
+	store_guard_untrack(st);
 	mdb_env_close(st->env);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
@@ -482,6 +485,7 @@ static int adopt_map(cairn_store *st)
 
 		mdb_env_info(st->env, &info);
 		st->map_size = info.me_mapsize;
+		store_guard_track(st);
 	}
 	pthread_rwlock_unlock(&st->maplock);
 	return rc ? store_err(rc, "resize") : 0;
@@ -602,6 +606,8 @@ int store_grow(cairn_store *st)
 			rc = store_err(rc, "grow");
 		else
 			st->map_size = want;
+		if (!rc)
+			store_guard_track(st);
 	}
 	pthread_rwlock_unlock(&st->maplock);
 	return rc;
@@ -735,7 +741,7 @@ int meta_put_u64(MDB_txn *txn, cairn_store *st, const char *name, uint64_t v)
  * The address of the store's memory map. LMDB reports it only for fixed
  * maps, so find the mapping of data.mdb in /proc/self/maps.
  */
-static uint8_t *map_address(cairn_store *st)
+uint8_t *store_map_address(cairn_store *st)
 {
 	char line[PATH_MAX + 256], want[PATH_MAX + 16];
 	unsigned long lo, hi, best = 0, best_lo = 0;
@@ -775,7 +781,7 @@ int cairn_store_warm(cairn_store *st)
 	mdb_env_stat(st->env, &ms);
 	page = ms.ms_psize;
 	used = (info.me_last_pgno + 1) * page;
-	p = map_address(st);
+	p = store_map_address(st);
 	if (!p)
 		return err_set(CAIRN_EIO, "the store's map was not found");
 #ifdef MADV_POPULATE_READ

@@ -125,6 +125,19 @@ int pages_check(int fd, int full, pages_problem_fn cb, void *ctx, pages_report *
  */
 int store_check_pages(cairn_store *st, pages_problem_fn cb, void *ctx, uint64_t *problems);
 
+/* The address of st's map (found in /proc/self/maps), or NULL. */
+uint8_t *store_map_address(cairn_store *st);
+
+/*
+ * The damage guard (guard.c, cairn_exit_on_damage): while it is on, a fault
+ * in a tracked store's map ends the process with a message. Open and every
+ * change of the map's size track the store, close stops; both are no-ops
+ * while the guard is off. store_guard_assert is LMDB's assertion callback.
+ */
+void store_guard_track(cairn_store *st);
+void store_guard_untrack(cairn_store *st);
+void store_guard_assert(MDB_env *env, const char *msg);
+
 int store_open(const char *path, const cairn_open_options *opts, cairn_store **out);
 void store_close(cairn_store *st);
 
