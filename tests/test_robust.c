@@ -674,7 +674,7 @@ static void vector_writer(const char *path, int arg, int fd)
 	knob_set("vindex_min", 500, NULL);
 	knob_set("vindex_catchup", 300, NULL);
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs)) {
-		fprintf(stderr, "DEBUG %s\n", cairn_errmsg());
+		fprintf(stderr, "    writer: open: %s\n", cairn_errmsg());
 		_exit(3);
 	}
 	co.domain = "d";
@@ -937,7 +937,7 @@ static void compact_writer(const char *path, int arg, int fd)
 	(void)arg;
 	knob_set("vindex_min", 500, NULL);
 	if (cairn_open(path, &o, &st) || cairn_changeset_new(&cs)) {
-		fprintf(stderr, "DEBUG %s\n", cairn_errmsg());
+		fprintf(stderr, "    writer: open: %s\n", cairn_errmsg());
 		_exit(3);
 	}
 	co.domain = "d";
