@@ -284,3 +284,47 @@ void test_damage_guard(void)
 	CHECK(!(WIFEXITED(status) && (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 4)));
 	CHECK(!strstr(out, "\"corrupt\""));
 }
+
+/* A changed byte in a stored Version: the read that meets it says so, and so does the check. */
+void test_damage_version(void)
+{
+	cairn_store *st = test_store();
+	cairn_read_options ro = {0};
+	cairn_record r;
+	cairn_txn *t;
+	MDB_txn *txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t key[16], val[512];
+	int calls = 0;
+
+	CHECK(st);
+	OK(test_commit(st, "{\"kind\":\"Supplier\",\"key\":\"S1\",\"title\":\"Acme\",\"values\":{\"vat\":\"1\"}}", NULL));
+	/* The newest Version is S1's: flip one byte of its title. */
+	CHECK(mdb_txn_begin(st->env, NULL, 0, &txn) == 0);
+	CHECK(mdb_cursor_open(txn, st->dbi[DB_VERSIONS], &cur) == 0);
+	CHECK(mdb_cursor_get(cur, &k, &v, MDB_LAST) == 0);
+	CHECK(k.mv_size <= sizeof(key) && v.mv_size <= sizeof(val));
+	memcpy(key, k.mv_data, k.mv_size);
+	memcpy(val, v.mv_data, v.mv_size);
+	mdb_cursor_close(cur);
+	{
+		uint8_t *at = memmem(val, v.mv_size, "Acme", 4);
+
+		CHECK(at != NULL);
+		at[0] = 'B';
+	}
+	k.mv_data = key;
+	v.mv_data = val;
+	CHECK(mdb_put(txn, st->dbi[DB_VERSIONS], &k, &v, 0) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+
+	ro.domain = "d";
+	OK(cairn_txn_begin(st, &ro, &t));
+	CHECK_RC(cairn_get(t, "Supplier", "S1", 2, &r), CAIRN_ECORRUPT);
+	CHECK(strstr(cairn_errmsg(), "checksum") != NULL);
+	cairn_txn_end(t);
+	CHECK_RC(cairn_check(st, "d", count_problem, &calls, NULL), CAIRN_ECORRUPT);
+	CHECK(calls >= 1);
+	cairn_close(st);
+}

@@ -2378,9 +2378,9 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 
-	/* A new store is of format 12. */
+	/* A new store is of format 13. */
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 12);
+	CHECK(was == 13);
 	/* Make it a format 4 store: no names sub-database. */
 	OK(lmdb_format(4, 1, NULL));
 	CHECK(lmdb_names() == -1);
@@ -2438,7 +2438,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 12);
+	CHECK(was == 13);
 	on_disk = lmdb_names();
 	CHECK(on_disk > 0);
 	OK(open_store(CAIRN_OPEN_RDONLY, &st));
@@ -2489,7 +2489,7 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 12);
+	CHECK(was == 13);
 
 	/* Format 6 (postings without positions, here none at all): rebuilt, phrases work. */
 	OK(lmdb_format(6, 1, NULL));
@@ -2516,16 +2516,16 @@ void test_resolve_upgrade(void)
 	cairn_close(st);
 	st = NULL;
 	OK(lmdb_format(0, 0, &was));
-	CHECK(was == 12);
+	CHECK(was == 13);
 
-	/* Format 3 (and anything else but 4 to 12) is refused, both ways. */
+	/* Format 3 (and anything else but 4 to 13) is refused, both ways. */
 	OK(lmdb_format(3, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	CHECK(st == NULL);
 	CHECK_RC(open_store(CAIRN_OPEN_RDONLY, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(0, 0, &was));
 	CHECK(was == 3); /* untouched */
-	OK(lmdb_format(13, 0, NULL));
+	OK(lmdb_format(14, 0, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);
 	OK(lmdb_format(3, 1, NULL));
 	CHECK_RC(open_store(0, &st), CAIRN_EFORMAT);

@@ -72,6 +72,27 @@ void test_util_utf8(void)
 	CHECK(!utf8_valid("\xe0\x80\xaf", 3));		  /* overlong */
 	CHECK(!utf8_valid("\xed\xa0\x80", 3));		  /* surrogate */
 	CHECK(!utf8_valid("\xf4\x90\x80\x80", 4));	  /* above U+10FFFF */
+	/* JSON strings out: valid UTF-8 as it is, each byte that is not as U+FFFD. */
+	{
+		static const struct {
+			const char *in, *out;
+		} q[] = {
+			{"gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80", "\"gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80\""},
+			{"a\xff" "b", "\"a\\ufffdb\""},
+			{"\xc3", "\"\\ufffd\""},			/* cut short at the end */
+			{"\xe2\x82x", "\"\\ufffd\\ufffdx\""},	/* cut short inside */
+			{"\xed\xa0\x80\"", "\"\\ufffd\\ufffd\\ufffd\\\"\""}, /* a surrogate, then a quote */
+		};
+
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+			buf b = BUF_INIT;
+
+			json_quote(&b, q[i].in, strlen(q[i].in));
+			CHECK(b.len == strlen(q[i].out) && memcmp(b.p, q[i].out, b.len) == 0);
+			CHECK(utf8_valid((const char *)b.p, b.len));
+			buf_release(&b);
+		}
+	}
 	CHECK(name_valid("Part", 64));
 	CHECK(name_valid("agent_7.x-y", 64));
 	CHECK(!name_valid("", 64));

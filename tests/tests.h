@@ -47,6 +47,7 @@
 	X(damage_open)                                                                             \
 	X(damage_check)                                                                            \
 	X(damage_guard)                                                                            \
+	X(damage_version)                                                                          \
 	X(domain_lifecycle)                                                                        \
 	X(domain_isolation)                                                                        \
 	X(commit_basic)                                                                            \

@@ -95,7 +95,7 @@ static int get_version(chk *c, uint64_t vid, vrec *v, const char *what)
 	if (rc)
 		return rc;
 	if (vrec_decode(val.mv_data, val.mv_size, v)) {
-		problem(c, "Version %llu does not decode", (unsigned long long)vid);
+		problem(c, "Version %llu does not decode: %s", (unsigned long long)vid, cairn_errmsg());
 		return 1;
 	}
 	return 0;

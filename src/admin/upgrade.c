@@ -18,6 +18,8 @@
  *           not read them, refuses the store.
  *  10 -> 11: nothing to build: revisions of format 2, erased Versions.
  *  11 -> 12: nothing to build: proposals of format 2 (a schema document).
+ *  12 -> 13: nothing to build: Versions of format 3 (a checksum). An older
+ *           version, which would not read them, refuses the store.
  */
 #include <string.h>
 

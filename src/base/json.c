@@ -704,8 +704,21 @@ void json_quote(buf *b, const char *s, size_t n)
 		const char *esc;
 		char u[6];
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
 			continue;
+		if (c >= 0x80) {
+			size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+
+			if (k) {
+				i += k - 1;
+				continue;
+			}
+			/* Not UTF-8 (stored bytes that are damaged): never on the way out. */
+			buf_put(b, s + start, i - start);
+			start = i + 1;
+			buf_put(b, "\\ufffd", 6);
+			continue;
+		}
 		buf_put(b, s + start, i - start);
 		start = i + 1;
 		switch (c) {

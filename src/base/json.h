@@ -86,7 +86,7 @@ int jv_equal(const jv *a, const jv *b);
 void jv_canon(const jv *v, buf *b);
 /* Append a number in its canonical form: the shortest that reads back the same. */
 void json_number(buf *b, double d);
-/* Append s as a JSON string literal (quoted, escaped). */
+/* Append s as a JSON string literal (quoted, escaped; bytes that are not UTF-8 as U+FFFD). */
 void json_quote(buf *b, const char *s, size_t n);
 /* One JSON string of a[0..an-1], the character sep and c[0..cn-1] ("Kind:key"). */
 void json_quote_pair(buf *b, const char *a, size_t an, char sep, const char *c, size_t cn);

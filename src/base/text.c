@@ -8,6 +8,32 @@
 
 #include "text.h"
 
+size_t utf8_seq(const unsigned char *p, size_t left)
+{
+	unsigned c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return left >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if (left < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))
+			return 0; /* overlong, surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if (left < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+			return 0; /* overlong, above U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
 int utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p, *end;
@@ -16,38 +42,16 @@ int utf8_valid(const char *s, size_t n)
 		return 1; /* s may be NULL then, and NULL + 0 is undefined */
 	p = (const unsigned char *)s;
 	end = p + n;
-
 	while (p < end) {
-		unsigned c = *p;
+		size_t k;
 
-		if (c < 0x80) {
+		if (*p < 0x80) {
 			p++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			if (end - p < 2 || (p[1] & 0xc0) != 0x80)
-				return 0;
-			p += 2;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			if (end - p < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-				return 0;
-			if (c == 0xe0 && p[1] < 0xa0)
-				return 0; /* overlong */
-			if (c == 0xed && p[1] > 0x9f)
-				return 0; /* surrogate */
-			p += 3;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			if (end - p < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-			    (p[3] & 0xc0) != 0x80)
-				return 0;
-			if (c == 0xf0 && p[1] < 0x90)
-				return 0; /* overlong */
-			if (c == 0xf4 && p[1] > 0x8f)
-				return 0; /* above U+10FFFF */
-			p += 4;
-		} else {
+		if (!(k = utf8_seq(p, (size_t)(end - p))))
 			return 0;
-		}
+		p += k;
 	}
 	return 1;
 }

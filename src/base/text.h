@@ -7,6 +7,8 @@
 
 /* 1 if p[0..n-1] is well-formed UTF-8 (no overlongs, no surrogates). */
 int utf8_valid(const char *p, size_t n);
+/* The length of the valid UTF-8 sequence at p (left bytes there), or 0 when it is not one. */
+size_t utf8_seq(const unsigned char *p, size_t left);
 /* 1 if name is a valid identifier: 1..max bytes of [A-Za-z0-9_.-], not starting with '.' or '-'. */
 int name_valid(const char *name, size_t max);
 /* Milliseconds since the Unix epoch. */

@@ -85,7 +85,7 @@ static inline void store_wake(cairn_store *st)
 }
 
 /* The format this code writes; STORE_FORMAT_OLDEST is the oldest cairn_open upgrades. */
-#define STORE_FORMAT 12u
+#define STORE_FORMAT 13u
 #define STORE_FORMAT_OLDEST 4u
 
 /* Mark the store as of format STORE_FORMAT (inside an upgrade's write transaction). */

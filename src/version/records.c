@@ -6,7 +6,10 @@
  * CAIRN_ECORRUPT, never a crash.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "model/norm.h"
 #include "base/alloc.h"
@@ -15,12 +18,22 @@
 #include "base/text.h"
 #include "version/version.h"
 
-#define VREC_FORMAT 2
+/*
+ * Version formats: 2, and 3 (written since store format 13): the same
+ * fields, then the XXH3-64 of the bytes before it (8 bytes, little-endian),
+ * checked by every decode, so that a read of a damaged Version is an error
+ * naming it rather than wrong data.
+ */
+#define VREC_FORMAT 3
+#define VREC_FORMAT_PLAIN 2
+#define VREC_SUM 8u
 
 /* ---------------------------------------------------------- Versions -- */
 
 void vrec_encode(const vrec *v, buf *b)
 {
+	size_t start = b->len;
+
 	buf_put_u8(b, (uint8_t)v->type);
 	buf_put_u8(b, VREC_FORMAT);
 	buf_put_varint(b, v->kr);
@@ -51,6 +64,14 @@ void vrec_encode(const vrec *v, buf *b)
 		buf_put_varint(b, v->n_lineage);
 		buf_put(b, v->lineage, v->lineage_len);
 	}
+	if (!b->oom) {
+		uint64_t h = XXH3_64bits(b->p + start, b->len - start);
+		uint8_t le[VREC_SUM];
+
+		for (unsigned i = 0; i < VREC_SUM; i++)
+			le[i] = (uint8_t)(h >> (8 * i));
+		buf_put(b, le, VREC_SUM);
+	}
 }
 
 void vrec_stub(const vrec *v, const void *bytes, size_t n, uint64_t erased_by, buf *b)
@@ -70,10 +91,28 @@ int vrec_decode(const void *p, size_t n, vrec *v)
 {
 	rdr r;
 
+	const uint8_t *b = p;
+	int format;
+
 	memset(v, 0, sizeof(*v));
+	format = n >= 2 ? b[1] : -1;
+	if (format == VREC_FORMAT) {
+		uint64_t h = 0;
+
+		if (n < 2 + VREC_SUM)
+			return err_set(CAIRN_ECORRUPT, "a Version is truncated");
+		n -= VREC_SUM;
+		for (unsigned i = 0; i < VREC_SUM; i++)
+			h |= (uint64_t)b[n + i] << (8 * i);
+		if (h != XXH3_64bits(b, n))
+			return err_set(CAIRN_ECORRUPT, "a Version is damaged: its bytes do not match "
+						       "their checksum (run cairn check; restore the "
+						       "store from a backup)");
+	}
 	rd_init(&r, p, n);
 	v->type = rd_u8(&r);
-	if (rd_u8(&r) != VREC_FORMAT || v->type < V_REC || v->type > V_LINK_ERASED)
+	if ((rd_u8(&r), format != VREC_FORMAT && format != VREC_FORMAT_PLAIN) ||
+	    v->type < V_REC || v->type > V_LINK_ERASED)
 		return err_set(CAIRN_ECORRUPT, "a Version has an unknown format");
 	v->kr = (uint32_t)rd_varint(&r);
 	v->branch = (uint32_t)rd_varint(&r);
@@ -495,7 +534,13 @@ int version_get(dctx *c, uint64_t vid, vrec *out)
 		return err_set(CAIRN_ECORRUPT, "Version %llu is missing", (unsigned long long)vid);
 	if (rc)
 		return rc;
-	return vrec_decode(v.mv_data, v.mv_size, out);
+	if (vrec_decode(v.mv_data, v.mv_size, out)) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", cairn_errmsg());
+		return err_set(CAIRN_ECORRUPT, "Version %llu: %s", (unsigned long long)vid, why);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------- cells -- */
