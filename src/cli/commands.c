@@ -459,6 +459,8 @@ const char cli_serve_usage[] =
 	"  --max-depth N         deepest JSON nesting of a request (default 32)\n"
 	"  --max-batch N         most changes in one commit request (default 10000)\n"
 	"  --max-connections N   concurrent connections (default 1000)\n"
+	"  --max-connections-per-client N  of them from one client address\n"
+	"                        (default 512; 0: no limit)\n"
 	"  --timeout SECONDS     idle connection timeout (default 60)\n"
 	"  --header-timeout SECONDS  time a new connection has to send its headers\n"
 	"                        (default 10; 0: --timeout)\n"

@@ -14,7 +14,7 @@
 #include "server/server.h"
 
 static const char *const names[] = {"listen", "threads", "max-body", "max-import", "max-depth", "max-batch",
-				    "max-connections", "timeout", "header-timeout", "query-ms", "rate", "burst", "group",
+				    "max-connections", "max-connections-per-client", "timeout", "header-timeout", "query-ms", "rate", "burst", "group",
 				    "access-log", "model", "retain", NULL};
 
 /* One setting by name; returns 0, or prints why and returns an exit code. */
@@ -85,6 +85,8 @@ static int set(srv_config *c, const char *name, const char *v, char **owned)
 		c->max_batch = (unsigned)d;
 	else if (strcmp(name, "max-connections") == 0)
 		c->max_conns = (unsigned)d;
+	else if (strcmp(name, "max-connections-per-client") == 0)
+		c->max_client_conns = (unsigned)d;
 	else if (strcmp(name, "timeout") == 0)
 		c->timeout_s = (unsigned)d;
 	else if (strcmp(name, "header-timeout") == 0)

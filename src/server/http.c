@@ -48,6 +48,7 @@ void srv_config_defaults(srv_config *c)
 	c->max_depth = 32;
 	c->max_batch = 10000;
 	c->max_conns = 1000;
+	c->max_client_conns = 512;
 	c->timeout_s = 60;
 	c->header_timeout_s = 10;
 	c->query_ms = 10000;
@@ -341,6 +342,20 @@ void metrics_text(srv *s, buf *b)
 		   (unsigned long long)atomic_load(&s->commits),
 		   (unsigned long long)atomic_load(&s->commit_failed),
 		   (unsigned long long)atomic_load(&s->commit_groups));
+	buf_printf(b, "# HELP cairn_connections_open Connections open now.\n"
+		      "# TYPE cairn_connections_open gauge\n"
+		      "cairn_connections_open %u\n"
+		      "# HELP cairn_connections_refused_total Connections refused as they were accepted.\n"
+		      "# TYPE cairn_connections_refused_total counter\n"
+		      "cairn_connections_refused_total{reason=\"max_connections\"} %llu\n"
+		      "cairn_connections_refused_total{reason=\"per_client\"} %llu\n"
+		      "# HELP cairn_connections_closed_slow_total Connections closed for not sending "
+		      "their headers in time.\n"
+		      "# TYPE cairn_connections_closed_slow_total counter\n"
+		      "cairn_connections_closed_slow_total %llu\n",
+		   conns_open(s), (unsigned long long)atomic_load(&s->refused_total),
+		   (unsigned long long)atomic_load(&s->refused_client),
+		   (unsigned long long)atomic_load(&s->closed_slow));
 	buf_printf(b, "# HELP cairn_requests_in_flight Requests being answered.\n"
 		      "# TYPE cairn_requests_in_flight gauge\n"
 		      "cairn_requests_in_flight %u\n",
@@ -411,18 +426,6 @@ static enum MHD_Result answer(req *r)
 	}
 }
 
-/*
- * How long a new connection may take to send a request's headers: shorter
- * than the idle timeout, so that sockets that send nothing cannot hold
- * every connection for long (0 or more than timeout_s: timeout_s).
- */
-static unsigned header_timeout(const srv_config *c)
-{
-	if (!c->header_timeout_s || !c->timeout_s || c->header_timeout_s > c->timeout_s)
-		return c->timeout_s;
-	return c->header_timeout_s;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -440,7 +443,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!r)
 			return MHD_NO;
 		/* Its headers are in: from now on the connection may idle --timeout. */
-		if (header_timeout(&s->cfg) != s->cfg.timeout_s)
+		conns_headers_in(s, conn);
+		if (conns_header_timeout(&s->cfg) != s->cfg.timeout_s)
 			MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
 						  (unsigned)s->cfg.timeout_s);
 		r->s = s;
@@ -667,15 +671,26 @@ int server_start(const srv_config *c, srv **out)
 	}
 	threads = c->threads ? c->threads : (unsigned)(cores > 0 ? cores : 1);
 	/* A pool of one is no pool: libmicrohttpd wants 0 then. Malformed requests are answered, not logged. */
-	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
-				NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
+	if (conns_start(s)) {
+		writer_stop(s);
+		rc = start_fail(CAIRN_EIO, "cannot start the connection sweeper thread");
+		goto fail;
+	}
+	/*
+	 * conns.c counts connections and refuses those over the limits; the
+	 * daemon's own limit, a little above, is only a backstop.
+	 */
+	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
+				conns_accept, s, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
 				MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
-				MHD_OPTION_CONNECTION_LIMIT,
-				c->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, header_timeout(c),
+				MHD_OPTION_CONNECTION_LIMIT, c->max_conns + threads + 1,
+				MHD_OPTION_CONNECTION_TIMEOUT, conns_header_timeout(c),
+				MHD_OPTION_NOTIFY_CONNECTION, conns_notify, s,
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
 				MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);
 	if (!s->d) {
+		conns_stop(s);
 		writer_stop(s);
 		rc = start_fail(CAIRN_EIO, "cannot listen on %s:%u (in use, or not allowed)",
 				c->host, c->port);
@@ -712,6 +727,7 @@ void server_stop(srv *s)
 	for (int i = 0; i < 15000 && atomic_load(&s->inflight) > 0; i++)
 		nanosleep(&ts, NULL);
 	MHD_stop_daemon(s->d);
+	conns_stop(s);
 	writer_stop(s);
 	if (s->log_owned)
 		fclose(s->log);

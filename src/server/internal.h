@@ -32,6 +32,13 @@
 
 typedef struct job job;
 typedef struct req req;
+typedef struct conn_ent conn_ent;
+
+/* Connections a client address holds (conns.c). */
+typedef struct client_ent {
+	uint32_t ip;
+	unsigned n; /* 0: free slot */
+} client_ent;
 
 /* Token buckets, one per token id, in a small open-addressed table. */
 typedef struct bucket {
@@ -67,6 +74,16 @@ struct srv {
 	atomic_uint inflight;
 	_Atomic int64_t trimmed_ms; /* when free memory was last handed back (http.c) */
 	int64_t started_ms;
+	/* Connections (conns.c), under clock. */
+	pthread_mutex_t clock;
+	conn_ent *conns;
+	unsigned n_conns;
+	client_ent *clients;
+	size_t n_clients, clients_used;
+	pthread_t sweeper;
+	pthread_cond_t sweep_cond;
+	int sweeping, sweep_quit;
+	atomic_ullong refused_total, refused_client, closed_slow;
 };
 
 /* A request, from its first byte to its response. */
@@ -250,5 +267,21 @@ void writer_stop(srv *s);
 void writer_submit(srv *s, job *j);
 
 /* JSON output helpers (to r->out). */
+
+/*
+ * Connections (conns.c): the accept policy (--max-connections and
+ * --max-connections-per-client), libmicrohttpd's connection notifications,
+ * the first request's headers arriving, and the sweeper that closes a
+ * connection whose headers are not in --header-timeout after it connected.
+ */
+enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t len);
+void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+		  enum MHD_ConnectionNotificationCode toe);
+void conns_headers_in(srv *s, struct MHD_Connection *conn);
+unsigned conns_open(srv *s);
+/* The time a new connection has for its headers: header_timeout_s, or timeout_s. */
+unsigned conns_header_timeout(const srv_config *c);
+int conns_start(srv *s);
+void conns_stop(srv *s);
 
 #endif

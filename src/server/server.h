@@ -22,6 +22,7 @@ typedef struct srv_config {
 	unsigned max_depth;	  /* JSON nesting of a request (default 32) */
 	unsigned max_batch;	  /* changes per commit request (default 10,000) */
 	unsigned max_conns;	  /* concurrent connections (default 1,000) */
+	unsigned max_client_conns; /* of them from one client address (default 512; 0: no limit) */
 	unsigned timeout_s;	  /* idle connection timeout (default 60 s) */
 	unsigned header_timeout_s; /* until a request's headers are in (default 10 s; 0: timeout_s) */
 	unsigned query_ms;	  /* time a read may take: diffs, changes, export (default 10 s; 0: none) */
