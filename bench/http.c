@@ -245,6 +245,7 @@ int http_bench(const http_bench_in *in, http_bench_out *out)
 	srv_config_defaults(&cfg);
 	cfg.store = in->store;
 	cfg.port = 0;
+	cfg.max_client_conns = 0; /* every client here is one address: the idle connections' 1000 */
 	if ((rc = server_start(&cfg, &s)))
 		return rc;
 	memset(&c, 0, sizeof(c));
