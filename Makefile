@@ -42,7 +42,7 @@ PEER_OBJ := $(PEER_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
 
-.PHONY: all setup check run fuzz bench bench-vectors model install clean format
+.PHONY: all setup check run fuzz test-hostile bench bench-vectors model install clean format
 all: $(B)/libcairn.a $(B)/libcairn.so $(B)/cairn $(B)/cairn.pc
 
 setup:
@@ -139,6 +139,14 @@ fuzz: setup
 
 run: setup all $(B)/cairn-bench
 	@sh scripts/demo.sh $(B)/cairn $(B)/cairn-bench
+
+# The long hostile runs (not in make check): 50,000 hostile HTTP requests,
+# ten storms of traffic with the server's memory after each (at most twice
+# the first's), and 1,000 damaged copies of a store.
+test-hostile: setup all
+	CAIRN=$(CURDIR)/$(B)/cairn CAIRN_HOSTILE_N=50000 node tests/server/test_robust.mjs
+	CAIRN=$(CURDIR)/$(B)/cairn node tests/server/storm.mjs 10
+	CAIRN=$(CURDIR)/$(B)/cairn CAIRN_DAMAGE_COPIES=1000 CAIRN_DAMAGE_SEED=1 sh tests/cli/test_damage.sh
 
 bench: all
 	@CAIRN_SETUP_BENCH=1 sh scripts/setup.sh

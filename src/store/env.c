@@ -62,7 +62,9 @@ int store_err(int rc, const char *what)
 	case MDB_PAGE_NOTFOUND:
 	case MDB_INVALID:
 	case MDB_BAD_TXN:
-		return err_set(CAIRN_ECORRUPT, "%s: %s", what, mdb_strerror(rc));
+	case MDB_CURSOR_FULL: /* a tree deeper than LMDB allows: a page points back up */
+		return err_set(CAIRN_ECORRUPT, "%s: %s (the data file is damaged: run cairn check)",
+			       what, mdb_strerror(rc));
 	case MDB_VERSION_MISMATCH:
 		return err_set(CAIRN_EFORMAT, "%s: %s", what, mdb_strerror(rc));
 	case MDB_READERS_FULL:
