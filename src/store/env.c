@@ -281,6 +281,57 @@ static int check_pages(const char *data)
 	return rc;
 }
 
+/* Create and open st's LMDB environment (st->env), with the map size it has or needs. */
+static int env_open(cairn_store *st)
+{
+	MDB_envinfo info;
+	int rc = mdb_env_create(&st->env);
+
+	if (rc) {
+		st->env = NULL;
+		return err_set(CAIRN_ENOMEM, "open: %s", mdb_strerror(rc));
+	}
+	mdb_env_set_assert(st->env, store_guard_assert);
+	mdb_env_set_maxdbs(st->env, DB_COUNT + 2);
+	mdb_env_set_maxreaders(st->env, st->max_readers);
+	mdb_env_set_mapsize(st->env, st->map_size);
+	rc = mdb_env_open(st->env, st->path, st->env_flags, 0644);
+	if (rc)
+		return store_err(rc, st->path);
+	mdb_env_info(st->env, &info);
+	st->map_size = info.me_mapsize;
+	return 0;
+}
+
+/*
+ * LMDB marks its environment dead (MDB_PANIC) when writing a meta page
+ * failed: the file still holds the last commit that was made, but no
+ * transaction may begin again. Open it again, once every transaction of
+ * this process has ended (the map lock, held exclusively), so that a
+ * server goes on after the disk's error without a restart.
+ */
+static int env_reopen(cairn_store *st)
+{
+	MDB_txn *t;
+	int rc;
+
+	pthread_rwlock_wrlock(&st->maplock);
+	if (mdb_txn_begin(st->env, NULL, MDB_RDONLY, &t) == 0) {
+		mdb_txn_abort(t); /* another thread reopened it already */
+		pthread_rwlock_unlock(&st->maplock);
+		return 0;
+	}
+	store_guard_untrack(st);
+	mdb_env_close(st->env);
+	rc = env_open(st);
+	if (!rc)
+		rc = open_dbis(st, 0);
+	if (!rc)
+		store_guard_track(st);
+	pthread_rwlock_unlock(&st->maplock);
+	return rc;
+}
+
 int store_check_pages(cairn_store *st, pages_problem_fn cb, void *ctx, uint64_t *problems)
 {
 	char data[PATH_MAX + 16];
@@ -410,30 +461,17 @@ int store_open(const char *path, const cairn_open_options *opts, cairn_store **o
 	st->kseg_fold_entries = KSEG_FOLD_ENTRIES;
 	if (exists && (size_t)sb.st_size * 2 > st->map_size)
 		st->map_size = (size_t)sb.st_size * 2;
-	rc = mdb_env_create(&st->env);
-	if (rc) {
-		rc = store_err(rc, "open");
-		goto out_free;
-	}
-	mdb_env_set_assert(st->env, store_guard_assert);
-	mdb_env_set_maxdbs(st->env, DB_COUNT + 2);
-	mdb_env_set_maxreaders(st->env, o.max_readers ? o.max_readers : 512);
-	mdb_env_set_mapsize(st->env, st->map_size);
 	if (o.flags & CAIRN_OPEN_RDONLY)
 		mflags |= MDB_RDONLY;
 	if (o.flags & CAIRN_OPEN_NOSYNC)
 		mflags |= MDB_NOSYNC;
-	rc = mdb_env_open(st->env, real, mflags, 0644);
-	if (rc) {
-		rc = store_err(rc, real);
+	st->env_flags = mflags;
+	st->max_readers = o.max_readers ? o.max_readers : 512;
+	rc = env_open(st);
+	if (rc == CAIRN_ENOMEM)
+		goto out_free;
+	if (rc)
 		goto out_env;
-	}
-	{
-		MDB_envinfo info;
-
-		mdb_env_info(st->env, &info);
-		st->map_size = info.me_mapsize;
-	}
 	rc = open_dbis(st, !exists && !(o.flags & CAIRN_OPEN_RDONLY));
 	if (rc)
 		goto out_env;
@@ -503,9 +541,12 @@ int store_read_begin(cairn_store *st, MDB_txn **txn)
 		if (rc == 0)
 			return 0;
 		pthread_rwlock_unlock(&st->maplock);
-		if (rc != MDB_MAP_RESIZED)
+		if (rc == MDB_PANIC && tries == 0)
+			rc = env_reopen(st);
+		else if (rc != MDB_MAP_RESIZED)
 			return store_err(rc, "read transaction");
-		rc = adopt_map(st);
+		else
+			rc = adopt_map(st);
 		if (rc)
 			return rc;
 	}
@@ -533,9 +574,12 @@ int store_write_begin(cairn_store *st, MDB_txn **txn)
 		if (rc == 0)
 			return 0;
 		pthread_rwlock_unlock(&st->maplock);
-		if (rc != MDB_MAP_RESIZED)
+		if (rc == MDB_PANIC && tries == 0)
+			rc = env_reopen(st);
+		else if (rc != MDB_MAP_RESIZED)
 			break;
-		rc = adopt_map(st);
+		else
+			rc = adopt_map(st);
 		if (rc) {
 			pthread_mutex_unlock(&st->wlock);
 			return rc;
@@ -560,7 +604,10 @@ int store_write_err(const cairn_store *st, int rc, const char *what)
 		return store_err(rc, what);
 	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
 	if (rc == EIO && avail >= DISK_FULL_SLACK)
-		return store_err(rc, what);
+		return err_set(CAIRN_EIO, "%s: the disk reported an I/O error writing the store: "
+					  "nothing of this write was kept, and what was committed "
+					  "before is intact; check the disk (the system log says "
+					  "more), then write again", what);
 	return err_set(CAIRN_EMAPFULL,
 		       "%s: the disk holding the store is full (%llu bytes free for it%s): nothing "
 		       "of this write was kept; free space there, or move the store to a larger "

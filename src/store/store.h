@@ -59,6 +59,8 @@ struct cairn_store {
 	unsigned kseg_min;	/* a commit with this many keys entries of known Records writes a segment */
 	unsigned kseg_fold;	/* segments of a Domain that make the commit fold them into keys */
 	uint64_t kseg_fold_entries; /* ... or entries in them */
+	unsigned env_flags;	/* mdb_env_open's, kept to open it again after MDB_PANIC */
+	unsigned max_readers;
 	/* The last full structure check (store_check_pages), under cache_lock. */
 	uint64_t pages_txnid;	/* the transaction it checked, 0: none yet */
 	uint64_t pages_problems;
