@@ -16,20 +16,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "datafile.h"
+
 static unsigned long calls;
-
-static int is_data(int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 9)
-		return 0;
-	path[n] = '\0';
-	return strcmp(path + n - 9, "/data.mdb") == 0;
-}
 
 /* Count a call on fd; 1 when it is the one to fail. */
 static int fails(int fd)

@@ -17,6 +17,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "datafile.h"
+
 static char mode(void)
 {
 	const char *f = getenv("CAIRN_NOSPACE_FLAG");
@@ -29,19 +31,6 @@ static char mode(void)
 		c = 0;
 	close(fd);
 	return c;
-}
-
-static int is_data(int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 9)
-		return 0;
-	path[n] = '\0';
-	return strcmp(path + n - 9, "/data.mdb") == 0;
 }
 
 /* What a write of n bytes to fd does now: -1 with errno, a short count, or n + 1 (go on). */
