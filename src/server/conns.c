@@ -30,6 +30,7 @@ struct conn_ent {
 	conn_ent *prev, *next;
 	int fd;
 	uint32_t ip;	  /* the client's IPv4 address, network order */
+	uint16_t port;	  /* and port: the sweeper makes sure fd is still this connection */
 	int64_t t0_ms;	  /* when it connected */
 	int headers;	  /* its first request's headers are in */
 	int shut;	  /* the sweeper shut it down */
@@ -102,6 +103,28 @@ static uint32_t addr_ip(const struct sockaddr *a)
 	return a && a->sa_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_addr.s_addr : 0;
 }
 
+static uint16_t addr_port(const struct sockaddr *a)
+{
+	return a && a->sa_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port : 0;
+}
+
+/*
+ * Shut e's socket down, if its descriptor is still e's connection (the
+ * same peer): never a descriptor that was closed and given to another.
+ */
+static int shut(conn_ent *e)
+{
+	struct sockaddr_in peer;
+	socklen_t len = sizeof(peer);
+
+	if (getpeername(e->fd, (struct sockaddr *)&peer, &len) != 0 || peer.sin_family != AF_INET ||
+	    peer.sin_addr.s_addr != e->ip || peer.sin_port != e->port)
+		return 0;
+	shutdown(e->fd, SHUT_RDWR);
+	e->shut = 1;
+	return 1;
+}
+
 enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	srv *s = cls;
@@ -145,6 +168,7 @@ void conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 			return; /* not tracked: neither counted nor swept */
 		e->fd = fd ? fd->connect_fd : -1;
 		e->ip = addr_ip(ca ? ca->client_addr : NULL);
+		e->port = addr_port(ca ? ca->client_addr : NULL);
 		e->t0_ms = mono_ms();
 		pthread_mutex_lock(&s->clock);
 		if (client_add(s, e->ip)) {
@@ -226,11 +250,8 @@ static void *sweeper(void *arg)
 		pthread_cond_timedwait(&s->sweep_cond, &s->clock, &until);
 		now = mono_ms();
 		for (conn_ent *e = s->conns; e && !s->sweep_quit; e = e->next)
-			if (!e->headers && !e->shut && e->fd >= 0 && now - e->t0_ms >= limit) {
-				shutdown(e->fd, SHUT_RDWR);
-				e->shut = 1;
+			if (!e->headers && !e->shut && e->fd >= 0 && now - e->t0_ms >= limit && shut(e))
 				atomic_fetch_add(&s->closed_slow, 1);
-			}
 	}
 	pthread_mutex_unlock(&s->clock);
 	return NULL;
