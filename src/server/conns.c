@@ -7,8 +7,8 @@
  * that drips its headers a byte at a time kept its connection for ever.
  * Here every connection is registered when it starts and removed when it
  * closes (libmicrohttpd's connection notifications); the accept policy
- * refuses one over --max-connections or over the client's
- * --max-connections-per-client; and a sweeper thread shuts down, four times
+ * refuses one over the client's --max-connections-per-client (over
+ * --max-connections, libmicrohttpd stops accepting until there is room); and a sweeper thread shuts down, four times
  * a second, each connection whose headers are not in --header-timeout after
  * it connected. The sweeper shuts a socket down under the lock the close
  * notification takes, before libmicrohttpd closes the descriptor, so it never
@@ -131,12 +131,13 @@ enum MHD_Result conns_accept(void *cls, const struct sockaddr *addr, socklen_t l
 	enum MHD_Result ok = MHD_YES;
 
 	(void)len;
+	/*
+	 * Over --max-connections, libmicrohttpd itself stops accepting: a new
+	 * connection waits in the listen queue for room instead of being closed.
+	 */
 	pthread_mutex_lock(&s->clock);
-	if (s->n_conns >= s->cfg.max_conns) {
-		atomic_fetch_add(&s->refused_total, 1);
-		ok = MHD_NO;
-	} else if (s->cfg.max_client_conns &&
-		   client_count(s, addr_ip(addr)) >= s->cfg.max_client_conns) {
+	if (s->cfg.max_client_conns &&
+	    client_count(s, addr_ip(addr)) >= s->cfg.max_client_conns) {
 		atomic_fetch_add(&s->refused_client, 1);
 		ok = MHD_NO;
 	}

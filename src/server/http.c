@@ -347,14 +347,12 @@ void metrics_text(srv *s, buf *b)
 		      "cairn_connections_open %u\n"
 		      "# HELP cairn_connections_refused_total Connections refused as they were accepted.\n"
 		      "# TYPE cairn_connections_refused_total counter\n"
-		      "cairn_connections_refused_total{reason=\"max_connections\"} %llu\n"
 		      "cairn_connections_refused_total{reason=\"per_client\"} %llu\n"
 		      "# HELP cairn_connections_closed_slow_total Connections closed for not sending "
 		      "their headers in time.\n"
 		      "# TYPE cairn_connections_closed_slow_total counter\n"
 		      "cairn_connections_closed_slow_total %llu\n",
-		   conns_open(s), (unsigned long long)atomic_load(&s->refused_total),
-		   (unsigned long long)atomic_load(&s->refused_client),
+		   conns_open(s), (unsigned long long)atomic_load(&s->refused_client),
 		   (unsigned long long)atomic_load(&s->closed_slow));
 	buf_printf(b, "# HELP cairn_requests_in_flight Requests being answered.\n"
 		      "# TYPE cairn_requests_in_flight gauge\n"
@@ -676,14 +674,11 @@ int server_start(const srv_config *c, srv **out)
 		rc = start_fail(CAIRN_EIO, "cannot start the connection sweeper thread");
 		goto fail;
 	}
-	/*
-	 * conns.c counts connections and refuses those over the limits; the
-	 * daemon's own limit, a little above, is only a backstop.
-	 */
+	/* conns.c refuses a client's connections over its limit; the daemon keeps the total. */
 	s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0,
 				conns_accept, s, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
 				MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
-				MHD_OPTION_CONNECTION_LIMIT, c->max_conns + threads + 1,
+				MHD_OPTION_CONNECTION_LIMIT, c->max_conns,
 				MHD_OPTION_CONNECTION_TIMEOUT, conns_header_timeout(c),
 				MHD_OPTION_NOTIFY_CONNECTION, conns_notify, s,
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, s,

@@ -83,7 +83,7 @@ struct srv {
 	pthread_t sweeper;
 	pthread_cond_t sweep_cond;
 	int sweeping, sweep_quit;
-	atomic_ullong refused_total, refused_client, closed_slow;
+	atomic_ullong refused_client, closed_slow;
 };
 
 /* A request, from its first byte to its response. */
@@ -269,8 +269,7 @@ void writer_submit(srv *s, job *j);
 /* JSON output helpers (to r->out). */
 
 /*
- * Connections (conns.c): the accept policy (--max-connections and
- * --max-connections-per-client), libmicrohttpd's connection notifications,
+ * Connections (conns.c): the accept policy (--max-connections-per-client), libmicrohttpd's connection notifications,
  * the first request's headers arriving, and the sweeper that closes a
  * connection whose headers are not in --header-timeout after it connected.
  */
